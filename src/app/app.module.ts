@@ -1,0 +1,39 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { AdminModule } from '../admin/admin.module.js';
+import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { ConfigModule } from '../config/config.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { HealthModule } from '../health/health.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
+import { ReconcileModule } from '../reconcile/reconcile.module.js';
+import { RecordCrmModule } from '../record-crm/record-crm.module.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const crms: Type[] = [];
+    if (config.appointmentCrm) crms.push(AppointmentCrmModule);
+    if (config.recordCrm) crms.push(RecordCrmModule);
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        QueuesModule,
+        HealthModule,
+        ServiceApiModule,
+        SyncLogModule,
+        WebhooksModule,
+        MappingsModule,
+        ReconcileModule,
+        AdminModule,
+        ...crms,
+      ],
+    };
+  }
+}

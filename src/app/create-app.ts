@@ -1,0 +1,37 @@
+import { ValidationPipe, type LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../config/app-config.js';
+import { AppModule } from './app.module.js';
+import { registerBodyParsers } from './body-parsers.js';
+import { DomainExceptionFilter } from './domain-exception.filter.js';
+
+export interface CreateAppOptions {
+  logger?: LoggerService | false;
+}
+
+/** The daemon's HTTP application, ready to `listen`; used by main.ts and by the e2e tests alike. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ trustProxy: true, bodyLimit: 5 * 1024 * 1024 });
+  registerBodyParsers(adapter.getInstance());
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    bodyParser: false,
+    logger: options.logger ?? false,
+    abortOnError: false,
+  });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalFilters(new DomainExceptionFilter());
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('crm-sync')
+      .setDescription('Admin API of crm-sync, and the webhook endpoints the service calls.')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document);
+  return app;
+}

@@ -1,0 +1,91 @@
+import { splitSecrets, validateEnvironment } from './environment.js';
+
+export interface RetryPolicy {
+  /** Tries of one call in the client before the error goes back to the queue. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After up to this long is waited out in the client; a longer one goes back to the queue as a delay. */
+  maxInlineRetryAfterMs: number;
+}
+
+export interface AppConfig {
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  logLevel: string;
+  http: { timeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number };
+  service: { baseUrl: string; token: string; maxRps: number; proposalTemplateId: string | null };
+  webhooks: {
+    secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
+    toleranceSeconds: number;
+    dedupeWindowSeconds: number;
+  };
+  adminToken: string;
+  appointmentCrm: { baseUrl: string; apiKey: string } | null;
+  recordCrm: { accountsUrl: string; apiDomain: string; clientId: string; clientSecret: string; refreshToken: string } | null;
+  jobs: {
+    /** Tries of one queued action before it is `failed`. */
+    attempts: number;
+    backoffBaseMs: number;
+    drawingsCoalesceMs: number;
+    /** How long an action may sit `queued`/`running` untouched before the sweep enqueues it again. */
+    staleAfterMs: number;
+    sweepIntervalMs: number;
+  };
+  reconcileIntervalSeconds: number;
+}
+
+/** The single injection token of the configuration. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const v = validateEnvironment(env);
+  return {
+    port: v.PORT ?? 3000,
+    databaseUrl: v.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm_sync',
+    redisUrl: v.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    logLevel: v.LOG_LEVEL ?? 'info',
+    http: {
+      timeoutMs: v.HTTP_TIMEOUT_MS ?? 30_000,
+      retry: { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxInlineRetryAfterMs: 30_000 },
+      pdfMaxBytes: v.PDF_MAX_BYTES ?? 100 * 1024 * 1024,
+    },
+    service: {
+      baseUrl: v.SERVICE_API_BASE_URL.replace(/\/+$/, ''),
+      token: v.SERVICE_API_TOKEN,
+      maxRps: v.SERVICE_API_MAX_RPS ?? 10,
+      proposalTemplateId: v.PROPOSAL_TEMPLATE_ID ?? null,
+    },
+    webhooks: {
+      secrets: {
+        events: splitSecrets(v.WEBHOOK_SECRETS_EVENTS),
+        appointmentPrompt: splitSecrets(v.WEBHOOK_SECRETS_APPOINTMENT_PROMPT),
+        recordPrompt: splitSecrets(v.WEBHOOK_SECRETS_RECORD_PROMPT),
+      },
+      toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300,
+      dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900,
+    },
+    adminToken: v.ADMIN_TOKEN,
+    appointmentCrm: v.APPOINTMENT_CRM_BASE_URL
+      ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! }
+      : null,
+    recordCrm: v.RECORD_CRM_API_DOMAIN
+      ? {
+          accountsUrl: (v.RECORD_CRM_ACCOUNTS_URL ?? 'https://accounts.zoho.com').replace(/\/+$/, ''),
+          apiDomain: v.RECORD_CRM_API_DOMAIN.replace(/\/+$/, ''),
+          clientId: v.RECORD_CRM_CLIENT_ID!,
+          clientSecret: v.RECORD_CRM_CLIENT_SECRET!,
+          refreshToken: v.RECORD_CRM_REFRESH_TOKEN!,
+        }
+      : null,
+    jobs: {
+      attempts: 8,
+      backoffBaseMs: 5_000,
+      drawingsCoalesceMs: v.DRAWINGS_COALESCE_MS ?? 3_000,
+      staleAfterMs: 60_000,
+      sweepIntervalMs: 30_000,
+    },
+    reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
+  };
+}

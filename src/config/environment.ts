@@ -1,0 +1,151 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
+
+const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+const dbUrl = { require_tld: false, require_protocol: true, protocols: ['postgres', 'postgresql'] };
+const redisUrl = { require_tld: false, require_protocol: true, protocols: ['redis', 'rediss'] };
+
+/** Blank values count as unset, so `FOO=` in a compose file falls back to the default. */
+const blankAsUnset = Transform(({ value }) => (typeof value === 'string' && value.trim() === '' ? undefined : value));
+const toInt = Transform(({ value }) => {
+  if (value === undefined || (typeof value === 'string' && value.trim() === '')) return undefined;
+  return /^-?\d+$/.test(String(value).trim()) ? Number(value) : value;
+});
+
+/**
+ * The environment as the daemon reads it (CONTRACT §1). Every variable is validated here, once, at start;
+ * `loadConfig` maps it into the typed `AppConfig`.
+ */
+export class EnvironmentVariables {
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  PORT?: number;
+
+  @blankAsUnset @IsOptional() @IsUrl(dbUrl, { message: 'must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @blankAsUnset @IsOptional() @IsUrl(redisUrl, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @blankAsUnset @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://api.example.com/v1' })
+  SERVICE_API_BASE_URL!: string;
+
+  @blankAsUnset @IsString({ message: 'is required' }) @MinLength(1)
+  SERVICE_API_TOKEN!: string;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' }) @Max(10000)
+  SERVICE_API_MAX_RPS?: number;
+
+  @blankAsUnset @IsString({ message: 'is required (comma-separated secrets)' })
+  WEBHOOK_SECRETS_EVENTS!: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  WEBHOOK_SECRETS_APPOINTMENT_PROMPT?: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  WEBHOOK_SECRETS_RECORD_PROMPT?: string;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' })
+  WEBHOOK_TOLERANCE_SECONDS?: number;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 or more' })
+  WEBHOOK_DEDUPE_WINDOW_SECONDS?: number;
+
+  @blankAsUnset @IsString({ message: 'is required' }) @MinLength(16, { message: 'must be at least 16 characters' })
+  ADMIN_TOKEN!: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  PROPOSAL_TEMPLATE_ID?: string;
+
+  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
+  APPOINTMENT_CRM_BASE_URL?: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  APPOINTMENT_CRM_API_KEY?: string;
+
+  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
+  RECORD_CRM_ACCOUNTS_URL?: string;
+
+  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://www.zohoapis.com' })
+  RECORD_CRM_API_DOMAIN?: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  RECORD_CRM_CLIENT_ID?: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  RECORD_CRM_CLIENT_SECRET?: string;
+
+  @blankAsUnset @IsOptional() @IsString()
+  RECORD_CRM_REFRESH_TOKEN?: string;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 (off) or more' })
+  RECONCILE_INTERVAL_SECONDS?: number;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(100, { message: 'must be at least 100' })
+  HTTP_TIMEOUT_MS?: number;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' })
+  PDF_MAX_BYTES?: number;
+
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 or more' })
+  DRAWINGS_COALESCE_MS?: number;
+
+  @blankAsUnset @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL?: string;
+}
+
+export interface ConfigProblem {
+  variable: string;
+  reason: string;
+}
+
+/** Thrown by `loadConfig`; carries one problem per bad variable and never the values themselves. */
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(problems.map((p) => `${p.variable} ${p.reason}`).join('; '));
+    this.name = 'ConfigError';
+  }
+}
+
+export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
+  const vars = plainToInstance(EnvironmentVariables, { ...env });
+  const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false });
+  const problems = errors.map(toProblem);
+  problems.push(...crossFieldProblems(vars));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return vars;
+}
+
+function toProblem(error: ValidationError): ConfigProblem {
+  const messages = Object.values(error.constraints ?? {});
+  // class-validator lists every failed rule; the first is the most basic one (e.g. "is required" before "too short").
+  const reason = error.value === undefined ? 'is required' : (messages[messages.length - 1] ?? 'is invalid');
+  return { variable: error.property, reason };
+}
+
+function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (vars.SERVICE_API_BASE_URL && !/\/v1\/?$/.test(vars.SERVICE_API_BASE_URL)) {
+    problems.push({ variable: 'SERVICE_API_BASE_URL', reason: 'must end in /v1' });
+  }
+  if (vars.WEBHOOK_SECRETS_EVENTS !== undefined && splitSecrets(vars.WEBHOOK_SECRETS_EVENTS).length === 0) {
+    problems.push({ variable: 'WEBHOOK_SECRETS_EVENTS', reason: 'is required (comma-separated secrets)' });
+  }
+  if (vars.APPOINTMENT_CRM_BASE_URL && !vars.APPOINTMENT_CRM_API_KEY) {
+    problems.push({ variable: 'APPOINTMENT_CRM_API_KEY', reason: 'is required when APPOINTMENT_CRM_BASE_URL is set' });
+  }
+  if (vars.RECORD_CRM_API_DOMAIN) {
+    for (const name of ['RECORD_CRM_CLIENT_ID', 'RECORD_CRM_CLIENT_SECRET', 'RECORD_CRM_REFRESH_TOKEN'] as const) {
+      if (!vars[name]) problems.push({ variable: name, reason: 'is required when RECORD_CRM_API_DOMAIN is set' });
+    }
+  }
+  return problems;
+}
+
+export function splitSecrets(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

@@ -1,0 +1,137 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { buildDataSourceOptions } from './data-source-options.js';
+import { ensureDatabase } from './ensure-database.js';
+
+/** Thrown when Postgres is not (yet) reachable; HTTP routes turn it into 503. */
+export class DatabaseUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`database unavailable: ${reason}`);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const MIGRATION_LOCK_KEY = 8_127_303_551; // any constant shared by every replica
+
+/**
+ * Owns the TypeORM data source. The daemon must start and answer health checks even while Postgres is down,
+ * so connecting, creating the database and migrating happen in the background, retried until they succeed.
+ */
+@Injectable()
+export class DatabaseService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DatabaseService.name);
+  private readonly source: DataSource;
+  private connecting?: Promise<void>;
+  private stopped = false;
+  private lastError = 'not connected yet';
+  private readyWaiters: Array<() => void> = [];
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.source = new DataSource(buildDataSourceOptions(config.databaseUrl));
+  }
+
+  get isReady(): boolean {
+    return this.source.isInitialized;
+  }
+
+  get dataSource(): DataSource {
+    if (!this.source.isInitialized) throw new DatabaseUnavailableError(this.lastError);
+    return this.source;
+  }
+
+  repo<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T> {
+    return this.dataSource.getRepository(entity);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  query<T = unknown>(sql: string, params?: unknown[]): Promise<T> {
+    return this.dataSource.query(sql, params);
+  }
+
+  /** Resolves once the schema is ready; rejects with DatabaseUnavailableError after `timeoutMs`. */
+  whenReady(timeoutMs = 60_000): Promise<void> {
+    if (this.isReady) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DatabaseUnavailableError(this.lastError)), timeoutMs);
+      this.readyWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.connecting = this.connectUntilReady();
+  }
+
+  /** For start-up code and tests that need the schema before going on. */
+  async connect(): Promise<void> {
+    this.connecting ??= this.connectUntilReady();
+    await this.connecting;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.connecting?.catch(() => undefined);
+    if (this.source.isInitialized) await this.source.destroy();
+  }
+
+  /** Round trip with a short time-out, for readiness. */
+  async ping(timeoutMs = 2_000): Promise<void> {
+    const source = this.dataSource;
+    await Promise.race([
+      source.query('SELECT 1'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+    ]);
+  }
+
+  private async connectUntilReady(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.initialize();
+        this.logger.log('database ready, migrations applied');
+        this.readyWaiters.splice(0).forEach((wake) => wake());
+        return;
+      } catch (err) {
+        this.lastError = describe(err);
+        if (attempt === 1 || attempt % 15 === 0) this.logger.warn(`database not ready (${this.lastError}); retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
+      }
+    }
+  }
+
+  private async initialize(): Promise<void> {
+    await ensureDatabase(this.config.databaseUrl);
+    await this.migrateUnderLock();
+    if (!this.source.isInitialized) await this.source.initialize();
+  }
+
+  /** Replicas starting together would race through the same migrations; a session advisory lock serialises them. */
+  private async migrateUnderLock(): Promise<void> {
+    const lock = new pg.Client({ connectionString: this.config.databaseUrl, connectionTimeoutMillis: 5_000 });
+    await lock.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl));
+      await migrator.initialize();
+      try {
+        await migrator.runMigrations({ transaction: 'each' });
+      } finally {
+        await migrator.destroy();
+      }
+    } finally {
+      await lock.end();
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  // Connection errors from pg name host and port but never the password; keep the message short anyway.
+  return [e.code, e.message].filter(Boolean).join(' ').slice(0, 200) || 'unknown error';
+}

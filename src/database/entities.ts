@@ -1,0 +1,10 @@
+import { Mapping } from '../mappings/mapping.entity.js';
+import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import { InboxDelivery } from '../webhooks/inbox.entity.js';
+
+/** Every entity of the daemon; modules add theirs here. */
+export const ENTITIES = [
+  SyncLogEntry,
+  InboxDelivery,
+  Mapping,
+];

@@ -1,0 +1,8 @@
+import { SyncLogAndInbox1763700000000 } from './1763700000000-sync-log-and-inbox.js';
+import { Mappings1763700001000 } from './1763700001000-mappings.js';
+
+/** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
+export const MIGRATIONS = [
+  SyncLogAndInbox1763700000000,
+  Mappings1763700001000,
+];

@@ -1,0 +1,31 @@
+import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+
+/**
+ * Parses JSON so that no digit of an id is lost: integers beyond 2^53 become exact decimal strings, every other
+ * number stays a number. The service writes ids as bare numbers in some answers (`36029621652695017`).
+ */
+export function parseExactJson(text: string): unknown {
+  return parse(text, undefined, (value: string) => (isSafeNumber(value) ? Number(value) : value));
+}
+
+/** An id to be written as a bare JSON integer, digit for digit (C1's `project_id`). */
+export function jsonInteger(digits: string): LosslessNumber {
+  if (!/^-?\d+$/.test(digits)) throw new TypeError(`not an integer: ${digits.slice(0, 40)}`);
+  return new LosslessNumber(digits);
+}
+
+export function stringifyExactJson(value: unknown): string {
+  return stringify(value) ?? 'null';
+}
+
+/** An id as the exact decimal string, whether it arrived as a JSON number or a string. */
+export function idString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  throw new TypeError(`not an id: ${String(value).slice(0, 40)}`);
+}
+
+export function optionalIdString(value: unknown): string | null {
+  return value === undefined || value === null || value === '' ? null : idString(value);
+}

@@ -1,0 +1,182 @@
+import { Logger } from '@nestjs/common';
+import axios, { AxiosError, type AxiosInstance, type Method } from 'axios';
+import type { Readable } from 'node:stream';
+import type { RetryPolicy } from '../config/app-config.js';
+import type { MetricsService } from '../health/metrics.service.js';
+import { parseExactJson, stringifyExactJson } from './exact-json.js';
+import { excerptOf, failureForStatus, OutboundError, parseRetryAfter, type OutboundFailure } from './outbound-error.js';
+import { redactUrl } from './redact.js';
+import { withRetries } from './retry.js';
+
+export interface OutboundHttpOptions {
+  /** Names the system in errors, logs and metrics: `service`, `appointment_crm`, `zoho`, `download`. */
+  system: string;
+  baseUrl?: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Headers that authenticate a call; asked for on every try, so a refreshed token is picked up. */
+  authorize?: () => Promise<Record<string, string>> | Record<string, string>;
+  /** Wraps every try, e.g. a rate cap. */
+  throttle?: <T>(call: () => Promise<T>) => Promise<T>;
+  metrics?: MetricsService;
+}
+
+export interface OutboundRequest {
+  /** A label for errors and logs, e.g. `P8 GET /projects/:id/drawings`. */
+  endpoint: string;
+  method: Method;
+  /** Relative to the base URL, or absolute. */
+  path: string;
+  params?: Record<string, string | number | undefined>;
+  /** Sent as JSON, ids written exactly (see jsonInteger). */
+  json?: unknown;
+  /** A body that can only be sent once (a stream or multipart form); calls with one are not retried here. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  responseType?: 'json' | 'stream';
+  /** Reads a failure from an answer whose status says success (Zoho answers some errors with 200). */
+  failureOf?: (status: number, data: unknown) => { failure: OutboundFailure; message: string } | null;
+  /** Statuses that are not failures for this call (e.g. 404 read as "absent"). */
+  acceptStatus?: number[];
+  retry?: boolean;
+}
+
+export interface OutboundResponse<T> {
+  status: number;
+  data: T;
+  headers: Record<string, unknown>;
+}
+
+/**
+ * One configured HTTP client per external system: base URL, time-out and auth set once; exact JSON ids; typed
+ * errors; retries with backoff for transient failures; every call logged (method, path, status, duration; no
+ * query strings, no headers) and counted.
+ */
+export class OutboundHttp {
+  private readonly logger: Logger;
+  private readonly axios: AxiosInstance;
+
+  constructor(private readonly options: OutboundHttpOptions) {
+    this.logger = new Logger(`http:${options.system}`);
+    this.axios = axios.create({
+      baseURL: options.baseUrl,
+      timeout: options.timeoutMs,
+      validateStatus: () => true,
+      maxRedirects: 3,
+      transitional: { clarifyTimeoutError: true },
+      // Ids must be parsed exactly, so JSON is read as text and parsed here.
+      transformResponse: [(data: unknown) => data],
+      maxBodyLength: Infinity,
+      maxContentLength: Infinity,
+    });
+  }
+
+  get system(): string {
+    return this.options.system;
+  }
+
+  async request<T = unknown>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    const retryable = req.retry !== false && req.body === undefined;
+    const policy = retryable ? this.options.retry : { ...this.options.retry, attempts: 1 };
+    return withRetries(() => this.once<T>(req), policy);
+  }
+
+  private async once<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    const call = () => this.send<T>(req);
+    return this.options.throttle ? this.options.throttle(call) : call();
+  }
+
+  private async send<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    const started = process.hrtime.bigint();
+    const url = this.describeUrl(req.path);
+    const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
+    Object.assign(headers, (await this.options.authorize?.()) ?? {});
+    let data: unknown = req.body;
+    if (req.json !== undefined) {
+      data = stringifyExactJson(req.json);
+      headers['content-type'] = 'application/json';
+    }
+    const stream = req.responseType === 'stream';
+    let statusLabel = 'error';
+    try {
+      const response = await this.axios.request({
+        method: req.method,
+        url: req.path,
+        params: req.params,
+        data,
+        headers,
+        responseType: stream ? 'stream' : 'text',
+        // A whole JSON answer must arrive within the time-out; a stream only has to keep moving (axios' idle timer).
+        signal: stream ? undefined : AbortSignal.timeout(this.options.timeoutMs + 1_000),
+      });
+      statusLabel = String(response.status);
+      const ok = (response.status >= 200 && response.status < 300) || req.acceptStatus?.includes(response.status);
+      if (!ok) {
+        const body = stream ? await readSome(response.data as Readable) : response.data;
+        throw new OutboundError(
+          this.options.system,
+          req.endpoint,
+          failureForStatus(response.status),
+          response.status,
+          excerptOf(body),
+          parseRetryAfter(response.headers['retry-after']),
+        );
+      }
+      const parsed = stream ? response.data : this.parseBody(req, response.status, response.data as string);
+      const declared = req.failureOf?.(response.status, parsed);
+      if (declared) {
+        throw new OutboundError(this.options.system, req.endpoint, declared.failure, response.status, declared.message);
+      }
+      this.logger.debug(`${req.method} ${url} ${response.status} ${elapsedMs(started)}ms`);
+      return { status: response.status, data: parsed as T, headers: response.headers as Record<string, unknown> };
+    } catch (err) {
+      const error = this.toOutboundError(req, err);
+      if (error.status === null) statusLabel = error.failure;
+      this.logger.warn(`${req.method} ${url} ${error.status ?? error.failure} ${elapsedMs(started)}ms: ${error.excerpt}`);
+      throw error;
+    } finally {
+      this.options.metrics?.outboundRequests.inc({ system: this.options.system, status: statusLabel });
+      this.options.metrics?.outboundDuration.observe({ system: this.options.system }, elapsedMs(started) / 1000);
+    }
+  }
+
+  private parseBody(req: OutboundRequest, status: number, text: string): unknown {
+    if (text === undefined || text === null || text === '') return null;
+    try {
+      return parseExactJson(text);
+    } catch {
+      throw new OutboundError(this.options.system, req.endpoint, 'invalid_response', status, `not JSON: ${excerptOf(text, 80)}`);
+    }
+  }
+
+  private toOutboundError(req: OutboundRequest, err: unknown): OutboundError {
+    if (err instanceof OutboundError) return err;
+    const e = err as AxiosError & { name?: string };
+    const code = e.code ?? '';
+    if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'ERR_CANCELED') {
+      return new OutboundError(this.options.system, req.endpoint, 'timeout', null, `no answer within ${this.options.timeoutMs} ms`);
+    }
+    return new OutboundError(this.options.system, req.endpoint, 'network', null, code || (e.message ?? 'connection failed'));
+  }
+
+  private describeUrl(path: string): string {
+    return redactUrl(/^https?:\/\//.test(path) ? path : `${this.options.baseUrl ?? ''}${path}`);
+  }
+}
+
+function elapsedMs(started: bigint): number {
+  return Number((process.hrtime.bigint() - started) / 1_000_000n);
+}
+
+/** Reads at most a few KiB of an error answer that arrived as a stream, then lets the rest go. */
+async function readSome(stream: Readable, max = 4096): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= max) break;
+  }
+  stream.destroy();
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,89 @@
+import { once } from 'node:events';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { OutboundError } from './outbound-error.js';
+import type { OutboundHttp } from './outbound-http.js';
+import { redactUrl } from './redact.js';
+
+/** A download that is not a PDF, or is larger than allowed. Permanent: trying again fetches the same bytes. */
+export class PdfRejectedError extends Error {
+  constructor(readonly url: string, reason: string) {
+    super(`PDF at ${redactUrl(url)} refused: ${reason}`);
+    this.name = 'PdfRejectedError';
+  }
+}
+
+export interface PdfStream {
+  stream: Readable;
+  /** From Content-Length, when the server sent one. */
+  size: number | null;
+  fileName: string;
+}
+
+const PDF_MAGIC = Buffer.from('%PDF-');
+
+/**
+ * Opens a PDF download as a stream, so that it can flow straight into an upload and memory stays flat whatever
+ * its size. It is refused before a byte is passed on when the server announces more than `maxBytes` or the
+ * first bytes are not a PDF header, and the stream errors as soon as more than `maxBytes` arrive.
+ * The URL is fetched without the service's credentials: it is a signed address, and may be anyone's host.
+ */
+export async function openPdf(http: OutboundHttp, url: string, maxBytes: number, endpoint = 'PDF download'): Promise<PdfStream> {
+  if (!/^https?:\/\//i.test(url)) throw new PdfRejectedError(url, 'not an http(s) URL');
+  const response = await http.request<Readable>({ endpoint, method: 'GET', path: url, responseType: 'stream', headers: { accept: 'application/pdf, */*' } });
+  const source = response.data;
+  const declared = Number(response.headers['content-length']);
+  const size = Number.isFinite(declared) && declared >= 0 ? declared : null;
+  if (size !== null && size > maxBytes) {
+    source.destroy();
+    throw new PdfRejectedError(url, `${size} bytes announced, over the ${maxBytes}-byte cap`);
+  }
+  let head: Buffer;
+  try {
+    head = await peek(source, PDF_MAGIC.length);
+  } catch (err) {
+    source.destroy();
+    throw new OutboundError(http.system, endpoint, 'network', response.status, `download broke off: ${(err as Error).message}`);
+  }
+  if (!head.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
+    source.destroy();
+    throw new PdfRejectedError(url, 'the bytes are not a PDF');
+  }
+  let seen = 0;
+  const limiter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > maxBytes) done(new PdfRejectedError(url, `more than the ${maxBytes}-byte cap`));
+      else done(null, chunk);
+    },
+  });
+  pipeline(source, limiter, () => undefined);
+  return { stream: limiter, size, fileName: fileNameOf(url) };
+}
+
+/** Reads the first `n` bytes and puts them back, so the stream still starts at byte 0. */
+async function peek(stream: Readable, n: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < n) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk !== null) {
+      chunks.push(chunk);
+      length += chunk.length;
+      continue;
+    }
+    if (stream.readableEnded) break;
+    await Promise.race([once(stream, 'readable'), once(stream, 'end')]);
+  }
+  const head = Buffer.concat(chunks);
+  if (head.length > 0) stream.unshift(head);
+  return head;
+}
+
+function fileNameOf(url: string): string {
+  try {
+    const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+    return /\.pdf$/i.test(last) ? last : 'document.pdf';
+  } catch {
+    return 'document.pdf';
+  }
+}

@@ -1,0 +1,66 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Job, Queue } from 'bullmq';
+import { QUEUES } from './queues.js';
+
+export interface MaintenanceTask {
+  name: string;
+  /** Period of the schedule; 0 or less: run only when asked (`runNow`). */
+  everyMs: number;
+  run(trigger: 'schedule' | 'admin' | 'startup', data: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Periodic work (sweeps, reconciliation). Each task is a BullMQ job scheduler: however many replicas run, one job
+ * per period is produced, and whichever worker is free takes it.
+ */
+@Injectable()
+export class MaintenanceTasks implements OnApplicationBootstrap {
+  private readonly logger = new Logger(MaintenanceTasks.name);
+  private readonly tasks = new Map<string, MaintenanceTask>();
+
+  constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
+
+  register(task: MaintenanceTask): void {
+    this.tasks.set(task.name, task);
+  }
+
+  get(name: string): MaintenanceTask | undefined {
+    return this.tasks.get(name);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const task of this.tasks.values()) {
+      const schedule =
+        task.everyMs > 0
+          ? this.queue.upsertJobScheduler(task.name, { every: task.everyMs }, { name: task.name, data: { trigger: 'schedule' } })
+          : this.queue.removeJobScheduler(task.name);
+      // Redis may be down at start; the schedule is then set up by the next replica start, and readiness says why.
+      void Promise.resolve(schedule).catch((err: Error) => this.logger.warn(`could not schedule ${task.name}: ${err.message}`));
+    }
+  }
+
+  /** Runs a task soon on whichever replica is free; returns the job id. */
+  async runNow(name: string, data: Record<string, unknown> = {}, jobId?: string): Promise<string> {
+    const job = await this.queue.add(name, { trigger: 'admin', ...data }, { jobId, removeOnComplete: { age: 3600 }, removeOnFail: { age: 86400 } });
+    return job.id ?? name;
+  }
+}
+
+@Processor(QUEUES.maintenance, { concurrency: 2 })
+export class MaintenanceWorker extends WorkerHost {
+  private readonly logger = new Logger(MaintenanceWorker.name);
+
+  constructor(private readonly tasks: MaintenanceTasks) {
+    super();
+  }
+
+  async process(job: Job<{ trigger?: 'schedule' | 'admin' | 'startup' } & Record<string, unknown>>): Promise<void> {
+    const task = this.tasks.get(job.name);
+    if (!task) {
+      this.logger.warn(`no maintenance task named ${job.name}; job dropped`);
+      return;
+    }
+    await task.run(job.data.trigger ?? 'schedule', job.data);
+  }
+}

@@ -1,0 +1,26 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MaintenanceTasks, MaintenanceWorker } from './maintenance.js';
+import { defaultJobOptions, QUEUES } from './queues.js';
+import { redisConnection } from './redis-connection.js';
+
+const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
+
+/** The Redis connection and every queue; feature modules only add processors. */
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        connection: redisConnection(config.redisUrl),
+        defaultJobOptions: defaultJobOptions(),
+      }),
+    }),
+    BullModule.registerQueue(...queueRegistrations),
+  ],
+  providers: [MaintenanceTasks, MaintenanceWorker],
+  exports: [BullModule, MaintenanceTasks],
+})
+export class QueuesModule {}

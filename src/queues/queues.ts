@@ -1,0 +1,51 @@
+import type { DefaultJobOptions } from 'bullmq';
+
+/**
+ * Queue names. One queue per system the work talks to, so a slow or failing CRM never holds up the others.
+ * Every job carries only an id; the durable description of the work is the Postgres row it names.
+ */
+export const QUEUES = {
+  /** Routes stored webhook deliveries into sync actions. Job id: `inbox-<inbox id>`. */
+  webhooks: 'webhooks',
+  /** Actions against the service itself (association). */
+  service: 'service-actions',
+  appointmentCrm: 'appointment-crm-actions',
+  recordCrm: 'record-crm-actions',
+  /** Reconciliation runs and the sweep. */
+  maintenance: 'maintenance',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+export const ACTION_QUEUES = [QUEUES.service, QUEUES.appointmentCrm, QUEUES.recordCrm] as const;
+export type ActionQueueName = (typeof ACTION_QUEUES)[number];
+
+export interface RouteDeliveryJob {
+  inboxId: string;
+}
+
+export interface RunActionJob {
+  entryId: string;
+}
+
+export const JOB_NAMES = {
+  routeDelivery: 'route-delivery',
+  runAction: 'run-action',
+  sweep: 'sweep',
+  reconcile: 'reconcile',
+} as const;
+
+export const inboxJobId = (inboxId: string): string => `inbox-${inboxId}`;
+export const actionJobId = (entryId: string): string => `sync-${entryId}`;
+
+/**
+ * One BullMQ attempt per job: the action worker counts tries on the sync log entry and re-delays the job itself
+ * (honouring Retry-After), so tries survive a lost queue. Completed jobs are kept an hour so that a second enqueue
+ * with the same job id stays a no-op while the row's state catches up; failed jobs a week, for inspection.
+ */
+export function defaultJobOptions(): DefaultJobOptions {
+  return {
+    attempts: 1,
+    removeOnComplete: { age: 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  };
+}

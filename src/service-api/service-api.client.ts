@@ -1,0 +1,300 @@
+import { Inject, Injectable } from '@nestjs/common';
+import FormData from 'form-data';
+import pThrottle from 'p-throttle';
+import type { Readable } from 'node:stream';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { idString, jsonInteger } from '../http/exact-json.js';
+import { OutboundError } from '../http/outbound-error.js';
+import { OutboundHttp } from '../http/outbound-http.js';
+import { openPdf, type PdfStream } from '../http/pdf-download.js';
+import { normalizeIds } from './normalize-ids.js';
+import { paginate } from './paginate.js';
+import type {
+  AddCollaboratorsResult,
+  AssociationPair,
+  BatchAssociateResult,
+  Collaborator,
+  Drawing,
+  DrawingListItem,
+  FieldDataResult,
+  LineItemsResult,
+  Page,
+  Payment,
+  Product,
+  Project,
+  ProjectInput,
+  Proposal,
+  ProposalTemplate,
+  RecordModule,
+  TakeoffResult,
+} from './service-api.types.js';
+
+const PER_PAGE = 100;
+const enc = encodeURIComponent;
+
+/**
+ * The typed client of the service's v1 API: one method per endpoint (P1 to C1), exact ids, a rate cap of
+ * SERVICE_API_MAX_RPS per process, retries of transient failures, and typed errors naming the endpoint.
+ */
+@Injectable()
+export class ServiceApiClient {
+  private readonly http: OutboundHttp;
+  private readonly downloads: OutboundHttp;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, metrics: MetricsService) {
+    const throttle = pThrottle({ limit: config.service.maxRps, interval: 1000 });
+    this.http = new OutboundHttp({
+      system: 'service',
+      baseUrl: config.service.baseUrl,
+      timeoutMs: config.http.timeoutMs,
+      retry: config.http.retry,
+      authorize: () => ({ authorization: `Bearer ${config.service.token}` }),
+      throttle: (call) => throttle(call)(),
+      metrics,
+    });
+    this.downloads = new OutboundHttp({ system: 'download', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
+  }
+
+  // Projects
+
+  /** P1, one page. */
+  listProjects(query: Page & { createdAtBegin?: string; createdAtEnd?: string } = {}): Promise<Project[]> {
+    return this.getList('P1 GET /projects', '/projects', {
+      ...pageParams(query),
+      created_at_begin: query.createdAtBegin,
+      created_at_end: query.createdAtEnd,
+    });
+  }
+
+  /** P1, every page. */
+  allProjects(query: { createdAtBegin?: string; createdAtEnd?: string } = {}): AsyncGenerator<Project> {
+    return paginate((page) => this.listProjects({ ...query, page, perPage: PER_PAGE }));
+  }
+
+  /** P2 */
+  createProject(input: ProjectInput & { owner: string }): Promise<Project> {
+    return this.call('P2 POST /projects', 'POST', '/projects', input);
+  }
+
+  /** P3 */
+  updateProject(projectId: string, input: ProjectInput & { operator: string }): Promise<unknown> {
+    return this.call('P3 PATCH /projects/:id', 'PATCH', `/projects/${enc(projectId)}`, input);
+  }
+
+  /** P4 */
+  getProject(projectId: string): Promise<Project> {
+    return this.call('P4 GET /projects/:id', 'GET', `/projects/${enc(projectId)}`);
+  }
+
+  /** P5, one page. */
+  searchProjects(query: { projectName?: string; tags?: string[] } & Page): Promise<Project[]> {
+    return this.call('P5 POST /projects/search', 'POST', '/projects/search', { project_name: query.projectName, tags: query.tags }, pageParams(query));
+  }
+
+  /** P6: idempotent on the service's side. */
+  addCollaborators(projectId: string, collaborators: Collaborator[]): Promise<AddCollaboratorsResult> {
+    return this.call('P6 POST /projects/:id/add_collaborators', 'POST', `/projects/${enc(projectId)}/add_collaborators`, { collaborators });
+  }
+
+  /** P7 */
+  removeCollaborators(projectId: string, emails: string[]): Promise<unknown> {
+    return this.call('P7 POST /projects/:id/remove_collaborators', 'POST', `/projects/${enc(projectId)}/remove_collaborators`, { emails });
+  }
+
+  /** P8, one page. */
+  listDrawings(projectId: string, query: Page = {}): Promise<DrawingListItem[]> {
+    return this.getList('P8 GET /projects/:id/drawings', `/projects/${enc(projectId)}/drawings`, pageParams(query));
+  }
+
+  /** P8, every page. */
+  allDrawings(projectId: string): AsyncGenerator<DrawingListItem> {
+    return paginate((page) => this.listDrawings(projectId, { page, perPage: PER_PAGE }));
+  }
+
+  /** P9: from a URL, or from a PDF stream (sent once; not retried). */
+  async importPdf(projectId: string, source: { fileUrl: string } | { file: Readable; fileName: string }): Promise<{ drawings: Array<{ id: string }> }> {
+    const form = new FormData();
+    if ('fileUrl' in source) form.append('file_url', source.fileUrl);
+    else form.append('file', source.file, { filename: source.fileName, contentType: 'application/pdf' });
+    const response = await this.http.request({
+      endpoint: 'P9 POST /projects/:id/import_pdf',
+      method: 'POST',
+      path: `/projects/${enc(projectId)}/import_pdf`,
+      body: form,
+      headers: form.getHeaders(),
+    });
+    return normalizeIds(response.data);
+  }
+
+  /** P10 */
+  archiveProject(projectId: string): Promise<unknown> {
+    return this.call('P10 POST /projects/:id/archive', 'POST', `/projects/${enc(projectId)}/archive`);
+  }
+
+  /** P11 */
+  unarchiveProject(projectId: string): Promise<unknown> {
+    return this.call('P11 POST /projects/:id/unarchive', 'POST', `/projects/${enc(projectId)}/unarchive`);
+  }
+
+  /** P12 */
+  transferOwner(projectId: string, owner: string): Promise<unknown> {
+    return this.call('P12 POST /projects/:id/transfer_owner', 'POST', `/projects/${enc(projectId)}/transfer_owner`, { owner });
+  }
+
+  // Drawings
+
+  /** D1 */
+  getDrawing(drawingId: string, drawingVersionId?: string): Promise<Drawing> {
+    return this.call('D1 GET /drawings/:id', 'GET', `/drawings/${enc(drawingId)}`, undefined, versionParam(drawingVersionId));
+  }
+
+  /** D2 */
+  getLineItems(drawingId: string, drawingVersionId?: string): Promise<LineItemsResult> {
+    return this.call('D2 GET /drawings/:id/line_items', 'GET', `/drawings/${enc(drawingId)}/line_items`, undefined, versionParam(drawingVersionId));
+  }
+
+  /** D3 */
+  getTakeoffItems(drawingId: string, drawingVersionId?: string): Promise<TakeoffResult> {
+    return this.call('D3 GET /drawings/:id/takeoff_items', 'GET', `/drawings/${enc(drawingId)}/takeoff_items`, undefined, versionParam(drawingVersionId));
+  }
+
+  /** D4 */
+  getFieldData(drawingId: string, drawingVersionId?: string): Promise<FieldDataResult> {
+    return this.call('D4 GET /drawings/:id/field_data', 'GET', `/drawings/${enc(drawingId)}/field_data`, undefined, versionParam(drawingVersionId));
+  }
+
+  // Products, templates, proposals
+
+  /** R1, one page. */
+  listProducts(query: Page & { orderBy?: 'create_at' | 'update_at'; order?: 'asc' | 'desc' } = {}): Promise<Product[]> {
+    return this.getList('R1 GET /products', '/products', { ...pageParams(query), order_by: query.orderBy, order: query.order });
+  }
+
+  /** R1, every page. */
+  allProducts(): AsyncGenerator<Product> {
+    return paginate((page) => this.listProducts({ page, perPage: PER_PAGE }));
+  }
+
+  /** R2, one page. */
+  listProposalTemplates(query: Page = {}): Promise<ProposalTemplate[]> {
+    return this.getList('R2 GET /proposal_templates', '/proposal_templates', pageParams(query));
+  }
+
+  /** R3, one page. */
+  listProposals(query: Page & { projectId?: string } = {}): Promise<Proposal[]> {
+    return this.getList('R3 GET /proposals', '/proposals', { ...pageParams(query), project_id: query.projectId });
+  }
+
+  /** R3, every page. */
+  allProposals(query: { projectId?: string } = {}): AsyncGenerator<Proposal> {
+    return paginate((page) => this.listProposals({ ...query, page, perPage: PER_PAGE }), (p) => p.proposal_id);
+  }
+
+  /** R4: the URL of the exported PDF. */
+  async exportProposalPdf(templateId: string, drawingId: string): Promise<string> {
+    const answer = await this.call<{ url?: unknown }>('R4 POST /export_proposal_pdf', 'POST', '/export_proposal_pdf', {
+      template_id: templateId,
+      drawing_id: drawingId,
+    });
+    if (typeof answer?.url !== 'string') {
+      throw new OutboundError('service', 'R4 POST /export_proposal_pdf', 'invalid_response', 200, 'answer has no url');
+    }
+    return answer.url;
+  }
+
+  /** R5 */
+  listPayments(proposalId: string): Promise<Payment[]> {
+    return this.getList('R5 GET /proposals/:id/payments', `/proposals/${enc(proposalId)}/payments`, {});
+  }
+
+  // Appointment CRM integration
+
+  /** A1 */
+  associateAppointment(pair: AssociationPair): Promise<Project> {
+    return this.call('A1 POST /appointment_crm/associate_project', 'POST', '/appointment_crm/associate_project', pair);
+  }
+
+  /** A2: fail items are accepted flat (`{appointment_id, project_id, message}`) or wrapped (`{data: {...}, message}`). */
+  async batchAssociateAppointments(items: AssociationPair[]): Promise<BatchAssociateResult> {
+    const answer = await this.call<{ success_items?: unknown[]; fail_items?: unknown[] }>(
+      'A2 POST /appointment_crm/batch/associate_project',
+      'POST',
+      '/appointment_crm/batch/associate_project',
+      { items },
+    );
+    return {
+      successItems: (answer?.success_items ?? []).map((item) => toPair(item)),
+      failItems: (answer?.fail_items ?? []).map((item) => {
+        const raw = item as { data?: unknown; message?: unknown };
+        const pair = toPair(raw.data && typeof raw.data === 'object' ? raw.data : raw);
+        return { ...pair, message: typeof raw.message === 'string' ? raw.message : 'association failed (no reason given)' };
+      }),
+    };
+  }
+
+  /**
+   * A3: the external product connected to a service product, or null when none is. The spec gives both GET and POST
+   * for this endpoint; GET is tried first and POST on a 405.
+   */
+  async getConnectedProduct(productId: string): Promise<string | null> {
+    const path = `/appointment_crm/connected_product/${enc(productId)}`;
+    const ask = (method: 'GET' | 'POST') =>
+      this.http.request<{ connected_product_id?: unknown } | null>({
+        endpoint: `A3 ${method} /appointment_crm/connected_product/:id`,
+        method,
+        path,
+        acceptStatus: [404],
+      });
+    let response;
+    try {
+      response = await ask('GET');
+    } catch (err) {
+      if (!(err instanceof OutboundError) || err.status !== 405) throw err;
+      response = await ask('POST');
+    }
+    if (response.status === 404) return null;
+    const connected = normalizeIds<{ connected_product_id?: unknown } | null>(response.data)?.connected_product_id;
+    return connected === undefined || connected === null || connected === '' ? null : idString(connected);
+  }
+
+  // Record CRM integration
+
+  /** C1: `project_id` is sent as a JSON integer, digit for digit. */
+  associateRecord(input: { module: RecordModule; recordId: string; projectId: string }): Promise<Project> {
+    return this.call('C1 POST /record_crm/associate_project', 'POST', '/record_crm/associate_project', {
+      record_crm_module: input.module,
+      record_crm_record_id: input.recordId,
+      project_id: jsonInteger(input.projectId),
+    });
+  }
+
+  /** A PDF the service links to (drawing `pdf_url`, R4 `url`, a signed proposal), as a size-capped stream. */
+  openPdf(url: string): Promise<PdfStream> {
+    return openPdf(this.downloads, url, this.config.http.pdfMaxBytes);
+  }
+
+  private async call<T>(endpoint: string, method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, params?: Record<string, string | number | undefined>): Promise<T> {
+    const response = await this.http.request({ endpoint, method, path, json, params });
+    return normalizeIds<T>(response.data);
+  }
+
+  private async getList<T>(endpoint: string, path: string, params: Record<string, string | number | undefined>): Promise<T[]> {
+    const data = await this.call<unknown>(endpoint, 'GET', path, undefined, params);
+    if (!Array.isArray(data)) throw new OutboundError('service', endpoint, 'invalid_response', 200, 'expected a list');
+    return data as T[];
+  }
+}
+
+function pageParams(query: Page): Record<string, number | undefined> {
+  return { page: query.page, per_page: query.perPage };
+}
+
+function versionParam(drawingVersionId?: string): Record<string, string | undefined> {
+  return { drawing_version_id: drawingVersionId };
+}
+
+function toPair(value: unknown): AssociationPair {
+  const v = (value ?? {}) as Record<string, unknown>;
+  return { appointment_id: idString(v.appointment_id), project_id: idString(v.project_id) };
+}

@@ -1,0 +1,76 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { EntityManager } from 'typeorm';
+import { actionJobId, JOB_NAMES, QUEUES, type ActionQueueName, type RunActionJob } from '../queues/queues.js';
+import { ActionRegistry } from './action-registry.js';
+import type { NewAction } from './action.types.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
+import { SyncLogService } from './sync-log.service.js';
+
+const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
+/** Records actions in the sync log and puts their jobs on the right queue. */
+@Injectable()
+export class ActionQueue {
+  private readonly logger = new Logger(ActionQueue.name);
+  private readonly queues: Record<ActionQueueName, Queue>;
+
+  constructor(
+    private readonly syncLog: SyncLogService,
+    private readonly registry: ActionRegistry,
+    @InjectQueue(QUEUES.service) service: Queue,
+    @InjectQueue(QUEUES.appointmentCrm) appointmentCrm: Queue,
+    @InjectQueue(QUEUES.recordCrm) recordCrm: Queue,
+  ) {
+    this.queues = { [QUEUES.service]: service, [QUEUES.appointmentCrm]: appointmentCrm, [QUEUES.recordCrm]: recordCrm };
+  }
+
+  /** Records each action and enqueues the ones created `queued`. Returns the entries (existing ones for duplicates). */
+  async submit(actions: NewAction[]): Promise<SyncLogEntry[]> {
+    const recorded = await this.record(actions);
+    await this.enqueueCreated(recorded);
+    return recorded.map((r) => r.entry);
+  }
+
+  /** Records inside a caller's transaction; enqueue the result with `enqueueCreated` after it commits. */
+  async record(actions: NewAction[], manager?: EntityManager): Promise<Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>> {
+    const out = [];
+    for (const action of actions) {
+      const unhandled = (action.status ?? 'queued') === 'queued' && !this.registry.handlerFor(action.kind);
+      const effective: NewAction = unhandled
+        ? { ...action, status: 'failed', error: `no handler for action kind ${action.kind} (is its CRM configured?)` }
+        : action;
+      const { entry, created } = await this.syncLog.create(effective, manager);
+      out.push({ entry, created, delayMs: action.delayMs });
+    }
+    return out;
+  }
+
+  async enqueueCreated(recorded: Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>): Promise<void> {
+    for (const { entry, created, delayMs } of recorded) {
+      if (created && entry.status === 'queued') await this.enqueue(entry, delayMs);
+    }
+  }
+
+  /**
+   * Puts the entry's job on its queue unless a live job for it is there already. A finished job under the same id
+   * (the entry was retried by an admin, or Redis lost track) is replaced.
+   */
+  async enqueue(entry: SyncLogEntry, delayMs = 0): Promise<void> {
+    const queueName = this.registry.queueFor(entry.kind);
+    if (!queueName) {
+      await this.syncLog.finish(entry.id, 'failed', null, `no handler for action kind ${entry.kind} (is its CRM configured?)`);
+      return;
+    }
+    const queue = this.queues[queueName];
+    const jobId = actionJobId(entry.id);
+    const existing = await queue.getJob(jobId);
+    if (existing) {
+      if (LIVE_STATES.has(await existing.getState())) return;
+      await existing.remove().catch((err: Error) => this.logger.warn(`could not remove finished job ${jobId}: ${err.message}`));
+    }
+    const data: RunActionJob = { entryId: entry.id };
+    await queue.add(JOB_NAMES.runAction, data, { jobId, delay: Math.max(0, delayMs) });
+  }
+}

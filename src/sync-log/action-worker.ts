@@ -1,0 +1,119 @@
+import { WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { OutboundError } from '../http/outbound-error.js';
+import { PdfRejectedError } from '../http/pdf-download.js';
+import { retryAfterBackoff } from '../queues/backoff.js';
+import type { RunActionJob } from '../queues/queues.js';
+import { ActionQueue } from './action-queue.service.js';
+import { ActionRegistry } from './action-registry.js';
+import { PermanentActionError, type ActionOutcome } from './action.types.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
+import { SyncLogService } from './sync-log.service.js';
+
+/** Everything a worker needs, injected once so each queue's worker class stays a one-liner. */
+@Injectable()
+export class ActionWorkerDeps {
+  constructor(
+    @Inject(APP_CONFIG) readonly config: AppConfig,
+    readonly database: DatabaseService,
+    readonly syncLog: SyncLogService,
+    readonly registry: ActionRegistry,
+    readonly actions: ActionQueue,
+    readonly metrics: MetricsService,
+  ) {}
+}
+
+/**
+ * Runs sync actions: marks the entry running, calls its handler, and records the outcome. Transient failures go
+ * back on the queue as a delayed job (honouring Retry-After) until the entry has used its tries; permanent ones
+ * fail the entry at once. The tries are counted on the entry, so they survive a lost queue and an admin's retry.
+ */
+export abstract class ActionWorker extends WorkerHost {
+  private readonly logger = new Logger(this.constructor.name);
+  private readonly backoff: (attemptsMade: number, type?: string, err?: Error) => number;
+
+  protected constructor(private readonly deps: ActionWorkerDeps, private readonly queueName: string) {
+    super();
+    this.backoff = retryAfterBackoff(deps.config.jobs.backoffBaseMs);
+  }
+
+  async process(job: Job<RunActionJob>, token?: string): Promise<void> {
+    try {
+      await this.deps.database.whenReady(10_000);
+    } catch {
+      return this.delay(job, token, 5_000);
+    }
+    const entry = await this.deps.syncLog.startRun(job.data.entryId);
+    if (!entry) return; // finished already: a repeated or stale job
+    const handler = this.deps.registry.handlerFor(entry.kind);
+    const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
+    try {
+      if (!handler) throw new PermanentActionError(`no handler for action kind ${entry.kind} (is its CRM configured?)`);
+      const outcome = await handler.run(entry);
+      await this.deps.syncLog.finish(entry.id, outcome.status, outcome.detail ?? null);
+      await this.startNext(entry, outcome);
+      this.count(entry, outcome.status);
+      this.logger.log(`#${entry.id} ${entry.kind} ${outcome.status}${outcome.detail ? `: ${outcome.detail}` : ''}`);
+    } catch (err) {
+      if (err instanceof DelayedError) throw err;
+      await this.fail(job, token, entry, err);
+    } finally {
+      timer();
+    }
+  }
+
+  private async fail(job: Job, token: string | undefined, entry: SyncLogEntry, err: unknown): Promise<void> {
+    const reason = reasonOf(err);
+    if (isPermanent(err) || entry.attempts >= this.deps.config.jobs.attempts) {
+      await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
+      this.count(entry, 'failed');
+      this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
+      return;
+    }
+    await this.deps.syncLog.awaitRetry(entry.id, reason);
+    this.count(entry, 'retrying');
+    const delayMs = this.backoff(entry.attempts, 'retry-after', err as Error);
+    this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);
+    await this.delay(job, token, delayMs);
+  }
+
+  private async startNext(entry: SyncLogEntry, outcome: ActionOutcome): Promise<void> {
+    if (!outcome.next?.length || outcome.status !== 'succeeded') return;
+    await this.deps.actions.submit(
+      outcome.next.map((next, i) => ({
+        ...next,
+        trigger: next.trigger ?? entry.trigger,
+        parentId: entry.id,
+        inboxId: entry.inboxId ?? undefined,
+        dedupeKey: next.dedupeKey ?? `next:${entry.id}:${i}`,
+      })),
+    );
+  }
+
+  private async delay(job: Job, token: string | undefined, delayMs: number): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
+  }
+
+  private count(entry: SyncLogEntry, result: string): void {
+    this.deps.metrics.jobs.inc({ queue: this.queueName, kind: entry.kind, result });
+  }
+}
+
+function isPermanent(err: unknown): boolean {
+  if (err instanceof OutboundError) return !err.transient;
+  if (err instanceof DatabaseUnavailableError) return false;
+  return err instanceof PermanentActionError || err instanceof PdfRejectedError;
+}
+
+/** The reason an admin reads: our own errors are written for that; anything else is a bug, named as such. */
+function reasonOf(err: unknown): string {
+  if (err instanceof OutboundError || err instanceof PermanentActionError || err instanceof PdfRejectedError) return err.message;
+  if (err instanceof DatabaseUnavailableError) return err.message;
+  const e = err as Error;
+  return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
+}

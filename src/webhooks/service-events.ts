@@ -1,0 +1,161 @@
+import type { Address, Customer, ProposalStatus, RecordModule, SalesRep } from '../service-api/service-api.types.js';
+
+/** The `data` of each event of the spec's events list, ids as exact strings. Validated by the DTOs in ./dto. */
+
+export interface ProjectEventData {
+  id: string;
+  name: string;
+  customer?: Customer;
+  job_number?: string;
+  work_site_address?: Address;
+  sales_rep?: SalesRep;
+  tags: string[];
+  /** project.updated only. */
+  source?: 'app' | 'web' | 'open_api' | null;
+}
+
+export interface DrawingEventData {
+  id: string;
+  project_id: string;
+  name: string;
+  pdf_url: string;
+  png_url: string;
+  tags: string[];
+}
+
+export interface ProposalOption {
+  id: string;
+  name: string;
+  drawing_id: string;
+  drawing_version_id: string;
+  total: number;
+  pdf_url: string;
+}
+
+export interface ProposalSignedData {
+  project_id: string;
+  name: string;
+  url: string;
+  drawing_id: string;
+  drawing_version_id: string;
+}
+
+export interface ProposalSentData {
+  project_id: string;
+  proposal_id: string;
+  name: string;
+  customer_name: string;
+  contact_email: string;
+  sales_representative: string;
+  proposal_options: ProposalOption[];
+}
+
+export interface ProposalApprovedData extends Omit<ProposalSentData, 'proposal_options'> {
+  approved_option: { name: string; drawing_id: string; drawing_version_id: string; total: number; pdf_url: string };
+}
+
+export interface ProposalStatusChangedData {
+  proposal_id: string;
+  project_id: string;
+  name: string;
+  status: ProposalStatus;
+  sales_representative: string;
+  contact_email: string;
+  customer_name: string;
+  customer_email: string;
+  document_number?: string;
+  close_note?: string;
+  total?: number;
+  pdf_url?: string;
+  approved_option?: { id?: string; drawing_id: string; drawing_version_id?: string };
+  initial_proposal_id?: string;
+  proposal_options?: ProposalOption[];
+  template_id?: string | null;
+}
+
+export interface ProposalViewedData {
+  proposal_id: string;
+  project_id: string;
+  name: string;
+  viewed_at: string;
+  status: string;
+  sales_representative: string;
+  contact_email: string;
+  customer_name: string;
+  customer_email: string;
+  document_number?: string;
+  initial_proposal_id?: string;
+  template_id?: string;
+}
+
+export interface PaymentReceivedData {
+  proposal_id: string;
+  drawing_id: string;
+  paid_amount: number;
+  pay_channel: 'service_payment' | 'mark_as_paid';
+  paid_time?: string;
+  paid_date?: string;
+  payment_method: string;
+}
+
+export interface AppointmentPromptData {
+  project_id: string;
+  drawing_id: string;
+  appointment_id: string;
+  yes_no: boolean;
+}
+
+/** Normalised: the `module` / `record_id` aliases are read into the long names. */
+export interface RecordPromptData {
+  drawing_id: string;
+  record_crm_module: RecordModule;
+  record_crm_record_id: string;
+  yes_no: boolean;
+  project_id?: string;
+}
+
+export interface EventDataByName {
+  'project.created': ProjectEventData;
+  'project.updated': ProjectEventData;
+  'drawing.created': DrawingEventData;
+  'drawing.updated': DrawingEventData;
+  'proposal.signed': ProposalSignedData;
+  'proposal.sent': ProposalSentData;
+  'proposal.approved': ProposalApprovedData;
+  'proposal.status_changed': ProposalStatusChangedData;
+  'proposal.viewed': ProposalViewedData;
+  'proposal.payment.received': PaymentReceivedData;
+  /** The appointment CRM's export-prompt webhook (its event name is not given by the spec). */
+  'appointment_crm.export_prompt': AppointmentPromptData;
+  /** The record CRM's export-prompt webhook. */
+  'record_crm.export_prompt': RecordPromptData;
+}
+
+export type EventName = keyof EventDataByName;
+
+export const KNOWN_EVENTS = [
+  'project.created',
+  'project.updated',
+  'drawing.created',
+  'drawing.updated',
+  'proposal.signed',
+  'proposal.sent',
+  'proposal.approved',
+  'proposal.status_changed',
+  'proposal.viewed',
+  'proposal.payment.received',
+] as const;
+
+/** A stored delivery as the CRM modules see it. */
+export type RoutedDelivery = {
+  [E in EventName]: {
+    inboxId: string;
+    receivedAt: Date;
+    /** A short id of the delivery (for names that must differ per delivery, e.g. Zoho attachments). */
+    shortId: string;
+    event: E;
+    data: EventDataByName[E];
+    /** The project the delivery concerns, when known or resolvable (a payment's through its drawing). */
+    projectId: string | null;
+  };
+}[EventName];

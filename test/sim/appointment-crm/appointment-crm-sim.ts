@@ -1,0 +1,213 @@
+import busboy from 'busboy';
+import { SimServer, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
+
+export type FileCategory = 'drawing' | 'proposal';
+
+export interface SimFile {
+  id: string;
+  name: string;
+  category: FileCategory;
+  size: number;
+  contentType: string;
+  bytes: Buffer;
+  uploadedAt: number;
+}
+
+export interface SimNote {
+  id: string;
+  text: string;
+  created_at: string;
+}
+
+export interface SimAppointment {
+  id: string;
+  status: string;
+  files: SimFile[];
+  sale: unknown | null;
+  saleHistory: unknown[];
+  notes: SimNote[];
+}
+
+/** One accepted upload; kept even after the file is deleted, so tests can count uploads across replaces and retries. */
+export interface SimUpload extends SimFile {
+  appointmentId: string;
+}
+
+interface ParsedUpload {
+  file?: { name: string; contentType: string; bytes: Buffer };
+  fields: Record<string, string>;
+}
+
+const CATEGORIES: readonly string[] = ['drawing', 'proposal'];
+
+/** The appointment CRM of CONTRACT §6 as a real HTTP server, with state tests can seed and inspect. */
+export class AppointmentCrmSim extends SimServer {
+  readonly appointments = new Map<string, SimAppointment>();
+  readonly uploads: SimUpload[] = [];
+  readonly apiKey: string;
+  private nextId = 1;
+
+  constructor(options: { apiKey?: string } = {}) {
+    super('appointment-crm');
+    this.apiKey = options.apiKey ?? 'appt-key';
+
+    this.route('GET', '/appointments/:id', this.guarded((_req, appt) => ({ status: 200, body: summary(appt) })));
+
+    this.route(
+      'GET',
+      '/appointments/:id/files',
+      this.guarded((_req, appt) => ({ status: 200, body: appt.files.map(fileSummary) })),
+    );
+
+    this.route('POST', '/appointments/:id/files', this.guarded((req, appt) => this.upload(req, appt)));
+
+    this.route(
+      'DELETE',
+      '/appointments/:id/files/:fileId',
+      this.guarded((req, appt) => {
+        const index = appt.files.findIndex((f) => f.id === req.params.fileId);
+        if (index < 0) return { status: 404, body: { error: `file ${req.params.fileId} not found` } };
+        appt.files.splice(index, 1);
+        return { status: 204 };
+      }),
+    );
+
+    this.route(
+      'PUT',
+      '/appointments/:id/sale',
+      this.guarded((req, appt) => {
+        const sale = req.json as { items?: unknown } | undefined;
+        if (!isObject(sale)) return { status: 400, body: { error: 'body must be a JSON object' } };
+        if (!Array.isArray(sale.items)) return { status: 400, body: { error: 'items must be an array' } };
+        if (appt.sale !== null) appt.saleHistory.push(appt.sale);
+        appt.sale = sale;
+        return { status: 200, body: sale };
+      }),
+    );
+
+    this.route(
+      'PATCH',
+      '/appointments/:id',
+      this.guarded((req, appt) => {
+        const status = isObject(req.json) ? req.json.status : undefined;
+        if (typeof status !== 'string') return { status: 400, body: { error: 'status must be a string' } };
+        appt.status = status;
+        return { status: 200, body: summary(appt) };
+      }),
+    );
+
+    this.route(
+      'POST',
+      '/appointments/:id/notes',
+      this.guarded((req, appt) => {
+        const text = isObject(req.json) ? req.json.text : undefined;
+        if (typeof text !== 'string' || text === '') return { status: 400, body: { error: 'text is required' } };
+        const note: SimNote = { id: this.newId(), text, created_at: new Date().toISOString() };
+        appt.notes.push(note);
+        return { status: 201, body: note };
+      }),
+    );
+  }
+
+  addAppointment(id: string, partial: Partial<Omit<SimAppointment, 'id'>> = {}): SimAppointment {
+    const appt: SimAppointment = {
+      id,
+      status: partial.status ?? 'Scheduled',
+      files: partial.files ?? [],
+      sale: partial.sale ?? null,
+      saleHistory: partial.saleHistory ?? [],
+      notes: partial.notes ?? [],
+    };
+    this.appointments.set(id, appt);
+    return appt;
+  }
+
+  get(id: string): SimAppointment | undefined {
+    return this.appointments.get(id);
+  }
+
+  filesOf(id: string, category?: FileCategory): SimFile[] {
+    const appt = this.appointments.get(id);
+    if (!appt) throw new Error(`appointment ${id} is not seeded`);
+    return appt.files.filter((f) => !category || f.category === category);
+  }
+
+  fileBytes(id: string, category: FileCategory): Buffer[] {
+    return this.filesOf(id, category).map((f) => f.bytes);
+  }
+
+  private newId(): string {
+    return String(this.nextId++);
+  }
+
+  /** Wraps a handler with the bearer-key check and the appointment lookup every route shares. */
+  private guarded(handler: (req: SimRequest, appt: SimAppointment) => SimResponse | Promise<SimResponse>): SimHandler {
+    return (req) => {
+      if (req.headers.authorization !== `Bearer ${this.apiKey}`) {
+        return { status: 401, body: { error: 'missing or invalid API key' } };
+      }
+      const appt = this.appointments.get(req.params.id);
+      if (!appt) return { status: 404, body: { error: `appointment ${req.params.id} not found` } };
+      return handler(req, appt);
+    };
+  }
+
+  private async upload(req: SimRequest, appt: SimAppointment): Promise<SimResponse> {
+    let parsed: ParsedUpload;
+    try {
+      parsed = await parseMultipart(req);
+    } catch (err) {
+      return { status: 400, body: { error: `invalid multipart body: ${(err as Error).message}` } };
+    }
+    const category = parsed.fields.category;
+    if (!CATEGORIES.includes(category)) {
+      return { status: 400, body: { error: `category must be one of ${CATEGORIES.join(', ')}` } };
+    }
+    if (!parsed.file) return { status: 400, body: { error: 'file is required' } };
+    const file: SimFile = {
+      id: this.newId(),
+      name: parsed.file.name,
+      category: category as FileCategory,
+      size: parsed.file.bytes.length,
+      contentType: parsed.file.contentType,
+      bytes: parsed.file.bytes,
+      uploadedAt: Date.now(),
+    };
+    appt.files.push(file);
+    this.uploads.push({ ...file, appointmentId: appt.id });
+    return { status: 201, body: fileSummary(file) };
+  }
+}
+
+function summary(appt: SimAppointment): { id: string; status: string; sale: unknown } {
+  return { id: appt.id, status: appt.status, sale: appt.sale };
+}
+
+function fileSummary(file: SimFile): { id: string; name: string; category: FileCategory; size: number } {
+  return { id: file.id, name: file.name, category: file.category, size: file.size };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseMultipart(req: SimRequest): Promise<ParsedUpload> {
+  return new Promise((resolve, reject) => {
+    const result: ParsedUpload = { fields: {} };
+    // utf8 so non-ASCII file names sent raw by FormData/form-data survive (busboy's default is latin1).
+    const bb = busboy({ headers: req.headers, defParamCharset: 'utf8' });
+    bb.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (name === 'file') {
+          result.file = { name: info.filename ?? '', contentType: info.mimeType, bytes: Buffer.concat(chunks) };
+        }
+      });
+    });
+    bb.on('field', (name, value) => (result.fields[name] = value));
+    bb.on('close', () => resolve(result));
+    bb.on('error', reject);
+    bb.end(req.body);
+  });
+}

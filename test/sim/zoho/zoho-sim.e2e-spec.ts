@@ -1,0 +1,234 @@
+import { makePdf } from '../common/sim-server.js';
+import { ZohoSim } from './index.js';
+
+describe(ZohoSim.name, () => {
+  const sim = new ZohoSim();
+
+  beforeAll(() => sim.start());
+  afterAll(() => sim.stop());
+  afterEach(() => {
+    sim.legacyExpiresInMs = false;
+    sim.throttleLimit = 10;
+    sim.missingRecordStyle = 'no-content';
+  });
+
+  function tokenRequest(fields: Record<string, string> = {}): Promise<Response> {
+    const form = new URLSearchParams({
+      grant_type: 'refresh_token',
+      client_id: 'zoho-client',
+      client_secret: 'zoho-secret',
+      refresh_token: 'zoho-refresh',
+      ...fields,
+    });
+    return fetch(`${sim.accountsUrl}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+  }
+
+  // Cached, as the daemon does: the sim allows only 10 tokens per refresh token per 10 minutes.
+  let cached: string | undefined;
+  async function token(): Promise<string> {
+    cached ??= ((await (await tokenRequest()).json()) as { access_token: string }).access_token;
+    return cached;
+  }
+
+  async function call(path: string, init: RequestInit = {}, accessToken?: string): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Zoho-oauthtoken ${accessToken ?? (await token())}`);
+    return fetch(`${sim.apiDomain}/crm/v8${path}`, { ...init, headers });
+  }
+
+  function upload(module: string, id: string, bytes: Buffer, name: string, accessToken?: string): Promise<Response> {
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'application/pdf' }), name);
+    return call(`/${module}/${id}/Attachments`, { method: 'POST', body: form }, accessToken);
+  }
+
+  describe('accounts', () => {
+    it('grants a token with the API domain and a lifetime in seconds', async () => {
+      const before = sim.tokensIssued;
+      const res = await tokenRequest();
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({
+        access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        api_domain: sim.apiDomain,
+        token_type: 'Bearer',
+        expires_in: 3600,
+      });
+      expect(sim.tokensIssued).toBe(before + 1);
+      expect(sim.tokenRequests.at(-1)?.body.toString()).toContain('grant_type=refresh_token');
+    });
+
+    it('answers invalid_code with status 200 for a wrong refresh token or client', async () => {
+      for (const fields of [{ refresh_token: 'nope' }, { client_secret: 'nope' }] as Record<string, string>[]) {
+        const res = await tokenRequest(fields);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ error: 'invalid_code' });
+      }
+    });
+
+    it('answers the legacy shape with expires_in in ms', async () => {
+      sim.legacyExpiresInMs = true;
+      const body = (await (await tokenRequest()).json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ expires_in: 3_600_000, expires_in_sec: 3600 });
+    });
+
+    it('throttles after the limit with "Access Denied" and status 200', async () => {
+      const throttled = new ZohoSim({ refreshToken: 'other' });
+      await throttled.start();
+      try {
+        throttled.throttleLimit = 2;
+        const ask = () =>
+          fetch(`${throttled.accountsUrl}/oauth/v2/token`, {
+            method: 'POST',
+            body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'zoho-client', client_secret: 'zoho-secret', refresh_token: 'other' }),
+          });
+        expect(await (await ask()).json()).toHaveProperty('access_token');
+        expect(await (await ask()).json()).toHaveProperty('access_token');
+        const third = await ask();
+        expect(third.status).toBe(200);
+        expect(await third.json()).toMatchObject({ error: 'Access Denied', error_description: expect.stringContaining('too many requests') });
+        expect(throttled.tokensIssued).toBe(2);
+      } finally {
+        await throttled.stop();
+      }
+    });
+  });
+
+  describe('API', () => {
+    it('answers 401 INVALID_TOKEN for an unknown token and after expireAllTokens', async () => {
+      const bad = await call('/Deals/1', {}, 'wrong');
+      expect(bad.status).toBe(401);
+      expect(await bad.json()).toEqual({ code: 'INVALID_TOKEN', details: {}, message: 'invalid oauth token', status: 'error' });
+
+      const id = sim.addRecord('Deals');
+      const accessToken = await token();
+      expect((await call(`/Deals/${id}`, {}, accessToken)).status).toBe(200);
+      sim.expireAllTokens();
+      cached = undefined;
+      const expired = await call(`/Deals/${id}`, {}, accessToken);
+      expect(expired.status).toBe(401);
+      expect(await expired.json()).toMatchObject({ code: 'INVALID_TOKEN' });
+
+      const missing = await fetch(`${sim.apiDomain}/crm/v8/Deals/${id}`);
+      expect(await missing.json()).toMatchObject({ code: 'AUTHENTICATION_FAILURE', status: 'error' });
+    });
+
+    it('reads a record and answers a missing one in both styles', async () => {
+      const id = sim.addRecord('Quotes', undefined, { Subject: 'Q-1001' });
+      expect(id).toMatch(/^\d{19}$/);
+      expect(await (await call(`/Quotes/${id}`)).json()).toEqual({ data: [{ id, Subject: 'Q-1001' }] });
+
+      const noContent = await call('/Quotes/4150868000000000001');
+      expect(noContent.status).toBe(204);
+      expect(await noContent.text()).toBe('');
+
+      sim.missingRecordStyle = 'invalid-data';
+      const invalid = await call('/Quotes/4150868000000000001');
+      expect(invalid.status).toBe(400);
+      expect(await invalid.json()).toMatchObject({ code: 'INVALID_DATA', message: 'the related id given seems to be invalid', status: 'error' });
+
+      expect(await (await call(`/Widgets/${id}`)).json()).toMatchObject({ code: 'INVALID_MODULE' });
+    });
+
+    it('uploads an attachment, lists it with Size as a string and keeps the bytes', async () => {
+      const id = sim.addRecord('Deals');
+      const pdf = makePdf('Q-1001', 4000);
+      const res = await upload('Deals', id, pdf, 'Q-1001.pdf');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: [{ code: string; details: { id: string }; status: string }] };
+      expect(body.data[0]).toMatchObject({ code: 'SUCCESS', status: 'success', message: 'attachment uploaded successfully' });
+      expect(body.data[0].details.id).toMatch(/^\d{19}$/);
+
+      const list = await call(`/Deals/${id}/Attachments?fields=id,File_Name,Size,Created_Time`);
+      expect(list.status).toBe(200);
+      expect(await list.json()).toEqual({
+        data: [{ id: body.data[0].details.id, File_Name: 'Q-1001.pdf', Size: String(pdf.length), Created_Time: expect.any(String) }],
+        info: { per_page: 200, count: 1, page: 1, more_records: false },
+      });
+      const [stored] = sim.attachmentsOf('Deals', id);
+      expect(stored.bytes.equals(pdf)).toBe(true);
+      expect(stored.contentType).toBe('application/pdf');
+
+      const download = await call(`/Deals/${id}/Attachments/${stored.id}`);
+      expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
+    });
+
+    it('rejects a list without fields, answers 204 for none, and rejects bad uploads', async () => {
+      const id = sim.addRecord('Leads');
+      const noFields = await call(`/Leads/${id}/Attachments`);
+      expect(noFields.status).toBe(400);
+      expect(await noFields.json()).toMatchObject({ code: 'REQUIRED_PARAM_MISSING' });
+
+      const none = await call(`/Leads/${id}/Attachments?fields=id`);
+      expect(none.status).toBe(204);
+      expect(await none.text()).toBe('');
+
+      const unknown = await upload('Leads', '4150868000000000002', makePdf('x'), 'x.pdf');
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toMatchObject({ code: 'INVALID_DATA', message: 'the related id given seems to be invalid' });
+
+      sim.maxAttachmentBytes = 100;
+      try {
+        expect((await upload('Leads', id, makePdf('big', 200), 'big.pdf')).status).toBe(413);
+      } finally {
+        sim.maxAttachmentBytes = 20 * 1024 * 1024;
+      }
+    });
+
+    it('paginates attachments with more_records', async () => {
+      const id = sim.addRecord('Contacts');
+      const accessToken = await token();
+      for (const n of [1, 2, 3]) await upload('Contacts', id, makePdf(`f${n}`), `f${n}.pdf`, accessToken);
+      const page = async (n: number) =>
+        (await (await call(`/Contacts/${id}/Attachments?fields=id,File_Name&per_page=2&page=${n}`, {}, accessToken)).json()) as {
+          data: { File_Name: string }[];
+          info: { more_records: boolean; count: number };
+        };
+      const first = await page(1);
+      expect(first.data.map((a) => a.File_Name)).toEqual(['f1.pdf', 'f2.pdf']);
+      expect(first.info).toMatchObject({ more_records: true, count: 2, page: 1, per_page: 2 });
+      const second = await page(2);
+      expect(second.data.map((a) => a.File_Name)).toEqual(['f3.pdf']);
+      expect(second.info.more_records).toBe(false);
+    });
+
+    it('adds a note and reports a bad parent inside data[0]', async () => {
+      const id = sim.addRecord('Deals');
+      const post = (parentId: string) =>
+        call('/Notes', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            data: [{ Note_Title: 'Proposal', Note_Content: 'sent', Parent_Id: { module: { api_name: 'Deals' }, id: parentId } }],
+          }),
+        });
+      const ok = await post(id);
+      expect(ok.status).toBe(201);
+      const body = (await ok.json()) as { data: [{ details: { id: string } }] };
+      expect(body.data[0]).toMatchObject({ code: 'SUCCESS', message: 'record added', status: 'success' });
+      expect(sim.notesOf('Deals', id)).toEqual([
+        { id: body.data[0].details.id, title: 'Proposal', content: 'sent', createdTime: expect.any(String) },
+      ]);
+
+      const bad = await post('4150868000000000003');
+      expect([200, 201]).toContain(bad.status);
+      expect(((await bad.json()) as { data: unknown[] }).data[0]).toMatchObject({ code: 'INVALID_DATA', status: 'error' });
+    });
+
+    it('passes injected 429s through', async () => {
+      sim.api.injectFault({
+        path: /\/crm\/v8\/Deals\//,
+        times: 1,
+        status: 429,
+        body: { code: 'TOO_MANY_REQUESTS', details: {}, message: 'too many requests', status: 'error' },
+      });
+      const res = await call(`/Deals/${sim.addRecord('Deals')}`);
+      expect(res.status).toBe(429);
+      expect(await res.json()).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    });
+  });
+});

@@ -1,0 +1,387 @@
+import { randomBytes } from 'node:crypto';
+import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
+import { parseMultipart } from './multipart.js';
+
+export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
+export type ZohoModule = (typeof ZOHO_MODULES)[number];
+
+export interface ZohoSimOptions {
+  clientId?: string;
+  clientSecret?: string;
+  refreshToken?: string;
+  tokenLifetimeSeconds?: number;
+}
+
+export interface ZohoAttachment {
+  id: string;
+  fileName: string;
+  size: number;
+  contentType: string;
+  bytes: Buffer;
+  createdTime: string;
+}
+
+export interface ZohoNote {
+  id: string;
+  title: string;
+  content: string;
+  createdTime: string;
+}
+
+interface StoredRecord {
+  id: string;
+  fields: Record<string, unknown>;
+  attachments: ZohoAttachment[];
+  notes: ZohoNote[];
+}
+
+interface IssuedToken {
+  refreshToken: string;
+  expiresAt: number;
+  expired: boolean;
+}
+
+const THROTTLE_WINDOW_MS = 10 * 60 * 1000;
+
+/** Zoho's error body: `{code, details, message, status: "error"}`. */
+export function zohoError(code: string, message: string, details: Record<string, unknown> = {}) {
+  return { code, details, message, status: 'error' };
+}
+
+/** Zoho writes times as ISO 8601 with an offset and no milliseconds. */
+function zohoTime(at = Date.now()): string {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+function isModule(name: string): name is ZohoModule {
+  return (ZOHO_MODULES as readonly string[]).includes(name);
+}
+
+const invalidModule = (): SimResponse => ({
+  status: 400,
+  body: zohoError('INVALID_MODULE', 'the module name given seems to be invalid', { resource_path_index: 0 }),
+});
+const invalidRecord = (): SimResponse => ({
+  status: 400,
+  body: zohoError('INVALID_DATA', 'the related id given seems to be invalid', { resource_path_index: 1 }),
+});
+
+/**
+ * Zoho CRM: its OAuth accounts server (`accounts`) and its v8 REST API (`api`), each a real HTTP server.
+ * Follows /work/shared/design/zoho-crm.md; where the sources are unsure, a switch picks the reading.
+ */
+export class ZohoSim {
+  readonly accounts = new SimServer('zoho-accounts');
+  readonly api = new SimServer('zoho-api');
+
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly refreshToken: string;
+  tokenLifetimeSeconds: number;
+
+  /** Answer the old token shape: `expires_in` in ms plus `expires_in_sec`. */
+  legacyExpiresInMs = false;
+  /** Tokens per refresh token per 10 minutes before "Access Denied". */
+  throttleLimit = 10;
+  /** Every authenticated API call answers 401 OAUTH_SCOPE_MISMATCH. */
+  scopeMismatch = false;
+  /** How `GET /crm/v8/{Module}/{id}` answers an id it does not know. */
+  missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
+  maxAttachmentBytes = 20 * 1024 * 1024;
+  /** Default page size of attachment lists when the request gives no `per_page`. */
+  defaultPerPage = 200;
+  /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
+  notesSuccessStatus: 200 | 201 = 201;
+  /** Status of a notes insert where every note failed; the errors still sit in `data[i]`. */
+  notesFailureStatus: 200 | 201 | 400 = 200;
+
+  private readonly records = new Map<ZohoModule, Map<string, StoredRecord>>(ZOHO_MODULES.map((m) => [m, new Map()]));
+  private readonly tokens = new Map<string, IssuedToken>();
+  private readonly grantTimes = new Map<string, number[]>();
+  private readonly revoked = new Set<string>();
+  private nextId = 5277036n;
+  private issued = 0;
+
+  constructor(options: ZohoSimOptions = {}) {
+    this.clientId = options.clientId ?? 'zoho-client';
+    this.clientSecret = options.clientSecret ?? 'zoho-secret';
+    this.refreshToken = options.refreshToken ?? 'zoho-refresh';
+    this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
+
+    this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
+
+    this.api.route('POST', '/crm/v8/Notes', this.authed((req) => this.addNotes(req)));
+    this.api.route('GET', '/crm/v8/:module/:id', this.authed((req) => this.getRecord(req)));
+    this.api.route('POST', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.upload(req)));
+    this.api.route('GET', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.listAttachments(req)));
+    this.api.route('GET', '/crm/v8/:module/:id/Attachments/:attId', this.authed((req) => this.download(req)));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.accounts.start(), this.api.start()]);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.accounts.stop(), this.api.stop()]);
+  }
+
+  get accountsUrl(): string {
+    return this.accounts.url;
+  }
+
+  get apiDomain(): string {
+    return this.api.url;
+  }
+
+  get tokensIssued(): number {
+    return this.issued;
+  }
+
+  get tokenRequests(): RecordedRequest[] {
+    return this.accounts.requests;
+  }
+
+  /** Revokes a refresh token (the configured one by default) and the access tokens it gave. */
+  revokeRefreshToken(refreshToken = this.refreshToken): void {
+    this.revoked.add(refreshToken);
+    for (const token of this.tokens.values()) if (token.refreshToken === refreshToken) token.expired = true;
+  }
+
+  expireAllTokens(): void {
+    for (const token of this.tokens.values()) token.expired = true;
+  }
+
+  /** Adds a record and returns its id (a 19-digit decimal string). */
+  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}): string {
+    const recordId = id ?? this.newId();
+    this.moduleRecords(module).set(recordId, { id: recordId, fields, attachments: [], notes: [] });
+    return recordId;
+  }
+
+  attachmentsOf(module: ZohoModule, id: string): ZohoAttachment[] {
+    return [...(this.moduleRecords(module).get(id)?.attachments ?? [])];
+  }
+
+  notesOf(module: ZohoModule, id: string): ZohoNote[] {
+    return [...(this.moduleRecords(module).get(id)?.notes ?? [])];
+  }
+
+  private moduleRecords(module: ZohoModule): Map<string, StoredRecord> {
+    const records = this.records.get(module);
+    if (!records) throw new Error(`unknown Zoho module ${module}`);
+    return records;
+  }
+
+  private newId(): string {
+    return `4150868000${String(this.nextId++).padStart(9, '0')}`;
+  }
+
+  // --- accounts ---
+
+  private grant(req: SimRequest): SimResponse {
+    // Zoho takes the parameters from the query string as well as from a form body.
+    const params = new URLSearchParams(req.query);
+    for (const [key, value] of new URLSearchParams(req.body.toString('utf8'))) params.set(key, value);
+    if (params.get('grant_type') !== 'refresh_token') return { status: 200, body: { error: 'unsupported_grant_type' } };
+    const refreshToken = params.get('refresh_token') ?? '';
+    if (
+      params.get('client_id') !== this.clientId ||
+      params.get('client_secret') !== this.clientSecret ||
+      refreshToken !== this.refreshToken ||
+      this.revoked.has(refreshToken)
+    ) {
+      return { status: 200, body: { error: 'invalid_code' } };
+    }
+
+    const now = Date.now();
+    const recent = (this.grantTimes.get(refreshToken) ?? []).filter((t) => now - t < THROTTLE_WINDOW_MS);
+    this.grantTimes.set(refreshToken, recent);
+    if (recent.length >= this.throttleLimit) {
+      return {
+        status: 200,
+        body: {
+          error: 'Access Denied',
+          error_description: 'You have made too many requests continuously. Please try again after some time.',
+        },
+      };
+    }
+    recent.push(now);
+
+    const accessToken = `1000.${randomBytes(16).toString('hex')}.${randomBytes(16).toString('hex')}`;
+    this.tokens.set(accessToken, { refreshToken, expiresAt: now + this.tokenLifetimeSeconds * 1000, expired: false });
+    this.issued += 1;
+    const lifetime = this.legacyExpiresInMs
+      ? { expires_in_sec: this.tokenLifetimeSeconds, expires_in: this.tokenLifetimeSeconds * 1000 }
+      : { expires_in: this.tokenLifetimeSeconds };
+    return {
+      status: 200,
+      body: { access_token: accessToken, api_domain: this.apiDomain, token_type: 'Bearer', ...lifetime },
+    };
+  }
+
+  // --- API ---
+
+  private authed(handler: SimHandler): SimHandler {
+    return (req) => {
+      const header = String(req.headers.authorization ?? '');
+      if (!header) {
+        return { status: 401, body: zohoError('AUTHENTICATION_FAILURE', 'Authentication failed') };
+      }
+      const match = /^Zoho-oauthtoken\s+(\S+)$/i.exec(header);
+      const token = match ? this.tokens.get(match[1]) : undefined;
+      if (!token || token.expired || Date.now() >= token.expiresAt) {
+        return { status: 401, body: zohoError('INVALID_TOKEN', 'invalid oauth token') };
+      }
+      if (this.scopeMismatch) {
+        return { status: 401, body: zohoError('OAUTH_SCOPE_MISMATCH', 'invalid oauth scope to access this URL') };
+      }
+      return handler(req);
+    };
+  }
+
+  /** Resolves the `:module/:id` of a path, or the error Zoho answers. */
+  private findRecord(req: SimRequest): StoredRecord | SimResponse {
+    const { module, id } = req.params;
+    if (!isModule(module)) return invalidModule();
+    return this.moduleRecords(module).get(id) ?? invalidRecord();
+  }
+
+  private getRecord(req: SimRequest): SimResponse {
+    const { module, id } = req.params;
+    if (!isModule(module)) return invalidModule();
+    const record = this.moduleRecords(module).get(id);
+    if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
+    return { status: 200, body: { data: [{ id: record.id, ...record.fields }] } };
+  }
+
+  private async upload(req: SimRequest): Promise<SimResponse> {
+    const record = this.findRecord(req);
+    if ('status' in record) return record;
+    const { files } = await parseMultipart(req.headers, req.body);
+    const file = files.find((f) => f.field === 'file');
+    if (!file) {
+      return { status: 400, body: zohoError('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'file' }) };
+    }
+    if (file.bytes.length > this.maxAttachmentBytes) {
+      return {
+        status: 413,
+        body: zohoError('FILE_SIZE_MORE_THAN_ALLOWED_SIZE', 'The file size exceeds the allowed limit', {
+          supported_file_size: this.maxAttachmentBytes,
+        }),
+      };
+    }
+    const createdTime = zohoTime();
+    const attachment: ZohoAttachment = {
+      id: this.newId(),
+      fileName: file.filename,
+      size: file.bytes.length,
+      contentType: file.contentType,
+      bytes: file.bytes,
+      createdTime,
+    };
+    record.attachments.push(attachment);
+    return {
+      status: 200,
+      body: {
+        data: [
+          {
+            code: 'SUCCESS',
+            details: { id: attachment.id, Modified_Time: createdTime, Created_Time: createdTime },
+            message: 'attachment uploaded successfully',
+            status: 'success',
+          },
+        ],
+      },
+    };
+  }
+
+  private listAttachments(req: SimRequest): SimResponse {
+    const fields = req.query.get('fields');
+    if (!fields) {
+      return { status: 400, body: zohoError('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'fields' }) };
+    }
+    const record = this.findRecord(req);
+    if ('status' in record) return record;
+    if (record.attachments.length === 0) return { status: 204 };
+
+    const perPage = Math.min(200, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
+    const pageToken = req.query.get('page_token');
+    const page = pageToken ? Number(Buffer.from(pageToken, 'base64url').toString()) || 1 : Number(req.query.get('page') ?? 1) || 1;
+    const slice = record.attachments.slice((page - 1) * perPage, page * perPage);
+    const more = page * perPage < record.attachments.length;
+
+    const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);
+    const data = slice.map((a) => {
+      const full: Record<string, unknown> = {
+        id: a.id,
+        File_Name: a.fileName,
+        Size: String(a.size),
+        Created_Time: a.createdTime,
+        Modified_Time: a.createdTime,
+        Parent_Id: { module: { api_name: req.params.module }, id: record.id },
+      };
+      return Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key)));
+    });
+    const info: Record<string, unknown> = { per_page: perPage, count: data.length, page, more_records: more };
+    if (more) info.next_page_token = Buffer.from(String(page + 1)).toString('base64url');
+    return { status: 200, body: { data, info } };
+  }
+
+  private download(req: SimRequest): SimResponse {
+    const record = this.findRecord(req);
+    if ('status' in record) return record;
+    const attachment = record.attachments.find((a) => a.id === req.params.attId);
+    if (!attachment) return invalidRecord();
+    return {
+      status: 200,
+      raw: attachment.bytes,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment;filename="${attachment.fileName}"`,
+      },
+    };
+  }
+
+  private addNotes(req: SimRequest): SimResponse {
+    const data = (req.json as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data) || data.length === 0) {
+      return { status: 400, body: zohoError('INVALID_DATA', 'body is not a valid data array', {}) };
+    }
+    const results = data.map((item: unknown, i) => this.addNote(item, i));
+    const anyAdded = results.some((r) => r.status === 'success');
+    return { status: anyAdded ? this.notesSuccessStatus : this.notesFailureStatus, body: { data: results } };
+  }
+
+  private addNote(item: unknown, index: number): Record<string, unknown> {
+    const note = (item ?? {}) as { Note_Title?: unknown; Note_Content?: unknown; Parent_Id?: { module?: { api_name?: unknown }; id?: unknown } };
+    const parent = note.Parent_Id;
+    if (!parent || parent.id === undefined || parent.module?.api_name === undefined) {
+      return zohoError('MANDATORY_NOT_FOUND', 'required field not found', {
+        api_name: 'Parent_Id',
+        json_path: `$.data[${index}].Parent_Id`,
+      });
+    }
+    const module = String(parent.module.api_name);
+    const record = isModule(module) ? this.moduleRecords(module).get(String(parent.id)) : undefined;
+    if (!record) {
+      return zohoError('INVALID_DATA', 'the related id given seems to be invalid', {
+        api_name: 'Parent_Id',
+        json_path: `$.data[${index}].Parent_Id`,
+      });
+    }
+    const createdTime = zohoTime();
+    const stored: ZohoNote = {
+      id: this.newId(),
+      title: String(note.Note_Title ?? ''),
+      content: String(note.Note_Content ?? ''),
+      createdTime,
+    };
+    record.notes.push(stored);
+    return {
+      code: 'SUCCESS',
+      details: { id: stored.id, Created_Time: createdTime, Modified_Time: createdTime },
+      message: 'record added',
+      status: 'success',
+    };
+  }
+}

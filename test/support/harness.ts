@@ -1,0 +1,153 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { createApp } from '../../src/app/create-app.js';
+import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
+import { DatabaseService } from '../../src/database/database.service.js';
+import { dropDatabase } from '../../src/database/ensure-database.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
+import { ZohoSim } from '../sim/zoho/zoho-sim.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const EVENTS_SECRET = 'whsec-events-test';
+export const APPOINTMENT_PROMPT_SECRET = 'whsec-appointment-prompt-test';
+export const RECORD_PROMPT_SECRET = 'whsec-record-prompt-test';
+
+export const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+export const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface HarnessOptions {
+  /**
+   * The Redis db index of this test file (1..15); each e2e file uses its own, so files running in parallel never
+   * see each other's queues. The harness flushes it at start.
+   */
+  redisDb: number;
+  appointmentCrm?: boolean;
+  recordCrm?: boolean;
+  env?: Record<string, string>;
+  /** Adjust the loaded config (fast backoffs for tests and the like). */
+  tune?: (config: AppConfig) => void;
+  /** Wait for the schema before returning (default true). */
+  waitForDatabase?: boolean;
+}
+
+export interface Harness {
+  app: NestFastifyApplication;
+  url: string;
+  config: AppConfig;
+  databaseUrl: string;
+  service: ServiceSim;
+  appointmentCrm?: AppointmentCrmSim;
+  zoho?: ZohoSim;
+  database: DatabaseService;
+  /** fetch with the admin token. */
+  admin(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function uniqueDatabaseUrl(): string {
+  return `${PG_BASE}/crm_sync_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: number): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: `${REDIS_BASE}/${redisDb}`,
+    SERVICE_API_BASE_URL: service.apiBaseUrl,
+    SERVICE_API_TOKEN: service.token,
+    SERVICE_API_MAX_RPS: '1000',
+    WEBHOOK_SECRETS_EVENTS: EVENTS_SECRET,
+    WEBHOOK_SECRETS_APPOINTMENT_PROMPT: APPOINTMENT_PROMPT_SECRET,
+    WEBHOOK_SECRETS_RECORD_PROMPT: RECORD_PROMPT_SECRET,
+    ADMIN_TOKEN,
+    RECONCILE_INTERVAL_SECONDS: '0',
+    DRAWINGS_COALESCE_MS: '300',
+    HTTP_TIMEOUT_MS: '3000',
+    LOG_LEVEL: 'silent',
+  };
+}
+
+/** Fast retries so that tests of backoff take milliseconds, not minutes. */
+export function fastRetries(config: AppConfig): void {
+  config.http.retry = { attempts: 3, baseDelayMs: 20, maxDelayMs: 100, maxInlineRetryAfterMs: 3_000 };
+  config.jobs.backoffBaseMs = 50;
+  config.jobs.attempts = 4;
+}
+
+export async function flushRedisDb(redisDb: number): Promise<void> {
+  const redis = new Redis(`${REDIS_BASE}/${redisDb}`, { maxRetriesPerRequest: 1 });
+  await redis.flushdb();
+  redis.disconnect();
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  await flushRedisDb(options.redisDb);
+  const service = new ServiceSim();
+  await service.start();
+  const env: Record<string, string> = {};
+  let appointmentCrm: AppointmentCrmSim | undefined;
+  let zoho: ZohoSim | undefined;
+  if (options.appointmentCrm) {
+    appointmentCrm = new AppointmentCrmSim();
+    await appointmentCrm.start();
+    env.APPOINTMENT_CRM_BASE_URL = appointmentCrm.url;
+    env.APPOINTMENT_CRM_API_KEY = appointmentCrm.apiKey;
+  }
+  if (options.recordCrm) {
+    zoho = new ZohoSim();
+    await zoho.start();
+    env.RECORD_CRM_ACCOUNTS_URL = zoho.accountsUrl;
+    env.RECORD_CRM_API_DOMAIN = zoho.apiDomain;
+    env.RECORD_CRM_CLIENT_ID = 'zoho-client';
+    env.RECORD_CRM_CLIENT_SECRET = 'zoho-secret';
+    env.RECORD_CRM_REFRESH_TOKEN = 'zoho-refresh';
+  }
+  const databaseUrl = uniqueDatabaseUrl();
+  const config = loadConfig({ ...baseEnv(service, databaseUrl, options.redisDb), ...env, ...(options.env ?? {}) });
+  fastRetries(config);
+  options.tune?.(config);
+  const app = await createApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = await app.getUrl();
+  const database = app.get(DatabaseService);
+  if (options.waitForDatabase !== false) await database.whenReady(30_000);
+
+  return {
+    app,
+    url,
+    config,
+    databaseUrl,
+    service,
+    appointmentCrm,
+    zoho,
+    database,
+    admin: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${ADMIN_TOKEN}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(`${url}${path}`, { ...init, headers, body });
+    },
+    close: async () => {
+      await app.close();
+      await Promise.all([service.stop(), appointmentCrm?.stop(), zoho?.stop()]);
+      await dropDatabase(databaseUrl).catch(() => undefined);
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value; fails with the last value after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last as NonNullable<T>;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
+}
