@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { RoutedDelivery } from './service-events.js';
 
-/** An action a handler wants for a delivery; the router adds the trigger, the inbox id and a dedupe key. */
+/**
+ * An action a handler wants for a delivery. The router adds the trigger and the inbox id, and, when the handler
+ * gives no dedupe key, one derived from the delivery (so routing the same delivery twice records nothing new).
+ */
 export type DeliveryAction = Omit<NewAction, 'trigger' | 'inboxId'>;
 
 /**
@@ -12,6 +15,12 @@ export type DeliveryAction = Omit<NewAction, 'trigger' | 'inboxId'>;
 export interface WebhookEventHandler {
   readonly name: string;
   actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]>;
+  /**
+   * Reconciliation: actions that repair this module's drift for one mapped project which the service's lists
+   * cannot reveal by themselves (e.g. drawings whose versions changed since the last push). Approved proposals
+   * and payments need nothing here: reconciliation replays them as made-up deliveries through `actionsFor`.
+   */
+  reconcileProject?(projectId: string): Promise<DeliveryAction[]>;
 }
 
 @Injectable()

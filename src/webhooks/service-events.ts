@@ -146,10 +146,16 @@ export const KNOWN_EVENTS = [
   'proposal.payment.received',
 ] as const;
 
-/** A stored delivery as the CRM modules see it. */
+/**
+ * A delivery as the CRM modules see it: a stored webhook (`trigger: 'webhook'`), or one that reconciliation made
+ * up from the service's current state (`trigger: 'reconcile'`, no inbox row) to repair what a lost webhook left
+ * behind. Handlers therefore key actions that must happen once per fact (an approval, a payment) on the fact,
+ * not on the delivery, so a made-up delivery for something already pushed is a no-op.
+ */
 export type RoutedDelivery = {
   [E in EventName]: {
-    inboxId: string;
+    trigger: 'webhook' | 'reconcile';
+    inboxId: string | null;
     receivedAt: Date;
     /** A short id of the delivery (for names that must differ per delivery, e.g. Zoho attachments). */
     shortId: string;
