@@ -14,13 +14,15 @@ function configOrExit(): AppConfig {
   }
 }
 
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 const config = configOrExit();
-const logger = new PinoNestLogger(createPino(config.logLevel));
-const app = await createApp(config, { logger });
+// A graceful stop waits for running jobs; with Redis gone it could wait forever, so it gets a deadline.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref());
+}
+const pinoLogger = createPino(config.logLevel);
+const app = await createApp(config, { logger: new PinoNestLogger(pinoLogger) });
 await app.listen({ port: config.port, host: '0.0.0.0' });
 const crms = [config.appointmentCrm && 'appointment', config.recordCrm && 'record'].filter(Boolean);
-logger.log(
-  { port: config.port, crms },
-  `crm-sync listening on port ${config.port}; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none'}`,
-  'Main',
-);
+pinoLogger.info({ context: 'Main', port: config.port, crms }, `crm-sync listening on port ${config.port}; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none'}`);

@@ -15,7 +15,7 @@ describe('health and metrics', () => {
 
   it('is ready when Postgres is migrated and Redis answers', async () => {
     const res = await fetch(`${h.url}/health/ready`);
-    const body = await res.json();
+    const body = (await res.json()) as { info: Record<string, unknown> };
     expect(res.status).toBe(200);
     expect(body.info).toMatchObject({ postgres: { status: 'up' }, redis: { status: 'up' } });
   });
@@ -30,7 +30,7 @@ describe('health and metrics', () => {
   it('serves the OpenAPI document with the admin bearer scheme', async () => {
     const res = await fetch(`${h.url}/docs-json`);
     expect(res.status).toBe(200);
-    const doc = await res.json();
+    const doc = (await res.json()) as { components: { securitySchemes: Record<string, unknown> } };
     expect(doc.components.securitySchemes.admin).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 });

@@ -13,8 +13,10 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   redisUrl: string;
+  /** Prefix of every queue key in Redis, so several deployments can share one Redis. */
+  queuePrefix: string;
   logLevel: string;
-  http: { timeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number };
+  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number };
   service: { baseUrl: string; token: string; maxRps: number; proposalTemplateId: string | null };
   webhooks: {
     secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
@@ -45,9 +47,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: v.PORT ?? 3000,
     databaseUrl: v.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/crm_sync',
     redisUrl: v.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: v.QUEUE_PREFIX ?? 'crm-sync',
     logLevel: v.LOG_LEVEL ?? 'info',
     http: {
       timeoutMs: v.HTTP_TIMEOUT_MS ?? 30_000,
+      uploadTimeoutMs: v.HTTP_UPLOAD_TIMEOUT_MS ?? 600_000,
       retry: { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxInlineRetryAfterMs: 30_000 },
       pdfMaxBytes: v.PDF_MAX_BYTES ?? 100 * 1024 * 1024,
     },

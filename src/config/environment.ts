@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const dbUrl = { require_tld: false, require_protocol: true, protocols: ['postgres', 'postgresql'] };
@@ -25,6 +25,9 @@ export class EnvironmentVariables {
 
   @blankAsUnset @IsOptional() @IsUrl(redisUrl, { message: 'must be a redis:// URL' })
   REDIS_URL?: string;
+
+  @blankAsUnset @IsOptional() @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, dots, dashes or underscores' })
+  QUEUE_PREFIX?: string;
 
   @blankAsUnset @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://api.example.com/v1' })
   SERVICE_API_BASE_URL!: string;
@@ -83,6 +86,9 @@ export class EnvironmentVariables {
   @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(100, { message: 'must be at least 100' })
   HTTP_TIMEOUT_MS?: number;
 
+  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1000, { message: 'must be at least 1000' })
+  HTTP_UPLOAD_TIMEOUT_MS?: number;
+
   @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' })
   PDF_MAX_BYTES?: number;
 
@@ -112,7 +118,8 @@ export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariable
   const vars = plainToInstance(EnvironmentVariables, { ...env });
   const errors = validateSync(vars, { whitelist: false, forbidUnknownValues: false });
   const problems = errors.map(toProblem);
-  problems.push(...crossFieldProblems(vars));
+  const alreadyBad = new Set(problems.map((p) => p.variable));
+  problems.push(...crossFieldProblems(vars).filter((p) => !alreadyBad.has(p.variable)));
   if (problems.length > 0) throw new ConfigError(problems);
   return vars;
 }

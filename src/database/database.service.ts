@@ -26,7 +26,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   private connecting?: Promise<void>;
   private stopped = false;
   private lastError = 'not connected yet';
-  private readyWaiters: Array<() => void> = [];
+  private readyWaiters: Array<{ wake: () => void; abandon: () => void }> = [];
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.source = new DataSource(buildDataSourceOptions(config.databaseUrl));
@@ -53,14 +53,31 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
     return this.dataSource.query(sql, params);
   }
 
+  /**
+   * The rows of an INSERT/UPDATE/DELETE ... RETURNING. (TypeORM's `query` answers those as `[rows, count]` on
+   * Postgres, but a SELECT as plain rows; this reads both.)
+   */
+  async returning<T>(sql: string, params?: unknown[]): Promise<T[]> {
+    const result: unknown = await this.dataSource.query(sql, params);
+    if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+    return result as T[];
+  }
+
   /** Resolves once the schema is ready; rejects with DatabaseUnavailableError after `timeoutMs`. */
   whenReady(timeoutMs = 60_000): Promise<void> {
     if (this.isReady) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new DatabaseUnavailableError(this.lastError)), timeoutMs);
-      this.readyWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
+      timer.unref();
+      this.readyWaiters.push({
+        wake: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        abandon: () => {
+          clearTimeout(timer);
+          reject(new DatabaseUnavailableError('shutting down'));
+        },
       });
     });
   }
@@ -77,6 +94,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.readyWaiters.splice(0).forEach((waiter) => waiter.abandon());
     await this.connecting?.catch(() => undefined);
     if (this.source.isInitialized) await this.source.destroy();
   }
@@ -95,7 +113,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
       try {
         await this.initialize();
         this.logger.log('database ready, migrations applied');
-        this.readyWaiters.splice(0).forEach((wake) => wake());
+        this.readyWaiters.splice(0).forEach((waiter) => waiter.wake());
         return;
       } catch (err) {
         this.lastError = describe(err);

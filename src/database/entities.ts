@@ -1,3 +1,4 @@
+import { AppointmentDrawingPush } from '../appointment-crm/drawing-push.entity.js';
 import { Mapping } from '../mappings/mapping.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
@@ -7,4 +8,5 @@ export const ENTITIES = [
   SyncLogEntry,
   InboxDelivery,
   Mapping,
+  AppointmentDrawingPush,
 ];

@@ -13,6 +13,8 @@ export interface OutboundHttpOptions {
   system: string;
   baseUrl?: string;
   timeoutMs: number;
+  /** For requests with a one-shot body (an upload): how long the whole request may take. Defaults to `timeoutMs`. */
+  uploadTimeoutMs?: number;
   retry: RetryPolicy;
   /** Headers that authenticate a call; asked for on every try, so a refreshed token is picked up. */
   authorize?: () => Promise<Record<string, string>> | Record<string, string>;
@@ -97,6 +99,8 @@ export class OutboundHttp {
       headers['content-type'] = 'application/json';
     }
     const stream = req.responseType === 'stream';
+    const upload = req.body !== undefined;
+    const timeoutMs = upload ? (this.options.uploadTimeoutMs ?? this.options.timeoutMs) : this.options.timeoutMs;
     let statusLabel = 'error';
     try {
       const response = await this.axios.request({
@@ -106,8 +110,12 @@ export class OutboundHttp {
         data,
         headers,
         responseType: stream ? 'stream' : 'text',
+        timeout: timeoutMs,
+        // Following redirects keeps every byte sent so it can be replayed: an upload would sit in memory whole,
+        // and a stream cannot be replayed anyway.
+        maxRedirects: upload ? 0 : 3,
         // A whole JSON answer must arrive within the time-out; a stream only has to keep moving (axios' idle timer).
-        signal: stream ? undefined : AbortSignal.timeout(this.options.timeoutMs + 1_000),
+        signal: stream ? undefined : AbortSignal.timeout(timeoutMs + 1_000),
       });
       statusLabel = String(response.status);
       const ok = (response.status >= 200 && response.status < 300) || req.acceptStatus?.includes(response.status);
@@ -130,7 +138,7 @@ export class OutboundHttp {
       this.logger.debug(`${req.method} ${url} ${response.status} ${elapsedMs(started)}ms`);
       return { status: response.status, data: parsed as T, headers: response.headers as Record<string, unknown> };
     } catch (err) {
-      const error = this.toOutboundError(req, err);
+      const error = this.toOutboundError(req, err, timeoutMs);
       if (error.status === null) statusLabel = error.failure;
       this.logger.warn(`${req.method} ${url} ${error.status ?? error.failure} ${elapsedMs(started)}ms: ${error.excerpt}`);
       throw error;
@@ -149,12 +157,12 @@ export class OutboundHttp {
     }
   }
 
-  private toOutboundError(req: OutboundRequest, err: unknown): OutboundError {
+  private toOutboundError(req: OutboundRequest, err: unknown, timeoutMs: number): OutboundError {
     if (err instanceof OutboundError) return err;
     const e = err as AxiosError & { name?: string };
     const code = e.code ?? '';
     if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'ERR_CANCELED') {
-      return new OutboundError(this.options.system, req.endpoint, 'timeout', null, `no answer within ${this.options.timeoutMs} ms`);
+      return new OutboundError(this.options.system, req.endpoint, 'timeout', null, `no answer within ${timeoutMs} ms`);
     }
     return new OutboundError(this.options.system, req.endpoint, 'network', null, code || (e.message ?? 'connection failed'));
   }

@@ -15,6 +15,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         connection: redisConnection(config.redisUrl),
+        prefix: config.queuePrefix,
         defaultJobOptions: defaultJobOptions(),
       }),
     }),

@@ -35,7 +35,8 @@ export const JOB_NAMES = {
 } as const;
 
 export const inboxJobId = (inboxId: string): string => `inbox-${inboxId}`;
-export const actionJobId = (entryId: string): string => `sync-${entryId}`;
+/** Each admin retry of an entry gets a job of its own, so the finished job of the previous run never stands in the way. */
+export const actionJobId = (entryId: string, retryBase = 0): string => `sync-${entryId}-${retryBase}`;
 
 /**
  * One BullMQ attempt per job: the action worker counts tries on the sync log entry and re-delays the job itself

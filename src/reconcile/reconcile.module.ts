@@ -1,4 +1,20 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ActionRegistry } from '../sync-log/action-registry.js';
+import { ReconcileController } from './reconcile.controller.js';
+import { ReconcileHandler } from './reconcile.handler.js';
+import { ReconcileService } from './reconcile.service.js';
 
-@Module({})
-export class ReconcileModule {}
+@Module({
+  controllers: [ReconcileController],
+  providers: [ReconcileHandler, ReconcileService],
+})
+export class ReconcileModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ActionRegistry,
+    private readonly handler: ReconcileHandler,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.handler);
+  }
+}

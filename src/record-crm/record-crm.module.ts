@@ -1,4 +1,56 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
+import { ActionRegistry } from '../sync-log/action-registry.js';
+import { WebhookEventHandlers } from '../webhooks/event-handlers.js';
+import { AddNoteAction, AttachPdfAction, ProposalTemplate } from './record-crm.actions.js';
+import { RecordCrmEvents } from './record-crm.events.js';
+import { RECORD_CRM, type RecordCrm } from './record-crm.js';
+import { ZohoClient } from './zoho.client.js';
 
-@Module({})
-export class RecordCrmModule {}
+/**
+ * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
+ * answer needs no caching: it comes from the cached token, as does a remembered refusal.)
+ */
+const READINESS_CACHE_MS = 30_000;
+/** A readiness probe waits no longer than this for the accounts server; the refresh goes on behind it. */
+const READINESS_WAIT_MS = 2_000;
+
+/** Zoho CRM: attachments and notes on records. Imported by AppModule only when RECORD_CRM_API_DOMAIN is set. */
+@Module({
+  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, ProposalTemplate, AttachPdfAction, AddNoteAction, RecordCrmEvents],
+  exports: [RECORD_CRM],
+})
+export class RecordCrmModule implements OnModuleInit {
+  private failed?: { outcome: ReadinessOutcome; at: number };
+
+  constructor(
+    @Inject(RECORD_CRM) private readonly crm: RecordCrm,
+    private readonly actions: ActionRegistry,
+    private readonly handlers: WebhookEventHandlers,
+    private readonly checks: ReadinessRegistry,
+    private readonly attachPdf: AttachPdfAction,
+    private readonly addNote: AddNoteAction,
+    private readonly events: RecordCrmEvents,
+  ) {}
+
+  onModuleInit(): void {
+    this.actions.register(this.attachPdf, this.addNote);
+    this.handlers.register(this.events);
+    this.checks.register('record_crm', () => this.ready());
+  }
+
+  /** `degraded` (a warning; the daemon stays ready) when no Zoho token can be obtained. */
+  private async ready(): Promise<ReadinessOutcome> {
+    if (this.failed && Date.now() - this.failed.at < READINESS_CACHE_MS) return this.failed.outcome;
+    const waiting = 'the Zoho accounts server has not answered yet';
+    const problem = await Promise.race([
+      this.crm.accessProblem(),
+      // A slow accounts server: answer now; the probes that follow join the same refresh.
+      new Promise<string>((resolve) => setTimeout(resolve, READINESS_WAIT_MS, waiting).unref()),
+    ]);
+    if (!problem) return { status: 'up' };
+    const outcome: ReadinessOutcome = { status: 'degraded', message: problem };
+    if (problem !== waiting) this.failed = { outcome, at: Date.now() };
+    return outcome;
+  }
+}

@@ -4,7 +4,7 @@ import pThrottle from 'p-throttle';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { idString, jsonInteger } from '../http/exact-json.js';
+import { idString, jsonInteger, optionalIdString } from '../http/exact-json.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';
@@ -48,6 +48,7 @@ export class ServiceApiClient {
       system: 'service',
       baseUrl: config.service.baseUrl,
       timeoutMs: config.http.timeoutMs,
+      uploadTimeoutMs: config.http.uploadTimeoutMs,
       retry: config.http.retry,
       authorize: () => ({ authorization: `Bearer ${config.service.token}` }),
       throttle: (call) => throttle(call)(),
@@ -225,10 +226,12 @@ export class ServiceApiClient {
     );
     return {
       successItems: (answer?.success_items ?? []).map((item) => toPair(item)),
-      failItems: (answer?.fail_items ?? []).map((item) => {
+      // A fail item that names neither id cannot be attributed; it is dropped, and its mapping stays pending.
+      failItems: (answer?.fail_items ?? []).flatMap((item) => {
         const raw = item as { data?: unknown; message?: unknown };
-        const pair = toPair(raw.data && typeof raw.data === 'object' ? raw.data : raw);
-        return { ...pair, message: typeof raw.message === 'string' ? raw.message : 'association failed (no reason given)' };
+        const pair = toOptionalPair(raw.data && typeof raw.data === 'object' ? raw.data : raw);
+        if (!pair) return [];
+        return [{ ...pair, message: typeof raw.message === 'string' ? raw.message : 'association failed (no reason given)' }];
       }),
     };
   }
@@ -297,4 +300,11 @@ function versionParam(drawingVersionId?: string): Record<string, string | undefi
 function toPair(value: unknown): AssociationPair {
   const v = (value ?? {}) as Record<string, unknown>;
   return { appointment_id: idString(v.appointment_id), project_id: idString(v.project_id) };
+}
+
+function toOptionalPair(value: unknown): AssociationPair | null {
+  const v = (value ?? {}) as Record<string, unknown>;
+  const appointment = optionalIdString(v.appointment_id);
+  const project = optionalIdString(v.project_id);
+  return appointment && project ? { appointment_id: appointment, project_id: project } : null;
 }

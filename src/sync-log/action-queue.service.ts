@@ -64,7 +64,7 @@ export class ActionQueue {
       return;
     }
     const queue = this.queues[queueName];
-    const jobId = actionJobId(entry.id);
+    const jobId = actionJobId(entry.id, entry.retryBase);
     const existing = await queue.getJob(jobId);
     if (existing) {
       if (LIVE_STATES.has(await existing.getState())) return;

@@ -68,7 +68,7 @@ export abstract class ActionWorker extends WorkerHost {
 
   private async fail(job: Job, token: string | undefined, entry: SyncLogEntry, err: unknown): Promise<void> {
     const reason = reasonOf(err);
-    if (isPermanent(err) || entry.attempts >= this.deps.config.jobs.attempts) {
+    if (isPermanent(err) || entry.attempts - entry.retryBase >= this.deps.config.jobs.attempts) {
       await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
       this.count(entry, 'failed');
       this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
@@ -76,7 +76,7 @@ export abstract class ActionWorker extends WorkerHost {
     }
     await this.deps.syncLog.awaitRetry(entry.id, reason);
     this.count(entry, 'retrying');
-    const delayMs = this.backoff(entry.attempts, 'retry-after', err as Error);
+    const delayMs = this.backoff(entry.attempts - entry.retryBase, 'retry-after', err as Error);
     this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);
     await this.delay(job, token, delayMs);
   }

@@ -43,6 +43,10 @@ export class SyncLogEntry {
   @Column({ type: 'int', default: 0 })
   attempts: number;
 
+  /** `attempts` when an admin last retried the entry: the runs since then count against the budget of tries. */
+  @Column({ name: 'retry_base', type: 'int', default: 0 })
+  retryBase: number;
+
   /** The last failure's reason. */
   @Column({ type: 'text', nullable: true })
   error: string | null;

@@ -19,6 +19,6 @@ import { SyncLogService } from './sync-log.service.js';
     AppointmentCrmActionsWorker,
     RecordCrmActionsWorker,
   ],
-  exports: [SyncLogService, ActionRegistry, ActionQueue],
+  exports: [SyncLogService, ActionRegistry, ActionQueue, ActionSweeper],
 })
 export class SyncLogModule {}

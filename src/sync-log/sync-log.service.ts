@@ -69,7 +69,7 @@ export class SyncLogService {
 
   /** Marks a run as started; null when the entry is already finished (a stale or repeated job). */
   async startRun(id: string): Promise<SyncLogEntry | null> {
-    const rows: Array<{ id: string }> = await this.database.query(
+    const rows = await this.database.returning<{ id: string }>(
       `UPDATE sync_log SET status = 'running', attempts = attempts + 1, started_at = now(), updated_at = now()
         WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
       [id],
@@ -95,10 +95,13 @@ export class SyncLogService {
     ]);
   }
 
-  /** A failed entry queued to run again (the admin's retry); null when it is not in a state that allows it. */
+  /**
+   * A failed entry queued to run again (the admin's retry), with a fresh budget of tries; `attempts` keeps counting
+   * every run. Null when the entry is not failed.
+   */
   async requeue(id: string): Promise<SyncLogEntry | null> {
-    const rows: Array<{ id: string }> = await this.database.query(
-      `UPDATE sync_log SET status = 'queued', finished_at = NULL, duration_ms = NULL, updated_at = now()
+    const rows = await this.database.returning<{ id: string }>(
+      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, updated_at = now()
         WHERE id = $1 AND status = 'failed' RETURNING id`,
       [id],
     );

@@ -1,6 +1,15 @@
 import { Global, Module } from '@nestjs/common';
+import { DeliveryRouter } from './delivery-router.service.js';
 import { WebhookEventHandlers } from './event-handlers.js';
+import { InboxSweeper } from './inbox-sweeper.js';
+import { InboxService } from './inbox.service.js';
+import { RouteDeliveryWorker } from './route-delivery.processor.js';
+import { WebhooksController } from './webhooks.controller.js';
 
 @Global()
-@Module({ providers: [WebhookEventHandlers], exports: [WebhookEventHandlers] })
+@Module({
+  controllers: [WebhooksController],
+  providers: [WebhookEventHandlers, InboxService, DeliveryRouter, RouteDeliveryWorker, InboxSweeper],
+  exports: [WebhookEventHandlers, DeliveryRouter, InboxService, InboxSweeper],
+})
 export class WebhooksModule {}

@@ -19,8 +19,8 @@ export const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 export interface HarnessOptions {
   /**
-   * The Redis db index of this test file (1..15); each e2e file uses its own, so files running in parallel never
-   * see each other's queues. The harness flushes it at start.
+   * The Redis db index of this test file; each e2e file uses its own. Each harness also gets a queue prefix of its
+   * own, so two harnesses never see each other's jobs even on one db, and its keys are removed on close.
    */
   redisDb: number;
   appointmentCrm?: boolean;
@@ -62,6 +62,7 @@ export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: numbe
     WEBHOOK_SECRETS_RECORD_PROMPT: RECORD_PROMPT_SECRET,
     ADMIN_TOKEN,
     RECONCILE_INTERVAL_SECONDS: '0',
+    QUEUE_PREFIX: `crm-sync-test-${randomBytes(4).toString('hex')}`,
     DRAWINGS_COALESCE_MS: '300',
     HTTP_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'silent',
@@ -81,8 +82,19 @@ export async function flushRedisDb(redisDb: number): Promise<void> {
   redis.disconnect();
 }
 
+/** Removes every key of a queue prefix (a harness's, at its close). */
+export async function removeQueueKeys(redisDb: number, prefix: string): Promise<void> {
+  const redis = new Redis(`${REDIS_BASE}/${redisDb}`, { maxRetriesPerRequest: 1 });
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  await flushRedisDb(options.redisDb);
   const service = new ServiceSim();
   await service.start();
   const env: Record<string, string> = {};
@@ -134,6 +146,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     },
     close: async () => {
       await app.close();
+      await removeQueueKeys(options.redisDb, config.queuePrefix);
       await Promise.all([service.stop(), appointmentCrm?.stop(), zoho?.stop()]);
       await dropDatabase(databaseUrl).catch(() => undefined);
     },

@@ -14,6 +14,7 @@ export class SyncLogAndInbox1763700000000 implements MigrationInterface {
         target text NULL,
         status text NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed', 'skipped')),
         attempts int NOT NULL DEFAULT 0,
+        retry_base int NOT NULL DEFAULT 0,
         error text NULL,
         detail text NULL,
         payload jsonb NOT NULL DEFAULT '{}',
@@ -51,36 +52,45 @@ export class SyncLogAndInbox1763700000000 implements MigrationInterface {
     await q.query(`CREATE INDEX webhook_inbox_hash_received ON webhook_inbox (body_hash, received_at)`);
     await q.query(`CREATE INDEX webhook_inbox_status_received ON webhook_inbox (status, received_at)`);
 
-    // Stores a delivery unless an equal one (same endpoint and body) arrived within the window, in one round trip.
-    // The advisory lock on the hash makes two equal deliveries racing on two connections (or replicas) queue up,
-    // so exactly one of them is stored and the other sees it.
+    // Stores a batch of deliveries in one transaction (one commit for many webhooks: the intake's throughput), each
+    // unless an equal one (same endpoint and body) arrived within the window. Advisory locks on the hashes, taken in
+    // hash order so concurrent batches cannot deadlock, make equal deliveries racing on two connections (or two
+    // replicas) queue up: exactly one is stored and the other sees it.
     await q.query(`
-      CREATE FUNCTION crm_sync_store_delivery(p_endpoint text, p_event text, p_body bytea, p_hash bytea,
-                                              p_status text, p_window_seconds int)
-      RETURNS TABLE (delivery_id bigint, duplicate boolean)
+      CREATE FUNCTION crm_sync_store_deliveries(p_endpoints text[], p_events text[], p_bodies bytea[], p_hashes bytea[],
+                                                p_statuses text[], p_window_seconds int)
+      RETURNS TABLE (idx int, delivery_id bigint, duplicate boolean)
       LANGUAGE plpgsql AS $$
       DECLARE
+        i int;
         existing bigint;
       BEGIN
-        PERFORM pg_advisory_xact_lock(('x' || substr(encode(p_hash, 'hex'), 1, 16))::bit(64)::bigint);
-        SELECT i.id INTO existing FROM webhook_inbox i
-         WHERE i.body_hash = p_hash AND i.received_at > clock_timestamp() - make_interval(secs => p_window_seconds)
-         ORDER BY i.received_at DESC LIMIT 1;
-        IF existing IS NOT NULL THEN
-          UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE id = existing;
-          RETURN QUERY SELECT existing, true;
-          RETURN;
-        END IF;
-        RETURN QUERY
-          INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at)
-          VALUES (p_endpoint, p_event, p_body, p_hash, p_status, clock_timestamp())
-          RETURNING id, false;
+        PERFORM pg_advisory_xact_lock(lock_key)
+           FROM (SELECT DISTINCT ('x' || substr(encode(h, 'hex'), 1, 16))::bit(64)::bigint AS lock_key
+                   FROM unnest(p_hashes) AS h ORDER BY 1) AS locks;
+        FOR i IN 1 .. coalesce(array_length(p_hashes, 1), 0) LOOP
+          SELECT w.id INTO existing FROM webhook_inbox w
+           WHERE w.body_hash = p_hashes[i] AND w.received_at > clock_timestamp() - make_interval(secs => p_window_seconds)
+           ORDER BY w.received_at DESC LIMIT 1;
+          idx := i;
+          IF existing IS NOT NULL THEN
+            UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE id = existing;
+            delivery_id := existing;
+            duplicate := true;
+          ELSE
+            INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at)
+            VALUES (p_endpoints[i], p_events[i], p_bodies[i], p_hashes[i], p_statuses[i], clock_timestamp())
+            RETURNING id INTO delivery_id;
+            duplicate := false;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
       END
       $$`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION crm_sync_store_delivery`);
+    await q.query(`DROP FUNCTION crm_sync_store_deliveries`);
     await q.query(`DROP TABLE webhook_inbox`);
     await q.query(`DROP TABLE sync_log`);
   }

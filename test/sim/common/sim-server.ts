@@ -215,6 +215,7 @@ export class SimServer {
       payload = typeof response.body === 'string' && headers['content-type'] ? response.body : toJson(response.body);
       headers['content-type'] ??= 'application/json';
     }
+    if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
     res.writeHead(response.status, headers);
     res.end(payload);
   }

@@ -219,6 +219,28 @@ describe(ZohoSim.name, () => {
       expect(((await bad.json()) as { data: unknown[] }).data[0]).toMatchObject({ code: 'INVALID_DATA', status: 'error' });
     });
 
+    it('lists a record\'s notes (fields mandatory, 204 for none) and attachments added by hand', async () => {
+      const id = sim.addRecord('Deals');
+      expect((await call(`/Deals/${id}/Notes`)).status).toBe(400);
+      expect((await call(`/Deals/${id}/Notes?fields=Note_Title`)).status).toBe(204);
+      await call('/Notes', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ data: [{ Note_Title: 'T', Note_Content: 'C', Parent_Id: { module: { api_name: 'Deals' }, id } }] }),
+      });
+      const listed = (await (await call(`/Deals/${id}/Notes?fields=Note_Title,Note_Content`)).json()) as { data: unknown[] };
+      expect(listed.data).toEqual([{ id: expect.stringMatching(/^\d{19}$/), Note_Title: 'T', Note_Content: 'C' }]);
+
+      const attachmentId = sim.addAttachment('Deals', id, 'by-hand.pdf', makePdf('x'));
+      sim.maxPerPage = 1;
+      try {
+        const page = (await (await call(`/Deals/${id}/Attachments?fields=File_Name&per_page=200`)).json()) as { data: unknown[]; info: { per_page: number } };
+        expect(page).toMatchObject({ data: [{ id: attachmentId, File_Name: 'by-hand.pdf' }], info: { per_page: 1 } });
+      } finally {
+        sim.maxPerPage = 200;
+      }
+    });
+
     it('passes injected 429s through', async () => {
       sim.api.injectFault({
         path: /\/crm\/v8\/Deals\//,

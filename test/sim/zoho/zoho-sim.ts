@@ -90,6 +90,8 @@ export class ZohoSim {
   maxAttachmentBytes = 20 * 1024 * 1024;
   /** Default page size of attachment lists when the request gives no `per_page`. */
   defaultPerPage = 200;
+  /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
+  maxPerPage = 200;
   /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
   notesSuccessStatus: 200 | 201 = 201;
   /** Status of a notes insert where every note failed; the errors still sit in `data[i]`. */
@@ -115,6 +117,7 @@ export class ZohoSim {
     this.api.route('POST', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.upload(req)));
     this.api.route('GET', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.listAttachments(req)));
     this.api.route('GET', '/crm/v8/:module/:id/Attachments/:attId', this.authed((req) => this.download(req)));
+    this.api.route('GET', '/crm/v8/:module/:id/Notes', this.authed((req) => this.listNotes(req)));
   }
 
   async start(): Promise<void> {
@@ -156,6 +159,15 @@ export class ZohoSim {
     const recordId = id ?? this.newId();
     this.moduleRecords(module).set(recordId, { id: recordId, fields, attachments: [], notes: [] });
     return recordId;
+  }
+
+  /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */
+  addAttachment(module: ZohoModule, id: string, fileName: string, bytes: Buffer, contentType = 'application/pdf'): string {
+    const record = this.moduleRecords(module).get(id);
+    if (!record) throw new Error(`no ${module} record ${id}`);
+    const attachment: ZohoAttachment = { id: this.newId(), fileName, size: bytes.length, contentType, bytes, createdTime: zohoTime() };
+    record.attachments.push(attachment);
+    return attachment.id;
   }
 
   attachmentsOf(module: ZohoModule, id: string): ZohoAttachment[] {
@@ -304,7 +316,7 @@ export class ZohoSim {
     if ('status' in record) return record;
     if (record.attachments.length === 0) return { status: 204 };
 
-    const perPage = Math.min(200, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
+    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
     const pageToken = req.query.get('page_token');
     const page = pageToken ? Number(Buffer.from(pageToken, 'base64url').toString()) || 1 : Number(req.query.get('page') ?? 1) || 1;
     const slice = record.attachments.slice((page - 1) * perPage, page * perPage);
@@ -340,6 +352,26 @@ export class ZohoSim {
         'content-disposition': `attachment;filename="${attachment.fileName}"`,
       },
     };
+  }
+
+  /** The Notes related list of a record: `fields` mandatory, 204 when there are none, paged like attachments. */
+  private listNotes(req: SimRequest): SimResponse {
+    const fields = req.query.get('fields');
+    if (!fields) {
+      return { status: 400, body: zohoError('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'fields' }) };
+    }
+    const record = this.findRecord(req);
+    if ('status' in record) return record;
+    if (record.notes.length === 0) return { status: 204 };
+    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
+    const page = Number(req.query.get('page') ?? 1) || 1;
+    const slice = record.notes.slice((page - 1) * perPage, page * perPage);
+    const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);
+    const data = slice.map((n) => {
+      const full: Record<string, unknown> = { id: n.id, Note_Title: n.title, Note_Content: n.content, Created_Time: n.createdTime };
+      return Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key)));
+    });
+    return { status: 200, body: { data, info: { per_page: perPage, count: data.length, page, more_records: page * perPage < record.notes.length } } };
   }
 
   private addNotes(req: SimRequest): SimResponse {

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+/** The built daemon (`npm run build`), run as a child process so its memory and CPU are its own. Run from the repo root. */
+export const DAEMON_ENTRY = resolve(process.cwd(), 'dist/main.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+    server.on('error', fail);
+  });
+}
+
+export interface Daemon {
+  process: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `node dist/main.js`; resolves once it is ready (or only live, for tests of a daemon whose Postgres or Redis is down). */
+export async function startDaemon(env: Record<string, string>, options: { until?: 'ready' | 'live'; timeoutMs?: number } = {}): Promise<Daemon> {
+  const probe = options.until === 'live' ? '/health' : '/health/ready';
+  const readyTimeoutMs = options.timeoutMs ?? 30_000;
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+    env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + readyTimeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${output.slice(-2000)}`);
+    const ready = await fetch(`${url}${probe}`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (Date.now() >= deadline) {
+    child.kill('SIGKILL');
+    throw new Error(`daemon not ${options.until ?? 'ready'}: ${output.slice(-2000)}`);
+  }
+  return {
+    process: child,
+    url,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Peak and current resident memory of a process, in MiB (Linux). */
+export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { peakMiB: Math.round(kib('VmHWM') / 1024), rssMiB: Math.round(kib('VmRSS') / 1024) };
+}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import { SYNC_STATUSES, SYNC_TRIGGERS } from '../sync-log/sync-log.entity.js';
+
+/** A sync log entry as the admin API shows it (CONTRACT §5): ids as strings, times ISO 8601 UTC. */
+export class SyncLogEntryView {
+  @ApiProperty({ example: '42' }) id: string;
+  @ApiProperty({ example: 'associate' }) kind: string;
+  @ApiProperty({ enum: SYNC_TRIGGERS }) trigger: string;
+  @ApiProperty({ nullable: true, type: String, example: '36029621652695017' }) project_id: string | null;
+  @ApiProperty({ nullable: true, enum: ['appointment', 'record'] }) crm: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'The appointment id, or `Module/record id`.' }) target: string | null;
+  @ApiProperty({ enum: SYNC_STATUSES }) status: string;
+  @ApiProperty({ description: 'How many times the action ran.' }) attempts: number;
+  @ApiProperty({ nullable: true, type: String, description: "The last failure's reason." }) error: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) finished_at: string | null;
+  @ApiProperty({ nullable: true, type: Number }) duration_ms: number | null;
+  @ApiProperty({ nullable: true, type: String, description: 'What the action did, or why it was skipped.' }) detail: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "The action's input." }) payload: Record<string, unknown>;
+  @ApiPropertyOptional({ nullable: true, type: String }) parent_id: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) inbox_id: string | null;
+}
+
+const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
+
+export function syncLogEntryView(entry: SyncLogEntry): SyncLogEntryView {
+  return {
+    id: String(entry.id),
+    kind: entry.kind,
+    trigger: entry.trigger,
+    project_id: entry.projectId,
+    crm: entry.crm,
+    target: entry.target,
+    status: entry.status,
+    attempts: entry.attempts,
+    error: entry.error,
+    created_at: iso(entry.createdAt)!,
+    finished_at: iso(entry.finishedAt),
+    duration_ms: entry.durationMs,
+    detail: entry.detail,
+    payload: entry.payload ?? {},
+    parent_id: entry.parentId === null || entry.parentId === undefined ? null : String(entry.parentId),
+    inbox_id: entry.inboxId === null || entry.inboxId === undefined ? null : String(entry.inboxId),
+  };
+}

@@ -1,0 +1,71 @@
+import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { SyncLogService } from '../sync-log/sync-log.service.js';
+import { AdminRoute } from './admin-auth.guard.js';
+import { idCursor, pageLimit, pageOf, type PageOf } from './pagination.js';
+import { ParseIdPipe } from './parse-id.pipe.js';
+import { SyncLogQueryDto } from './sync-logs.dto.js';
+import { syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
+
+@ApiTags('sync-logs')
+@AdminRoute()
+@Controller('api/sync-logs')
+export class SyncLogsController {
+  constructor(
+    private readonly syncLog: SyncLogService,
+    private readonly actions: ActionQueue,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The sync log, newest first; filter by status, kind, project, CRM and creation time.' })
+  @ApiOkResponse({ description: '`{ items: SyncLogEntry[], next_cursor: string | null }`' })
+  @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
+  async list(@Query() query: SyncLogQueryDto): Promise<PageOf<SyncLogEntryView>> {
+    const page = await this.syncLog.list({
+      status: query.status,
+      kind: query.kind,
+      projectId: query.project_id,
+      crm: query.crm,
+      since: query.since ? new Date(query.since) : undefined,
+      limit: pageLimit(query),
+      cursor: idCursor(query),
+    });
+    return pageOf(page.items, page.nextCursor, syncLogEntryView);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One entry with its error and attempts.' })
+  @ApiOkResponse({ type: SyncLogEntryView })
+  @ApiNotFoundResponse({ description: 'No such entry.' })
+  async get(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryView> {
+    const entry = await this.syncLog.get(id);
+    if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
+    return syncLogEntryView(entry);
+  }
+
+  @Post(':id/retry')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Runs a failed action again; only a failed entry can be retried.' })
+  @ApiAcceptedResponse({ type: SyncLogEntryView, description: 'The entry, queued again.' })
+  @ApiNotFoundResponse({ description: 'No such entry.' })
+  @ApiConflictResponse({ description: 'The entry is not failed; the answer names its status.' })
+  async retry(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryView> {
+    // Checked here rather than from requeue()'s answer: that one comes back non-null for any existing entry
+    // (TypeORM answers UPDATE ... RETURNING as [rows, count]), so it cannot tell a refused retry.
+    const entry = await this.syncLog.get(id);
+    if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
+    if (entry.status !== 'failed') {
+      throw new ConflictException({
+        statusCode: 409,
+        message: `only a failed entry can be retried; entry ${id} is ${entry.status}`,
+        error: 'Conflict',
+        status: entry.status,
+      });
+    }
+    const requeued = await this.syncLog.requeue(id);
+    if (!requeued) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
+    await this.actions.enqueue(requeued);
+    return syncLogEntryView(requeued);
+  }
+}

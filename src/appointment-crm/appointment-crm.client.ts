@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import FormData from 'form-data';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { idString } from '../http/exact-json.js';
+import { OutboundError } from '../http/outbound-error.js';
+import { OutboundHttp, type OutboundHttpOptions, type OutboundRequest } from '../http/outbound-http.js';
+import {
+  AppointmentNotFoundError,
+  type Appointment,
+  type AppointmentCrm,
+  type AppointmentFile,
+  type FileCategory,
+  type Sale,
+  type UploadFile,
+} from './appointment-crm.js';
+
+const enc = encodeURIComponent;
+
+/**
+ * The bundled AppointmentCrm adapter: CONTRACT §6 over HTTP with the bearer key, time-outs, typed errors, and
+ * retries of 429 (honouring Retry-After), 408/409, 5xx and time-outs. Other 4xx fail at once; a 404 on an
+ * appointment becomes AppointmentNotFoundError. Uploads are sent once: their caller retries download and upload
+ * together, since a stream can only be read once.
+ */
+@Injectable()
+export class HttpAppointmentCrm implements AppointmentCrm {
+  private readonly http: OutboundHttp;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, metrics: MetricsService) {
+    const crm = config.appointmentCrm;
+    if (!crm) throw new Error('APPOINTMENT_CRM_BASE_URL is not set');
+    const options: OutboundHttpOptions = {
+      system: 'appointment_crm',
+      baseUrl: crm.baseUrl,
+      timeoutMs: config.http.timeoutMs,
+      uploadTimeoutMs: config.http.uploadTimeoutMs,
+      retry: config.http.retry,
+      authorize: () => ({ authorization: `Bearer ${crm.apiKey}` }),
+      metrics,
+    };
+    this.http = new OutboundHttp(options);
+  }
+
+  async getAppointment(appointmentId: string): Promise<Appointment> {
+    const data = await this.call<Record<string, unknown>>(appointmentId, {
+      endpoint: 'GET /appointments/:id',
+      method: 'GET',
+      path: `/appointments/${enc(appointmentId)}`,
+    });
+    return { ...data, id: idString(data?.id ?? appointmentId), status: String(data?.status ?? '') };
+  }
+
+  async listFiles(appointmentId: string): Promise<AppointmentFile[]> {
+    const data = await this.call<unknown>(appointmentId, {
+      endpoint: 'GET /appointments/:id/files',
+      method: 'GET',
+      path: `/appointments/${enc(appointmentId)}/files`,
+    });
+    if (!Array.isArray(data)) throw this.invalid('GET /appointments/:id/files', 'expected a list of files');
+    return data.map((raw) => {
+      const file = raw as Record<string, unknown>;
+      return { id: idString(file.id), name: String(file.name ?? ''), category: String(file.category ?? ''), size: file.size as number | undefined };
+    });
+  }
+
+  async uploadFile(appointmentId: string, category: FileCategory, file: UploadFile): Promise<AppointmentFile> {
+    const form = new FormData();
+    form.append('category', category);
+    form.append('file', file.stream, {
+      filename: file.fileName,
+      contentType: 'application/pdf',
+      ...(file.size !== null ? { knownLength: file.size } : {}),
+    });
+    const headers: Record<string, string> = form.getHeaders();
+    if (file.size !== null) headers['content-length'] = String(form.getLengthSync());
+    const data = await this.call<Record<string, unknown>>(
+      appointmentId,
+      { endpoint: 'POST /appointments/:id/files', method: 'POST', path: `/appointments/${enc(appointmentId)}/files`, body: form, headers },
+    );
+    if (data?.id === undefined || data.id === null) throw this.invalid('POST /appointments/:id/files', 'answer has no file id');
+    return { id: idString(data.id), name: String(data.name ?? file.fileName), category: String(data.category ?? category) };
+  }
+
+  async deleteFile(appointmentId: string, fileId: string): Promise<void> {
+    // 404 here means the file went away already (an earlier attempt deleted it): the goal is reached.
+    await this.http.request({
+      endpoint: 'DELETE /appointments/:id/files/:fileId',
+      method: 'DELETE',
+      path: `/appointments/${enc(appointmentId)}/files/${enc(fileId)}`,
+      acceptStatus: [404],
+    });
+  }
+
+  async putSale(appointmentId: string, sale: Sale): Promise<void> {
+    await this.call(appointmentId, { endpoint: 'PUT /appointments/:id/sale', method: 'PUT', path: `/appointments/${enc(appointmentId)}/sale`, json: sale });
+  }
+
+  async setStatus(appointmentId: string, status: string): Promise<void> {
+    await this.call(appointmentId, { endpoint: 'PATCH /appointments/:id', method: 'PATCH', path: `/appointments/${enc(appointmentId)}`, json: { status } });
+  }
+
+  async addNote(appointmentId: string, text: string): Promise<void> {
+    await this.call(appointmentId, { endpoint: 'POST /appointments/:id/notes', method: 'POST', path: `/appointments/${enc(appointmentId)}/notes`, json: { text } });
+  }
+
+  /** A call about one appointment: its 404 names the appointment. */
+  private async call<T>(appointmentId: string, req: OutboundRequest): Promise<T> {
+    try {
+      return (await this.http.request<T>(req)).data;
+    } catch (err) {
+      if (err instanceof OutboundError && err.status === 404) throw new AppointmentNotFoundError(appointmentId);
+      throw err;
+    }
+  }
+
+  private invalid(endpoint: string, message: string): OutboundError {
+    return new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, message);
+  }
+}

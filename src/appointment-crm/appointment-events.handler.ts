@@ -1,0 +1,193 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import type { Mapping } from '../mappings/mapping.entity.js';
+import type { DeliveryAction, WebhookEventHandler } from '../webhooks/event-handlers.js';
+import type {
+  AppointmentPromptData,
+  PaymentReceivedData,
+  ProposalApprovedData,
+  ProposalStatusChangedData,
+  RoutedDelivery,
+} from '../webhooks/service-events.js';
+import { APPOINTMENT_ACTIONS, AppointmentPushService, type LineItemsPayload, type ProposalPdfPayload } from './appointment-push.service.js';
+import { amountText, paymentNote } from './sale.js';
+
+type Kind = (typeof APPOINTMENT_ACTIONS)[keyof typeof APPOINTMENT_ACTIONS];
+
+interface Approval {
+  proposalId: string;
+  pdfUrl?: string;
+  drawingId?: string;
+  drawingVersionId?: string;
+}
+
+/** Turns the service's deliveries into appointment CRM actions, for projects mapped to an appointment. */
+@Injectable()
+export class AppointmentEventsHandler implements WebhookEventHandler {
+  readonly name = 'appointment-crm';
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly mappings: MappingLookup,
+    private readonly pushes: AppointmentPushService,
+  ) {}
+
+  async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
+    switch (delivery.event) {
+      case 'drawing.created':
+      case 'drawing.updated':
+        return this.drawingsChanged(delivery.data.project_id, delivery.trigger);
+      case 'appointment_crm.export_prompt':
+        return this.exportPrompt(delivery.data, delivery.trigger);
+      case 'proposal.status_changed':
+        return this.statusChanged(delivery.data, delivery.trigger);
+      case 'proposal.approved':
+        return this.approved(delivery.data.project_id, approvalOf(delivery.data), delivery.trigger);
+      case 'proposal.payment.received':
+        return delivery.projectId ? this.paymentReceived(delivery.projectId, delivery.data, delivery.trigger) : [];
+      default:
+        return [];
+    }
+  }
+
+  /** A drawing push when the drawings or their versions differ from what the appointment last received. */
+  async reconcileProject(projectId: string): Promise<DeliveryAction[]> {
+    const mapping = await this.mappings.appointmentOfProject(projectId);
+    if (!mapping || mapping.status === 'failed' || !mapping.appointmentId) return [];
+    const current = await this.pushes.currentDrawings(projectId);
+    const pushed = new Map((await this.pushes.pushedDrawings(mapping.appointmentId)).map((p) => [p.drawingId, p.drawingVersionId]));
+    const same = current.length === pushed.size && current.every((d) => pushed.get(d.drawingId) === d.versionId);
+    if (same || current.length === 0) return [];
+    return [this.drawingsAction(mapping.appointmentId, projectId)];
+  }
+
+  private async drawingsChanged(projectId: string, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    return this.forMapping(projectId, APPOINTMENT_ACTIONS.pushDrawings, trigger, (appointmentId) => [this.drawingsAction(appointmentId, projectId)]);
+  }
+
+  private drawingsAction(appointmentId: string, projectId: string): DeliveryAction {
+    // A burst of drawing events for one project joins the push still waiting, which then reads every drawing.
+    return {
+      ...base(APPOINTMENT_ACTIONS.pushDrawings, projectId, appointmentId),
+      coalesceKey: `${APPOINTMENT_ACTIONS.pushDrawings}:${appointmentId}`,
+      delayMs: this.config.jobs.drawingsCoalesceMs,
+    };
+  }
+
+  private async exportPrompt(data: AppointmentPromptData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    return this.forMapping(data.project_id, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => {
+      if (data.appointment_id !== appointmentId) {
+        return [
+          {
+            ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, data.appointment_id),
+            status: 'failed',
+            error:
+              `export prompt names appointment ${data.appointment_id}, but project ${data.project_id} is mapped to ` +
+              `appointment ${appointmentId}; nothing pushed`,
+          },
+        ];
+      }
+      if (!data.yes_no) {
+        return [
+          {
+            ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId),
+            status: 'skipped',
+            detail: `the user answered no to the export prompt for drawing ${data.drawing_id}; nothing pushed`,
+          },
+        ];
+      }
+      const payload: ProposalPdfPayload = { drawing_id: data.drawing_id };
+      return [{ ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId), payload: { ...payload } }];
+    });
+  }
+
+  private async statusChanged(data: ProposalStatusChangedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    if (data.status === 'APPROVED') return this.approved(data.project_id, approvalOf(data), trigger);
+    return this.forMapping(data.project_id, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => [
+      {
+        ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId),
+        status: 'skipped',
+        detail: `proposal ${data.proposal_id} is now ${data.status}; only an approval is pushed`,
+      },
+    ]);
+  }
+
+  /** Signed PDF, then the approved drawing's sale, then Sold: once per approved proposal, however often it is told. */
+  private async approved(projectId: string, approval: Approval, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    return this.forMapping(projectId, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => {
+      const dedupeKey = `appointment:approved:${approval.proposalId}`;
+      if (approval.pdfUrl) {
+        const payload: ProposalPdfPayload = {
+          pdf_url: approval.pdfUrl,
+          proposal_id: approval.proposalId,
+          drawing_id: approval.drawingId,
+          drawing_version_id: approval.drawingVersionId,
+        };
+        return [{ ...base(APPOINTMENT_ACTIONS.pushProposalPdf, projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
+      }
+      if (approval.drawingId) {
+        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId };
+        return [{ ...base(APPOINTMENT_ACTIONS.pushLineItems, projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
+      }
+      return [{ ...base(APPOINTMENT_ACTIONS.setStatus, projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
+    });
+  }
+
+  private async paymentReceived(projectId: string, data: PaymentReceivedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    return this.forMapping(projectId, APPOINTMENT_ACTIONS.addNote, trigger, (appointmentId) => {
+      const date = data.paid_time ?? data.paid_date ?? '';
+      const fact = [data.proposal_id, data.pay_channel, date, amountText(data.paid_amount), data.payment_method].join(':');
+      return [
+        {
+          ...base(APPOINTMENT_ACTIONS.addNote, projectId, appointmentId),
+          payload: { text: paymentNote(data), proposal_id: data.proposal_id },
+          dedupeKey: `appointment:payment:${fact}`,
+        },
+      ];
+    });
+  }
+
+  /**
+   * Pushes go to pending and associated mappings. A failed mapping gets a `skipped` entry that says why (not on
+   * reconciliation, which would repeat it every run); an unmapped project is none of this module's business.
+   */
+  private async forMapping(
+    projectId: string,
+    kind: Kind,
+    trigger: RoutedDelivery['trigger'],
+    actions: (appointmentId: string) => DeliveryAction[],
+  ): Promise<DeliveryAction[]> {
+    const mapping: Mapping | null = await this.mappings.appointmentOfProject(projectId);
+    if (!mapping?.appointmentId) return [];
+    if (mapping.status === 'failed') {
+      if (trigger === 'reconcile') return [];
+      return [
+        {
+          ...base(kind, projectId, mapping.appointmentId),
+          status: 'skipped',
+          detail: `the mapping of project ${projectId} to appointment ${mapping.appointmentId} failed (${mapping.error ?? 'no reason'}); nothing pushed`,
+        },
+      ];
+    }
+    return actions(mapping.appointmentId);
+  }
+}
+
+function base(kind: Kind, projectId: string, appointmentId: string): DeliveryAction {
+  return { kind, crm: 'appointment', projectId, target: appointmentId };
+}
+
+function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): Approval {
+  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string } | undefined;
+  return {
+    proposalId: data.proposal_id,
+    pdfUrl: ('pdf_url' in data && data.pdf_url) || option?.pdf_url || undefined,
+    drawingId: option?.drawing_id || undefined,
+    drawingVersionId: option?.drawing_version_id || undefined,
+  };
+}
+
+function withoutUndefined(value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}

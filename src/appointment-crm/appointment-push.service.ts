@@ -1,0 +1,243 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseService } from '../database/database.service.js';
+import { pdfFileName } from '../http/file-names.js';
+import type { PdfStream } from '../http/pdf-download.js';
+import { withRetries } from '../http/retry.js';
+import { QUEUES } from '../queues/queues.js';
+import { ServiceApiClient } from '../service-api/service-api.client.js';
+import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
+import { ConnectedProducts } from './connected-products.js';
+import { AppointmentDrawingPush } from './drawing-push.entity.js';
+import { saleFromLineItems } from './sale.js';
+
+/** The sync action kinds of the appointment CRM. */
+export const APPOINTMENT_ACTIONS = {
+  pushDrawings: 'push_drawings',
+  pushProposalPdf: 'push_proposal_pdf',
+  pushLineItems: 'push_line_items',
+  setStatus: 'set_status',
+  addNote: 'add_note',
+} as const;
+
+export const SOLD = 'Sold';
+
+/** `push_proposal_pdf`: the signed PDF at `pdf_url` (an approval), or else R4's export of `drawing_id`. */
+export interface ProposalPdfPayload {
+  pdf_url?: string;
+  proposal_id?: string;
+  drawing_id?: string;
+  drawing_version_id?: string;
+}
+
+export interface LineItemsPayload {
+  drawing_id: string;
+  drawing_version_id?: string;
+}
+
+export interface DrawingVersion {
+  drawingId: string;
+  name: string;
+  versionId: string;
+}
+
+interface PdfSource {
+  fileName: string;
+  open: () => Promise<PdfStream>;
+}
+
+type Next = NonNullable<ActionOutcome['next']>[number];
+
+/** The appointment CRM's push flows, one sync action kind each. */
+@Injectable()
+export class AppointmentPushService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
+    private readonly service: ServiceApiClient,
+    private readonly products: ConnectedProducts,
+    private readonly database: DatabaseService,
+  ) {}
+
+  handlers(): ActionHandler[] {
+    const handler = (kind: string, run: (entry: SyncLogEntry, appointmentId: string) => Promise<ActionOutcome>): ActionHandler => ({
+      kind,
+      queue: QUEUES.appointmentCrm,
+      run: (entry) => run(entry, targetOf(entry)),
+    });
+    return [
+      handler(APPOINTMENT_ACTIONS.pushDrawings, (entry, id) => this.pushDrawings(entry, id)),
+      handler(APPOINTMENT_ACTIONS.pushProposalPdf, (entry, id) => this.pushProposalPdf(entry, id)),
+      handler(APPOINTMENT_ACTIONS.pushLineItems, (entry, id) => this.pushLineItems(entry, id)),
+      handler(APPOINTMENT_ACTIONS.setStatus, async (entry, id) => {
+        const status = String(entry.payload.status ?? SOLD);
+        await this.crm.setStatus(id, status);
+        return { status: 'succeeded', detail: `appointment ${id} status set to ${status}` };
+      }),
+      handler(APPOINTMENT_ACTIONS.addNote, async (entry, id) => {
+        await this.crm.addNote(id, String(entry.payload.text));
+        return { status: 'succeeded', detail: `note added to appointment ${id}` };
+      }),
+    ];
+  }
+
+  /** Every drawing of the project (P8, every page) with its current version (D2). */
+  async currentDrawings(projectId: string): Promise<DrawingVersion[]> {
+    const drawings: DrawingVersion[] = [];
+    for await (const item of this.service.allDrawings(projectId)) {
+      const { drawing_version_id } = await this.service.getLineItems(item.id);
+      drawings.push({ drawingId: item.id, name: item.name, versionId: drawing_version_id });
+    }
+    return drawings;
+  }
+
+  /** The drawings and versions the appointment's `drawing` files were last made from. */
+  async pushedDrawings(appointmentId: string): Promise<AppointmentDrawingPush[]> {
+    return this.database.repo(AppointmentDrawingPush).findBy({ appointmentId });
+  }
+
+  private async pushDrawings(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
+    const projectId = projectOf(entry);
+    const sources: Array<PdfSource & { drawing: DrawingVersion }> = [];
+    const withoutPdf: string[] = [];
+    for (const drawing of await this.currentDrawings(projectId)) {
+      // D1 at the version D2 named, so the PDF and the recorded version belong together.
+      const view = await this.service.getDrawing(drawing.drawingId, drawing.versionId || undefined);
+      if (!view.pdf_url) {
+        withoutPdf.push(drawing.drawingId);
+        continue;
+      }
+      const url = view.pdf_url;
+      sources.push({ drawing, fileName: pdfFileName(view.name || drawing.name, drawing.drawingId), open: () => this.service.openPdf(url) });
+    }
+    if (sources.length === 0) {
+      // An empty list is more likely a glitch than a project emptied on purpose: keep the files the appointment has.
+      return { status: 'skipped', detail: `project ${projectId} has no drawing with a PDF; the appointment's drawing files are left as they are` };
+    }
+    const { uploaded, deleted } = await this.replaceFiles(appointmentId, 'drawing', sources);
+    await this.recordPushed(appointmentId, sources.map((s) => s.drawing));
+    const missing = withoutPdf.length > 0 ? `; without a PDF yet: ${withoutPdf.join(', ')}` : '';
+    return { status: 'succeeded', detail: `${uploaded} drawing PDF(s) uploaded, ${deleted} old drawing file(s) deleted${missing}` };
+  }
+
+  private async pushProposalPdf(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
+    const payload = entry.payload as ProposalPdfPayload;
+    let url: string;
+    let what: string;
+    if (payload.pdf_url) {
+      url = payload.pdf_url;
+      what = `signed proposal ${payload.proposal_id ?? ''}`.trim();
+    } else if (payload.drawing_id) {
+      const templateId = await this.templateId();
+      url = await this.service.exportProposalPdf(templateId, payload.drawing_id);
+      what = `proposal of drawing ${payload.drawing_id} (template ${templateId})`;
+    } else {
+      throw new PermanentActionError('push_proposal_pdf needs pdf_url or drawing_id');
+    }
+    const fileName = payload.proposal_id ? `proposal-${payload.proposal_id}.pdf` : `proposal-${payload.drawing_id}.pdf`;
+    const { deleted } = await this.replaceFiles(appointmentId, 'proposal', [{ fileName, open: () => this.service.openPdf(url) }]);
+    const next: Next = payload.drawing_id
+      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
+      : soldAction(entry, appointmentId);
+    return { status: 'succeeded', detail: `${what} uploaded, ${deleted} old proposal file(s) deleted`, next: [next] };
+  }
+
+  private async pushLineItems(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
+    const payload = entry.payload as unknown as LineItemsPayload;
+    const projectId = projectOf(entry);
+    const drawing = await this.service.getDrawing(payload.drawing_id);
+    if (drawing.project_id !== projectId) {
+      throw new PermanentActionError(`drawing ${payload.drawing_id} belongs to project ${drawing.project_id}, not to project ${projectId}`);
+    }
+    const lineItems = await this.service.getLineItems(payload.drawing_id, payload.drawing_version_id);
+    const sale = await saleFromLineItems(lineItems, payload.drawing_id, (productId) => this.products.externalIdOf(productId));
+    await this.crm.putSale(appointmentId, sale);
+    const connected = sale.items.filter((item) => item.external_product_id !== null).length;
+    return {
+      status: 'succeeded',
+      detail: `sale of drawing ${payload.drawing_id} (version ${sale.drawing_version_id}): ${sale.items.length} item(s), ${connected} with a connected product, total ${sale.total}`,
+      next: [soldAction(entry, appointmentId)],
+    };
+  }
+
+  /**
+   * Uploads the new files first, then deletes every other file of the category, so a retry (or a run killed half
+   * way and started again) converges on exactly the new files, and the appointment is never left without any.
+   * One replace at a time per appointment and category, across replicas: two interleaved ones would delete each
+   * other's uploads.
+   */
+  private async replaceFiles(appointmentId: string, category: FileCategory, sources: PdfSource[]): Promise<{ uploaded: number; deleted: number }> {
+    return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
+      await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
+      const uploaded = new Set<string>();
+      for (const source of sources) {
+        // A stream can be sent once, so a transient failure retries the download and the upload together.
+        const file = await withRetries(async () => {
+          const pdf = await source.open();
+          try {
+            return await this.crm.uploadFile(appointmentId, category, { stream: pdf.stream, fileName: source.fileName, size: pdf.size });
+          } finally {
+            pdf.stream.destroy();
+          }
+        }, this.config.http.retry);
+        uploaded.add(file.id);
+      }
+      const stale = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id));
+      for (const file of stale) await this.crm.deleteFile(appointmentId, file.id);
+      return { uploaded: uploaded.size, deleted: stale.length };
+    });
+  }
+
+  private async withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const runner = this.database.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async templateId(): Promise<string> {
+    if (this.config.service.proposalTemplateId) return this.config.service.proposalTemplateId;
+    const [first] = await this.service.listProposalTemplates({ page: 1 });
+    if (!first) throw new PermanentActionError('no proposal template: R2 lists none and PROPOSAL_TEMPLATE_ID is not set');
+    return first.id;
+  }
+
+  private async recordPushed(appointmentId: string, drawings: DrawingVersion[]): Promise<void> {
+    await this.database.transaction(async (m) => {
+      await m.delete(AppointmentDrawingPush, { appointmentId });
+      await m.insert(
+        AppointmentDrawingPush,
+        drawings.map((d) => ({ appointmentId, drawingId: d.drawingId, drawingVersionId: d.versionId, pushedAt: new Date() })),
+      );
+    });
+  }
+}
+
+function lineItemsAction(entry: SyncLogEntry, appointmentId: string, payload: LineItemsPayload): Next {
+  return { kind: APPOINTMENT_ACTIONS.pushLineItems, crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
+}
+
+function soldAction(entry: SyncLogEntry, appointmentId: string): Next {
+  return { kind: APPOINTMENT_ACTIONS.setStatus, crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
+}
+
+function targetOf(entry: SyncLogEntry): string {
+  if (!entry.target) throw new PermanentActionError(`${entry.kind} has no appointment id`);
+  return entry.target;
+}
+
+function projectOf(entry: SyncLogEntry): string {
+  if (!entry.projectId) throw new PermanentActionError(`${entry.kind} has no project id`);
+  return entry.projectId;
+}
+

@@ -1,0 +1,65 @@
+import { Body, ConflictException, Controller, HttpCode, NotFoundException, Post, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsNotEmpty, IsString } from 'class-validator';
+import { AdminAuthGuard } from '../admin/admin-auth.guard.js';
+import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { APPOINTMENT_ACTIONS, type LineItemsPayload } from './appointment-push.service.js';
+
+/** Ids are exact strings; a small one sent as a JSON number is accepted as its digits. */
+const asIdString = ({ value }: { value: unknown }): unknown => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value);
+
+export class SendToAppointmentDto {
+  @ApiProperty({ example: '36029621652695017' })
+  @Transform(asIdString)
+  @IsString()
+  @IsNotEmpty()
+  project_id: string;
+
+  @ApiProperty({ example: '36029621652695018' })
+  @Transform(asIdString)
+  @IsString()
+  @IsNotEmpty()
+  drawing_id: string;
+}
+
+export class SendAcceptedDto {
+  @ApiProperty({ type: [String], description: 'The sync log entries created (the sale; status Sold follows it).' })
+  sync_log_ids: string[];
+}
+
+/** The send action of the drawing page: the drawing's line items to the appointment's sale, then status Sold. */
+@ApiTags('appointment-crm')
+@ApiBearerAuth('admin')
+@UseGuards(AdminAuthGuard)
+@Controller('api/appointment-crm')
+export class AppointmentSendController {
+  constructor(
+    private readonly mappings: MappingLookup,
+    private readonly actions: ActionQueue,
+  ) {}
+
+  @Post('send')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ type: SendAcceptedDto })
+  async send(@Body() body: SendToAppointmentDto): Promise<SendAcceptedDto> {
+    const mapping = await this.mappings.appointmentOfProject(body.project_id);
+    if (!mapping?.appointmentId) throw new NotFoundException(`project ${body.project_id} is not mapped to an appointment`);
+    if (mapping.status === 'failed') {
+      throw new ConflictException(`the mapping of project ${body.project_id} to appointment ${mapping.appointmentId} failed: ${mapping.error ?? 'no reason'}`);
+    }
+    const payload: LineItemsPayload = { drawing_id: body.drawing_id };
+    const entries = await this.actions.submit([
+      {
+        kind: APPOINTMENT_ACTIONS.pushLineItems,
+        trigger: 'admin',
+        crm: 'appointment',
+        projectId: body.project_id,
+        target: mapping.appointmentId,
+        payload: { ...payload },
+      },
+    ]);
+    return { sync_log_ids: entries.map((e) => e.id) };
+  }
+}

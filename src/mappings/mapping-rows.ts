@@ -1,0 +1,45 @@
+import type { RecordModule } from '../service-api/service-api.types.js';
+import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+
+/** The `mapping` table's columns, for raw queries whose rows are read back with `rowToMapping`. */
+export const MAPPING_COLUMNS =
+  'id, crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status, error, claimed_by, created_at, updated_at';
+
+export interface MappingRow {
+  id: string;
+  crm: MappingCrm;
+  appointment_id: string | null;
+  record_crm_module: RecordModule | null;
+  record_crm_record_id: string | null;
+  project_id: string;
+  status: MappingStatus;
+  error: string | null;
+  claimed_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function rowToMapping(row: MappingRow): Mapping {
+  return {
+    id: String(row.id),
+    crm: row.crm,
+    appointmentId: row.appointment_id,
+    recordCrmModule: row.record_crm_module,
+    recordCrmRecordId: row.record_crm_record_id,
+    projectId: row.project_id,
+    status: row.status,
+    error: row.error,
+    claimedBy: row.claimed_by === null ? null : String(row.claimed_by),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The rows of an `UPDATE ... RETURNING` or `DELETE ... RETURNING`: TypeORM's Postgres driver answers those as
+ * `[rows, rowCount]` (and other statements as the rows alone).
+ */
+export function returnedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}

@@ -1,0 +1,38 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { RECORD_MODULES } from '../service-api/service-api.types.js';
+import type { Mapping } from './mapping.entity.js';
+
+/** A mapping as the admin API shows it (CONTRACT §5): ids as JSON strings, times ISO 8601 UTC. */
+export class MappingView {
+  @ApiProperty({ example: '12' }) id: string;
+  @ApiProperty({ enum: ['appointment', 'record'] }) crm: 'appointment' | 'record';
+  @ApiProperty({ nullable: true, type: String, example: 'APT-1001' }) appointment_id: string | null;
+  @ApiProperty({ nullable: true, enum: RECORD_MODULES }) record_crm_module: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '4150868000004357001' }) record_crm_record_id: string | null;
+  @ApiProperty({ example: '36029621652695017' }) project_id: string;
+  @ApiProperty({ enum: ['pending', 'associated', 'failed'] }) status: 'pending' | 'associated' | 'failed';
+  @ApiProperty({ nullable: true, type: String, description: 'The reason when failed, else null.' }) error: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export function mappingView(m: Mapping): MappingView {
+  return {
+    id: String(m.id),
+    crm: m.crm,
+    appointment_id: m.appointmentId,
+    record_crm_module: m.recordCrmModule,
+    record_crm_record_id: m.recordCrmRecordId,
+    project_id: m.projectId,
+    status: m.status,
+    error: m.status === 'failed' ? m.error : null,
+    created_at: new Date(m.createdAt).toISOString(),
+    updated_at: new Date(m.updatedAt).toISOString(),
+  };
+}
+
+/** One line for messages: `mapping 12 (appointment APT-1 -> project 3602...)`. */
+export function describeMapping(m: Pick<Mapping, 'id' | 'crm' | 'appointmentId' | 'recordCrmModule' | 'recordCrmRecordId' | 'projectId'>): string {
+  const source = m.crm === 'appointment' ? `appointment ${m.appointmentId}` : `record ${m.recordCrmModule}/${m.recordCrmRecordId}`;
+  return `mapping ${m.id} (${source} -> project ${m.projectId})`;
+}

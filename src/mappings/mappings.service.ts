@@ -1,0 +1,277 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DatabaseService } from '../database/database.service.js';
+import { ActionQueue } from '../sync-log/action-queue.service.js';
+import type { NewAction } from '../sync-log/action.types.js';
+import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
+import type { MappingInput } from './dto/mapping-input.dto.js';
+import { MAPPING_COLUMNS, returnedRows, rowToMapping, type MappingRow } from './mapping-rows.js';
+import { Mapping, type MappingCrm, type MappingStatus } from './mapping.entity.js';
+import { describeMapping } from './mapping.view.js';
+
+/** A2 takes at most 100 pairs per call. */
+export const A2_CHUNK = 100;
+/** How many record mappings one claiming transaction takes (each becomes its own C1 action). */
+const RECORD_CLAIM_CHUNK = 100;
+export const ASSOCIATE_KIND = 'associate';
+
+export type CreateResult = { status: 'created'; mapping: Mapping } | { status: 'conflict'; existing: Mapping | null; error: string };
+
+export interface MappingFilter {
+  crm?: MappingCrm;
+  status?: MappingStatus;
+  projectId?: string;
+  limit: number;
+  /** The id of the last mapping of the previous page. */
+  cursor?: string;
+}
+
+export interface AssociateFilter {
+  /** Only this project's pending mappings (a `project.created` event). */
+  projectId?: string;
+  /** Only this CRM's. */
+  crm?: MappingCrm;
+}
+
+/** Payload of an `associate` action: the mappings it sends (A2 chunk, or the one record for C1). */
+export interface AssociatePayload {
+  mapping_ids: string[];
+}
+
+const keyOf = (m: { crm: string; appointmentId: string | null; recordCrmModule: string | null; recordCrmRecordId: string | null; projectId: string }): string =>
+  [m.crm, m.appointmentId ?? '', m.recordCrmModule ?? '', m.recordCrmRecordId ?? '', m.projectId].join('\u0000');
+
+/**
+ * Mappings: creating them (one, many, or an import), listing and removing them, and starting their association with
+ * the service. Association runs as `associate` actions on the service queue (see AssociateHandler); this class only
+ * claims pending mappings for them.
+ */
+@Injectable()
+export class MappingsService {
+  private readonly logger = new Logger(MappingsService.name);
+
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly actions: ActionQueue,
+  ) {}
+
+  async create(input: MappingInput): Promise<CreateResult> {
+    return (await this.createMany([input]))[0];
+  }
+
+  /**
+   * Inserts the inputs in one statement, each independently: those that collide with an existing mapping (or an
+   * earlier input of the same call) are not inserted and come back as conflicts naming the mapping in the way.
+   * Results are in input order.
+   */
+  async createMany(inputs: MappingInput[]): Promise<CreateResult[]> {
+    if (inputs.length === 0) return [];
+    const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
+    const rows: MappingRow[] = await this.database.query(
+      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status)
+       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending'
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, n)
+        ORDER BY t.n
+       ON CONFLICT DO NOTHING
+       RETURNING ${MAPPING_COLUMNS}`,
+      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId')],
+    );
+    // RETURNING promises no order: match rows back to inputs by their content. Of equal inputs, the first one won.
+    const created = new Map<string, Mapping[]>();
+    for (const row of rows) {
+      const mapping = rowToMapping(row);
+      const key = keyOf(mapping);
+      created.set(key, [...(created.get(key) ?? []), mapping]);
+    }
+    const results: Array<CreateResult | undefined> = inputs.map((input) => {
+      const mapping = created.get(keyOf(input))?.shift();
+      return mapping ? { status: 'created', mapping } : undefined;
+    });
+    const losers = inputs.map((input, i) => (results[i] ? null : input)).filter((i): i is MappingInput => i !== null);
+    if (losers.length > 0) {
+      const existing = await this.conflictsOf(losers);
+      inputs.forEach((input, i) => {
+        if (results[i]) return;
+        const other = existing.find((m) => collides(input, m)) ?? null;
+        results[i] = {
+          status: 'conflict',
+          existing: other,
+          error: other ? conflictMessage(input, other) : 'conflicts with a mapping that was removed meanwhile; try again',
+        };
+      });
+    }
+    return results as CreateResult[];
+  }
+
+  get(id: string): Promise<Mapping | null> {
+    if (!/^\d{1,19}$/.test(id)) return Promise.resolve(null);
+    return this.database.repo(Mapping).findOneBy({ id });
+  }
+
+  async list(filter: MappingFilter): Promise<{ items: Mapping[]; nextCursor: string | null }> {
+    const query = this.database.repo(Mapping).createQueryBuilder('m').orderBy('m.id', 'DESC').limit(filter.limit + 1);
+    if (filter.crm) query.andWhere('m.crm = :crm', { crm: filter.crm });
+    if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
+    if (filter.projectId) query.andWhere('m.project_id = :projectId', { projectId: filter.projectId });
+    if (filter.cursor) query.andWhere('m.id < :cursor', { cursor: filter.cursor });
+    const rows = await query.getMany();
+    const items = rows.slice(0, filter.limit);
+    return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
+  }
+
+  /**
+   * Removes a mapping; false when there was none. The service keeps any association already made (the spec has no
+   * call to undo one); an association action still holding it simply finds it gone.
+   */
+  async remove(id: string): Promise<boolean> {
+    if (!/^\d{1,19}$/.test(id)) return false;
+    const rows = returnedRows(await this.database.query(`DELETE FROM mapping WHERE id = $1 RETURNING id`, [id]));
+    return rows.length > 0;
+  }
+
+  async countPending(filter: AssociateFilter = {}): Promise<number> {
+    const rows: Array<{ n: string }> = await this.database.query(
+      `SELECT count(*) AS n FROM mapping WHERE status = 'pending' AND ($1::text IS NULL OR crm = $1) AND ($2::text IS NULL OR project_id = $2)`,
+      [filter.crm ?? null, filter.projectId ?? null],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Starts the association of every pending mapping no action holds yet: appointment mappings in `associate` actions
+   * of at most 100 (one A2 call each), record mappings one action each (C1). Each chunk is claimed in its own
+   * transaction that records the action and sets `claimed_by` on rows taken FOR UPDATE SKIP LOCKED, so triggers
+   * running at once (admin, schedule, `project.created`, on any replica) split the work and never send a mapping
+   * twice. Returns the actions created. Callable by any module (webhooks, reconcile).
+   */
+  async associatePending(trigger: SyncTrigger, filter: AssociateFilter = {}): Promise<SyncLogEntry[]> {
+    await this.releaseStaleClaims();
+    const entries: SyncLogEntry[] = [];
+    for (const crm of ['appointment', 'record'] as const) {
+      if (filter.crm && filter.crm !== crm) continue;
+      // Walks the pending index forwards: without `after`, every chunk would scan past the rows claimed so far.
+      // Rows another trigger holds are skipped here and claimed by that one.
+      let after = '0';
+      for (;;) {
+        const claimed = await this.database.transaction((manager) => this.claimChunk(manager, crm, trigger, filter.projectId ?? null, after));
+        if (!claimed) break;
+        after = claimed.lastId;
+        const recorded = claimed.recorded;
+        await this.actions.enqueueCreated(recorded);
+        entries.push(...recorded.map((r) => r.entry));
+      }
+    }
+    if (entries.length > 0) this.logger.log(`association started: ${entries.length} action(s) (${trigger})`);
+    return entries;
+  }
+
+  /**
+   * Gives back pending mappings held by an action that has finished (it failed for good, or ended without settling
+   * them), so the next trigger takes them. The associate handler releases its claims when it gives up; this covers
+   * whatever it could not (a crash, an unexpected error).
+   *
+   * Written so that a claim being made concurrently is never released: the entry must be visibly finished (a claim
+   * committed meanwhile names an entry this statement cannot see, so EXISTS is false), and finished after the mapping
+   * was claimed (an admin's retry re-claims with a newer updated_at than the entry's earlier finish).
+   */
+  async releaseStaleClaims(): Promise<number> {
+    const rows = returnedRows(
+      await this.database.query(
+        `UPDATE mapping m SET claimed_by = NULL, updated_at = now()
+          WHERE m.status = 'pending' AND m.claimed_by IS NOT NULL
+            AND EXISTS (SELECT 1 FROM sync_log s
+                         WHERE s.id = m.claimed_by AND s.status IN ('succeeded', 'failed', 'skipped') AND s.finished_at >= m.updated_at)
+          RETURNING m.id`,
+      ),
+    );
+    if (rows.length > 0) this.logger.log(`released ${rows.length} pending mapping(s) held by finished actions`);
+    return rows.length;
+  }
+
+  private async claimChunk(manager: EntityManager, crm: MappingCrm, trigger: SyncTrigger, projectId: string | null, after: string) {
+    const rows: MappingRow[] = await manager.query(
+      `SELECT ${MAPPING_COLUMNS} FROM mapping
+        WHERE crm = $1 AND status = 'pending' AND claimed_by IS NULL AND ($2::text IS NULL OR project_id = $2) AND id > $4
+        ORDER BY id LIMIT $3
+        FOR UPDATE SKIP LOCKED`,
+      [crm, projectId, crm === 'appointment' ? A2_CHUNK : RECORD_CLAIM_CHUNK, after],
+    );
+    if (rows.length === 0) return null;
+    const mappings = rows.map(rowToMapping);
+    const actions: NewAction[] =
+      crm === 'appointment'
+        ? [
+            {
+              kind: ASSOCIATE_KIND,
+              trigger,
+              crm,
+              // A chunk spans many projects; only a single mapping names its project and appointment.
+              projectId: mappings.length === 1 ? mappings[0].projectId : null,
+              target: mappings.length === 1 ? mappings[0].appointmentId : null,
+              payload: { mapping_ids: mappings.map((m) => m.id) } satisfies AssociatePayload,
+              detail: `A2 for ${mappings.length} appointment mapping(s)`,
+            },
+          ]
+        : mappings.map((m) => ({
+            kind: ASSOCIATE_KIND,
+            trigger,
+            crm,
+            projectId: m.projectId,
+            target: `${m.recordCrmModule}/${m.recordCrmRecordId}`,
+            payload: { mapping_ids: [m.id] } satisfies AssociatePayload,
+          }));
+    const recorded = await this.actions.record(actions, manager);
+    if (crm === 'appointment') {
+      await manager.query(`UPDATE mapping SET claimed_by = $1, updated_at = now() WHERE id = ANY($2::bigint[])`, [recorded[0].entry.id, mappings.map((m) => m.id)]);
+    } else {
+      await manager.query(
+        `UPDATE mapping m SET claimed_by = c.entry_id, updated_at = now() FROM unnest($1::bigint[], $2::bigint[]) AS c(mapping_id, entry_id) WHERE m.id = c.mapping_id`,
+        [mappings.map((m) => m.id), recorded.map((r) => r.entry.id)],
+      );
+    }
+    return { recorded, lastId: mappings[mappings.length - 1].id };
+  }
+
+  /** Existing mappings that could be in the way of these inputs: same appointment, same record, or same project and CRM. */
+  private async conflictsOf(inputs: MappingInput[]): Promise<Mapping[]> {
+    const appointments = inputs.filter((i) => i.crm === 'appointment');
+    const records = inputs.filter((i) => i.crm === 'record');
+    const rows: MappingRow[] = await this.database.query(
+      `SELECT ${MAPPING_COLUMNS} FROM mapping
+        WHERE (crm = 'appointment' AND appointment_id = ANY($1::text[]))
+           OR (crm = 'appointment' AND project_id = ANY($2::text[]))
+           OR (crm = 'record' AND (record_crm_module, record_crm_record_id) IN (SELECT * FROM unnest($3::text[], $4::text[])))
+           OR (crm = 'record' AND project_id = ANY($5::text[]))
+        ORDER BY id`,
+      [
+        appointments.map((i) => i.appointmentId),
+        appointments.map((i) => i.projectId),
+        records.map((i) => i.recordCrmModule),
+        records.map((i) => i.recordCrmRecordId),
+        records.map((i) => i.projectId),
+      ],
+    );
+    return rows.map(rowToMapping);
+  }
+}
+
+function collides(input: MappingInput, m: Mapping): boolean {
+  if (input.crm !== m.crm) return false;
+  if (input.projectId === m.projectId) return true;
+  return input.crm === 'appointment'
+    ? input.appointmentId === m.appointmentId
+    : input.recordCrmModule === m.recordCrmModule && input.recordCrmRecordId === m.recordCrmRecordId;
+}
+
+function conflictMessage(input: MappingInput, m: Mapping): string {
+  const same = keyOf(input) === keyOf(m);
+  if (same) return `this mapping exists already: ${describeMapping(m)}`;
+  const clash =
+    input.crm === 'appointment' && input.appointmentId === m.appointmentId
+      ? `appointment ${input.appointmentId} is already mapped`
+      : input.crm === 'record' && input.recordCrmModule === m.recordCrmModule && input.recordCrmRecordId === m.recordCrmRecordId
+        ? `record ${input.recordCrmModule}/${input.recordCrmRecordId} is already mapped`
+        : `project ${input.projectId} already has ${input.crm === 'appointment' ? 'an appointment' : 'a record'} mapping`;
+  return `${clash}: ${describeMapping(m)}`;
+}

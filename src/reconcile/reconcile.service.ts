@@ -1,0 +1,26 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MaintenanceTasks } from '../queues/maintenance.js';
+import { ActionQueue } from '../sync-log/action-queue.service.js';
+import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
+import { RECONCILE_KIND } from './reconcile.handler.js';
+
+/** Starts reconciliation runs: on the schedule (a BullMQ job scheduler, once per period across replicas) or now. */
+@Injectable()
+export class ReconcileService {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly actions: ActionQueue,
+    tasks: MaintenanceTasks,
+  ) {
+    tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.start('schedule').then(() => undefined) });
+  }
+
+  /** A run still waiting to start is joined rather than doubled (its coalesce key). */
+  async start(trigger: SyncTrigger): Promise<SyncLogEntry> {
+    const [entry] = await this.actions.submit([
+      { kind: RECONCILE_KIND, trigger, crm: null, projectId: null, target: null, coalesceKey: RECONCILE_KIND },
+    ]);
+    return entry;
+  }
+}

@@ -1,0 +1,127 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { safeFileName } from '../http/file-names.js';
+import { withRetries } from '../http/retry.js';
+import { QUEUES } from '../queues/queues.js';
+import { ServiceApiClient } from '../service-api/service-api.client.js';
+import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import { RECORD_CRM, type RecordCrm, type RecordRef } from './record-crm.js';
+
+export const ATTACH_PDF = 'attach_pdf';
+export const ADD_NOTE = 'add_note';
+
+/** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */
+export type AttachPdfPayload = RecordRef & {
+  drawingId?: string;
+  /** The delivery's short id: part of the attachment's name, so that every try of one delivery finds the same file. */
+  deliveryShortId?: string;
+  pdfUrl?: string;
+  fileName?: string;
+  proposalId?: string;
+};
+
+export type AddNotePayload = RecordRef & {
+  title: string;
+  content: string;
+  proposalId?: string;
+};
+
+/** The template of proposal exports: PROPOSAL_TEMPLATE_ID, else the service's first (R2), asked once. */
+@Injectable()
+export class ProposalTemplate {
+  private first?: Promise<string>;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly service: ServiceApiClient) {}
+
+  id(): Promise<string> {
+    if (this.config.service.proposalTemplateId) return Promise.resolve(this.config.service.proposalTemplateId);
+    this.first ??= this.service.listProposalTemplates({ page: 1, perPage: 10 }).then((templates) => {
+      if (!templates[0]) throw new PermanentActionError('the service has no proposal template (R2 is empty); set PROPOSAL_TEMPLATE_ID');
+      return templates[0].id;
+    });
+    // A failed lookup is asked again next time.
+    return this.first.catch((err: unknown) => {
+      this.first = undefined;
+      throw err;
+    });
+  }
+}
+
+/**
+ * Attaches a PDF to a record once. Before uploading, it looks for an attachment of the name an earlier try would
+ * have used, so a job retry, or a crash between upload and bookkeeping, adds nothing; a failed upload is retried
+ * together with its download (a stream is sent once), looking again first in case the failed try got through.
+ */
+@Injectable()
+export class AttachPdfAction implements ActionHandler {
+  readonly kind = ATTACH_PDF;
+  readonly queue = QUEUES.recordCrm;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RECORD_CRM) private readonly crm: RecordCrm,
+    private readonly service: ServiceApiClient,
+    private readonly template: ProposalTemplate,
+  ) {}
+
+  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
+    const p = entry.payload as unknown as AttachPdfPayload;
+    const record: RecordRef = { module: p.module, recordId: p.recordId };
+    const { fileName, matches } = await this.nameOf(p);
+
+    const existing = await this.crm.findAttachment(record, matches);
+    if (existing) return { status: 'succeeded', detail: `already attached as ${existing.fileName} (attachment ${existing.id})` };
+
+    const url = p.drawingId ? await this.service.exportProposalPdf(await this.template.id(), p.drawingId) : p.pdfUrl;
+    if (!url) throw new PermanentActionError('no PDF to attach: the action has neither a drawing nor a PDF address');
+    const attachmentId = await withRetries(async (attempt) => {
+      const earlier = attempt > 1 ? await this.crm.findAttachment(record, matches) : null;
+      if (earlier) return earlier.id;
+      return this.crm.uploadAttachment(record, fileName, async () => (await this.service.openPdf(url)).stream);
+    }, this.config.http.retry);
+    return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
+  }
+
+  /**
+   * An export is named after the drawing plus the delivery's short id. It is found again by the short id alone,
+   * so a drawing renamed between two tries still does not get a second copy.
+   */
+  private async nameOf(p: AttachPdfPayload): Promise<{ fileName: string; matches: (name: string) => boolean }> {
+    if (!p.drawingId) {
+      if (!p.fileName) throw new PermanentActionError('no attachment name in the action');
+      return { fileName: p.fileName, matches: (name) => name === p.fileName };
+    }
+    if (!p.deliveryShortId) throw new PermanentActionError('the export action carries no delivery short id');
+    const drawing = await this.service.getDrawing(p.drawingId);
+    // Brackets, because short ids are small numbers and "Quote-3.pdf" is a name people give files themselves.
+    const suffix = ` [${safeFileName(p.deliveryShortId)}].pdf`;
+    const base = safeFileName(drawing.name).slice(0, 120) || `drawing-${p.drawingId}`;
+    return { fileName: `${base}${suffix}`, matches: (name) => name.endsWith(suffix) };
+  }
+}
+
+/** Adds a note to a record once: an equal note already there (an earlier try got through) is not added again. */
+@Injectable()
+export class AddNoteAction implements ActionHandler {
+  readonly kind = ADD_NOTE;
+  readonly queue = QUEUES.recordCrm;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(RECORD_CRM) private readonly crm: RecordCrm) {}
+
+  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
+    const p = entry.payload as unknown as AddNotePayload;
+    const record: RecordRef = { module: p.module, recordId: p.recordId };
+    const find = async () => (await this.crm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());
+
+    const existing = await find();
+    if (existing) return { status: 'succeeded', detail: `note already on the record (note ${existing.id})` };
+    const noteId = await withRetries(async (attempt) => {
+      const earlier = attempt > 1 ? await find() : undefined;
+      return earlier ? earlier.id : this.crm.addNote(record, p.title, p.content);
+    }, this.config.http.retry);
+    return { status: 'succeeded', detail: `note added (note ${noteId})` };
+  }
+}
+
+

@@ -1,0 +1,39 @@
+import type { Readable } from 'node:stream';
+import type { RecordModule } from '../service-api/service-api.types.js';
+
+/** A record of the record CRM: `Deals/4150868000005277036`. Ids stay exact strings. */
+export type RecordRef = {
+  module: RecordModule;
+  recordId: string;
+};
+
+export interface RecordAttachment {
+  id: string;
+  fileName: string;
+}
+
+export interface RecordNote {
+  id: string;
+  title: string;
+  content: string;
+}
+
+/** What the push flows need of the record CRM; `ZohoClient` implements it over Zoho CRM's v8 REST API. */
+export interface RecordCrm {
+  /** The first attachment of the record whose file name matches, reading every page; null when none does. */
+  findAttachment(record: RecordRef, matches: (fileName: string) => boolean): Promise<RecordAttachment | null>;
+  /**
+   * Uploads a file as a new attachment; `open` is called for each try (a stream can be sent once). Not retried
+   * on transient failures: the caller checks for the attachment before trying again. Returns the attachment id.
+   */
+  uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<Readable>): Promise<string>;
+  listNotes(record: RecordRef): Promise<RecordNote[]>;
+  /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
+  addNote(record: RecordRef, title: string, content: string): Promise<string>;
+  /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
+  accessProblem(): Promise<string | null>;
+}
+
+export const RECORD_CRM = Symbol('RECORD_CRM');
+
+export const recordTarget = (record: RecordRef): string => `${record.module}/${record.recordId}`;

@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import FormData from 'form-data';
+import type { Readable } from 'node:stream';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../health/metrics.service.js';
+import { idString } from '../http/exact-json.js';
+import { OutboundError, type OutboundFailure } from '../http/outbound-error.js';
+import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
+import type { RecordAttachment, RecordCrm, RecordNote, RecordRef } from './record-crm.js';
+import { ZohoAuth } from './zoho-auth.js';
+
+/** Zoho's answers to a token it does not (or no longer) accept: a fresh token fixes them. */
+const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHENTICATION_FAILURE']);
+/** 4xx answers read here rather than thrown by OutboundHttp, so that Zoho's `code` decides what happens. */
+const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
+const PAGE_SIZE = 200;
+const MAX_PAGES = 500;
+const enc = encodeURIComponent;
+
+interface ZohoEnvelope {
+  data?: Array<Record<string, unknown>>;
+  info?: { more_records?: boolean; next_page_token?: string | null };
+}
+
+/**
+ * The record CRM adapter over Zoho CRM's v8 REST API (see /work/shared/design/zoho-crm.md): OAuth refresh-token
+ * grant, `Authorization: Zoho-oauthtoken`, a stale token refreshed and the call tried once more, 429 and 5xx
+ * retried with backoff, and Zoho's error bodies (`code`, `message`, `details`) carried into the error message.
+ */
+@Injectable()
+export class ZohoClient implements RecordCrm {
+  private readonly http: OutboundHttp;
+  private readonly auth: ZohoAuth;
+  /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
+  private scopeProblem: string | null = null;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, metrics: MetricsService) {
+    const credentials = config.recordCrm;
+    if (!credentials) throw new Error('ZohoClient needs RECORD_CRM_API_DOMAIN');
+    this.http = new OutboundHttp({ system: 'zoho', timeoutMs: config.http.timeoutMs, uploadTimeoutMs: config.http.uploadTimeoutMs, retry: config.http.retry, metrics });
+    const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
+    this.auth = new ZohoAuth(accounts, credentials, config.http.retry);
+  }
+
+  async findAttachment(record: RecordRef, matches: (fileName: string) => boolean): Promise<RecordAttachment | null> {
+    const params: Record<string, string | number> = { fields: 'id,File_Name,Size,Created_Time', per_page: PAGE_SIZE, page: 1 };
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const { data } = await this.call<ZohoEnvelope | null>({
+        endpoint: 'GET /{module}/{id}/Attachments',
+        method: 'GET',
+        path: `${recordPath(record)}/Attachments`,
+        params,
+      });
+      const found = (data?.data ?? []).find((a) => typeof a.File_Name === 'string' && matches(a.File_Name));
+      if (found) return { id: idString(found.id), fileName: found.File_Name as string };
+      // 204 (no attachments) has no body; the last page says more_records: false.
+      if (!data?.info?.more_records) return null;
+      // Past the first 2000 records Zoho pages with a token instead of a page number.
+      if (data.info.next_page_token) {
+        delete params.page;
+        params.page_token = data.info.next_page_token;
+      } else {
+        params.page = Number(params.page) + 1;
+      }
+    }
+    throw new OutboundError('zoho', 'GET /{module}/{id}/Attachments', 'invalid_response', 200, `more than ${MAX_PAGES} pages of attachments`);
+  }
+
+  async uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<Readable>): Promise<string> {
+    let stream: Readable | undefined;
+    try {
+      const { data } = await this.call<ZohoEnvelope | null>(async () => {
+        stream?.destroy();
+        stream = await open();
+        const form = new FormData();
+        form.append('file', stream, { filename: fileName, contentType: 'application/pdf' });
+        return {
+          endpoint: 'POST /{module}/{id}/Attachments',
+          method: 'POST',
+          path: `${recordPath(record)}/Attachments`,
+          body: form,
+          headers: form.getHeaders(),
+        };
+      });
+      return firstResultId('POST /{module}/{id}/Attachments', data);
+    } finally {
+      stream?.destroy();
+    }
+  }
+
+  async listNotes(record: RecordRef): Promise<RecordNote[]> {
+    const notes: RecordNote[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { data } = await this.call<ZohoEnvelope | null>({
+        endpoint: 'GET /{module}/{id}/Notes',
+        method: 'GET',
+        path: `${recordPath(record)}/Notes`,
+        params: { fields: 'id,Note_Title,Note_Content', per_page: PAGE_SIZE, page },
+      });
+      for (const n of data?.data ?? []) {
+        notes.push({ id: idString(n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
+      }
+      if (!data?.info?.more_records) return notes;
+    }
+    throw new OutboundError('zoho', 'GET /{module}/{id}/Notes', 'invalid_response', 200, `more than ${MAX_PAGES} pages of notes`);
+  }
+
+  async addNote(record: RecordRef, title: string, content: string): Promise<string> {
+    const { data } = await this.call<ZohoEnvelope | null>({
+      endpoint: 'POST /Notes',
+      method: 'POST',
+      path: '/Notes',
+      json: { data: [{ Note_Title: title, Note_Content: content, Parent_Id: { module: { api_name: record.module }, id: record.recordId } }] },
+      // A note has no name to look for, so a retry after an unclear failure is the caller's (who checks first).
+      retry: false,
+    });
+    return firstResultId('POST /Notes', data);
+  }
+
+  /** Asks the accounts server only when there is neither a valid token nor a remembered refusal. */
+  async accessProblem(): Promise<string | null> {
+    try {
+      await this.auth.get();
+    } catch (err) {
+      return err instanceof OutboundError ? err.excerpt || err.message : `cannot obtain a Zoho token: ${(err as Error).message}`;
+    }
+    return this.scopeProblem;
+  }
+
+  /**
+   * One API call with the current token. A token Zoho calls stale is dropped and the call tried once more with a
+   * fresh one; a second refusal is final. `build` is asked for each try, so a stream body is opened anew.
+   */
+  private async call<T>(build: OutboundRequest | (() => Promise<OutboundRequest>)): Promise<OutboundResponse<T>> {
+    for (let tries = 1; ; tries++) {
+      const token = await this.auth.get();
+      const req = typeof build === 'function' ? await build() : build;
+      const response = await this.http.request<T>({
+        ...req,
+        path: `${token.apiDomain}/crm/v8${req.path}`,
+        headers: { ...(req.headers ?? {}), authorization: `Zoho-oauthtoken ${token.accessToken}` },
+        acceptStatus: READ_STATUSES,
+      });
+      if (response.status < 400) {
+        this.scopeProblem = null;
+        return response;
+      }
+      const error = zohoError(response.status, response.data);
+      if (response.status === 401 && STALE_TOKEN_CODES.has(error.code) && tries === 1) {
+        this.auth.invalidate(token.accessToken);
+        continue;
+      }
+      if (error.code === 'OAUTH_SCOPE_MISMATCH') {
+        this.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): re-authorise the self-client with ZohoCRM.modules.ALL, ZohoCRM.modules.attachments.ALL and ZohoCRM.modules.notes.ALL`;
+        throw new OutboundError('zoho', req.endpoint, 'unauthorized', 401, `${this.scopeProblem}; ${error.text}`);
+      }
+      throw new OutboundError('zoho', req.endpoint, error.failure, response.status, error.text);
+    }
+  }
+}
+
+function recordPath(record: RecordRef): string {
+  return `/${enc(record.module)}/${enc(record.recordId)}`;
+}
+
+/** Zoho's `{code, message, details}` as one line for the sync log. */
+function describe(body: Record<string, unknown>): { code: string; text: string } {
+  const code = typeof body.code === 'string' ? body.code : 'UNKNOWN';
+  const message = typeof body.message === 'string' ? body.message : '';
+  const details = body.details && typeof body.details === 'object' && Object.keys(body.details).length > 0 ? ` ${JSON.stringify(body.details)}` : '';
+  return { code, text: `${code}: ${message}${details}`.slice(0, 400) };
+}
+
+function zohoError(status: number, data: unknown): { code: string; text: string; failure: OutboundFailure } {
+  const body = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  const { code, text } = describe(body);
+  const failure: OutboundFailure = status === 401 || status === 403 ? 'unauthorized' : status === 404 ? 'not_found' : 'rejected';
+  return { code, text, failure };
+}
+
+/** The id of the one created item; Zoho reports a per-item failure inside `data[0]`, whatever the status. */
+function firstResultId(endpoint: string, envelope: ZohoEnvelope | null): string {
+  const item = envelope?.data?.[0];
+  if (!item) throw new OutboundError('zoho', endpoint, 'invalid_response', 200, 'answer has no data[0]');
+  if (item.status !== 'success') throw new OutboundError('zoho', endpoint, 'rejected', 200, describe(item).text);
+  const id = (item.details as { id?: unknown } | undefined)?.id;
+  return id === undefined || id === null ? '' : idString(id);
+}

@@ -1,0 +1,133 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DatabaseService } from '../database/database.service.js';
+import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import { ServiceApiClient } from '../service-api/service-api.client.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
+import { ActionQueue } from '../sync-log/action-queue.service.js';
+import type { NewAction } from '../sync-log/action.types.js';
+import { WebhookEventHandlers } from './event-handlers.js';
+import { InboxDelivery } from './inbox.entity.js';
+import { parseDelivery } from './parse-delivery.js';
+import type { RoutedDelivery } from './service-events.js';
+
+/**
+ * Turns a delivery into sync actions: asks every CRM module what it wants done, records those actions and marks
+ * the delivery routed in one transaction, then enqueues them. Routing the same delivery again (a crash, a lost
+ * queue) records nothing new, because each action's dedupe key is derived from the delivery.
+ */
+@Injectable()
+export class DeliveryRouter {
+  private readonly logger = new Logger(DeliveryRouter.name);
+
+  constructor(
+    private readonly database: DatabaseService,
+    private readonly handlers: WebhookEventHandlers,
+    private readonly actions: ActionQueue,
+    private readonly mappings: MappingLookup,
+    private readonly service: ServiceApiClient,
+  ) {}
+
+  /** Routes a stored delivery; false when it needs no routing (already routed, ignored, unknown). */
+  async routeStored(inboxId: string): Promise<boolean> {
+    const row = await this.database.repo(InboxDelivery).findOneBy({ id: inboxId });
+    if (!row || row.status !== 'received') return false;
+    const parsed = parseDelivery(row.endpoint, row.body);
+    if (parsed.kind !== 'valid') {
+      await this.database.repo(InboxDelivery).update({ id: inboxId }, { status: 'failed', error: parsed.kind === 'invalid' ? parsed.reason : 'unknown event' });
+      return false;
+    }
+    const delivery = {
+      trigger: 'webhook',
+      inboxId,
+      receivedAt: row.receivedAt,
+      shortId: shortIdOf(inboxId),
+      event: parsed.event,
+      data: parsed.data,
+      projectId: null,
+    } as RoutedDelivery;
+    delivery.projectId = await this.projectOf(delivery);
+    const wanted = await this.actionsFor(delivery);
+
+    const recorded = await this.database.transaction(async (manager) => {
+      const result = await this.actions.record(wanted, manager);
+      await manager.getRepository(InboxDelivery).update({ id: inboxId }, { status: 'routed', routedAt: new Date(), error: null });
+      return result;
+    });
+    await this.actions.enqueueCreated(recorded);
+    return true;
+  }
+
+  /** Routes a made-up delivery (reconciliation); returns how many actions it created (the rest existed). */
+  async routeSynthetic(delivery: RoutedDelivery): Promise<number> {
+    delivery.projectId ??= await this.projectOf(delivery);
+    return this.submitCounting(await this.actionsFor(delivery));
+  }
+
+  /** Reconciliation: each CRM module's repair of its own drift for one project; returns how many actions were created. */
+  async reconcileProject(projectId: string): Promise<number> {
+    const wanted: NewAction[] = [];
+    for (const handler of this.handlers.all()) {
+      for (const action of (await handler.reconcileProject?.(projectId)) ?? []) wanted.push({ ...action, trigger: 'reconcile' });
+    }
+    return this.submitCounting(wanted);
+  }
+
+  private async submitCounting(actions: NewAction[]): Promise<number> {
+    const recorded = await this.actions.record(actions);
+    await this.actions.enqueueCreated(recorded);
+    return recorded.filter((r) => r.created).length;
+  }
+
+  private async actionsFor(delivery: RoutedDelivery): Promise<NewAction[]> {
+    const origin = delivery.inboxId ? `inbox:${delivery.inboxId}` : `reconcile:${delivery.event}:${delivery.shortId}`;
+    const out: NewAction[] = [];
+    for (const handler of this.handlers.all()) {
+      const wanted = await handler.actionsFor(delivery);
+      wanted.forEach((action, i) =>
+        out.push({
+          ...action,
+          trigger: delivery.trigger,
+          inboxId: delivery.inboxId ?? undefined,
+          dedupeKey: action.dedupeKey ?? `${origin}:${handler.name}:${i}`,
+        }),
+      );
+    }
+    if (out.length === 0 && delivery.trigger === 'webhook') {
+      out.push({
+        kind: 'route_delivery',
+        trigger: 'webhook',
+        crm: null,
+        projectId: delivery.projectId,
+        target: null,
+        status: 'skipped',
+        detail: `no CRM acts on ${delivery.event}${delivery.projectId ? ` for project ${delivery.projectId}` : ''}`,
+        inboxId: delivery.inboxId ?? undefined,
+        dedupeKey: `${origin}:unrouted`,
+      });
+    }
+    return out;
+  }
+
+  /** The project a delivery concerns. A payment names only its drawing, so the drawing is read (D1). */
+  private async projectOf(delivery: RoutedDelivery): Promise<string | null> {
+    switch (delivery.event) {
+      case 'project.created':
+      case 'project.updated':
+        return delivery.data.id;
+      case 'proposal.payment.received':
+        return (await this.service.getDrawing(delivery.data.drawing_id)).project_id;
+      case 'record_crm.export_prompt': {
+        if (delivery.data.project_id) return delivery.data.project_id;
+        const mapping = await this.mappings.record(delivery.data.record_crm_module as RecordModule, delivery.data.record_crm_record_id);
+        return mapping?.projectId ?? null;
+      }
+      default:
+        return delivery.data.project_id;
+    }
+  }
+}
+
+/** Short and unique per delivery: the inbox id in base 36. */
+export function shortIdOf(inboxId: string): string {
+  return BigInt(inboxId).toString(36);
+}

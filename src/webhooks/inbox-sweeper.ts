@@ -1,0 +1,37 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseService } from '../database/database.service.js';
+import { MaintenanceTasks } from '../queues/maintenance.js';
+import { InboxService } from './inbox.service.js';
+
+/**
+ * Re-enqueues stored deliveries that were never routed (Redis lost their job, or the process died between the
+ * answer and the enqueue): once when the database is ready, for all of them, then periodically.
+ */
+@Injectable()
+export class InboxSweeper implements OnApplicationBootstrap {
+  private readonly logger = new Logger(InboxSweeper.name);
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly database: DatabaseService,
+    private readonly inbox: InboxService,
+    tasks: MaintenanceTasks,
+  ) {
+    tasks.register({ name: 'sweep-inbox', everyMs: config.jobs.sweepIntervalMs, run: () => this.sweep(config.jobs.staleAfterMs).then(() => undefined) });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.database
+      .whenReady(24 * 3600_000)
+      .then(() => this.sweep(0))
+      .catch((err: Error) => this.logger.warn(`start-up inbox sweep failed: ${err.message}`));
+  }
+
+  async sweep(olderThanMs: number): Promise<number> {
+    const ids = await this.inbox.unrouted(olderThanMs);
+    for (const id of ids) await this.inbox.enqueue(id);
+    if (ids.length > 0) this.logger.log(`sweep re-enqueued ${ids.length} unrouted deliveries`);
+    return ids.length;
+  }
+}

@@ -1,0 +1,121 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
+import { DatabaseService } from '../database/database.service.js';
+import { inboxJobId, JOB_NAMES, QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
+import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
+
+const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+const MAX_BATCH = 256;
+const MAX_WRITES_IN_FLIGHT = 2;
+
+interface PendingWrite {
+  endpoint: WebhookEndpoint;
+  event: string | null;
+  raw: Buffer;
+  hash: Buffer;
+  status: InboxStatus;
+  windowSeconds: number;
+  resolve: (result: { id: string; duplicate: boolean }) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The durable inbox of webhook deliveries, and their route jobs. */
+@Injectable()
+export class InboxService {
+  private readonly logger = new Logger(InboxService.name);
+  private readonly pendingWrites: PendingWrite[] = [];
+  private writesInFlight = 0;
+  private pendingEnqueues: string[] = [];
+
+  constructor(
+    private readonly database: DatabaseService,
+    @InjectQueue(QUEUES.webhooks) private readonly queue: Queue,
+  ) {}
+
+  /**
+   * Stores a delivery unless an equal one (same endpoint, same bytes) was stored within the window. Deliveries that
+   * arrive while a write is in flight are stored together in the next one: one commit for many webhooks, and no
+   * added wait when traffic is light. Equal deliveries racing each other are serialised in Postgres.
+   */
+  store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<{ id: string; duplicate: boolean }> {
+    const hash = createHash('sha256').update(endpoint).update('\n').update(raw).digest();
+    return new Promise((resolve, reject) => {
+      this.pendingWrites.push({ endpoint, event, raw, hash, status, windowSeconds, resolve, reject });
+      this.startWrites();
+    });
+  }
+
+  private startWrites(): void {
+    while (this.writesInFlight < MAX_WRITES_IN_FLIGHT && this.pendingWrites.length > 0) {
+      const batch = this.pendingWrites.splice(0, MAX_BATCH);
+      this.writesInFlight++;
+      void this.write(batch).finally(() => {
+        this.writesInFlight--;
+        this.startWrites();
+      });
+    }
+  }
+
+  private async write(batch: PendingWrite[]): Promise<void> {
+    try {
+      const rows: Array<{ idx: number; delivery_id: string; duplicate: boolean }> = await this.database.query(
+        'SELECT idx, delivery_id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)',
+        [
+          batch.map((w) => w.endpoint),
+          batch.map((w) => w.event),
+          batch.map((w) => w.raw),
+          batch.map((w) => w.hash),
+          batch.map((w) => w.status),
+          batch[0].windowSeconds,
+        ],
+      );
+      for (const row of rows) batch[row.idx - 1].resolve({ id: String(row.delivery_id), duplicate: row.duplicate });
+    } catch (err) {
+      batch.forEach((w) => w.reject(err));
+    }
+  }
+
+  get(id: string): Promise<InboxDelivery | null> {
+    return this.database.repo(InboxDelivery).findOneBy({ id });
+  }
+
+  /** Puts the delivery's route job on the queue unless a live one is there (a finished one is replaced). */
+  async enqueue(inboxId: string, delayMs = 0): Promise<void> {
+    const jobId = inboxJobId(inboxId);
+    const existing = await this.queue.getJob(jobId);
+    if (existing) {
+      if (LIVE_STATES.has(await existing.getState())) return;
+      await existing.remove().catch(() => undefined);
+    }
+    const data: RouteDeliveryJob = { inboxId };
+    await this.queue.add(JOB_NAMES.routeDelivery, data, { jobId, delay: delayMs });
+  }
+
+  /**
+   * Enqueues a newly stored delivery without making the caller wait or fail; the sweep catches what this misses
+   * (Redis down). A new delivery cannot have a job yet, so no lookup is needed, and those stored together are
+   * added together.
+   */
+  enqueueSoon(inboxId: string): void {
+    this.pendingEnqueues.push(inboxId);
+    if (this.pendingEnqueues.length > 1) return;
+    setImmediate(() => {
+      const ids = this.pendingEnqueues;
+      this.pendingEnqueues = [];
+      const jobs = ids.map((id) => ({ name: JOB_NAMES.routeDelivery, data: { inboxId: id } satisfies RouteDeliveryJob, opts: { jobId: inboxJobId(id) } }));
+      this.queue.addBulk(jobs).catch((err: Error) => this.logger.warn(`${ids.length} stored deliveries left to the sweep: ${err.message}`));
+    });
+  }
+
+  /** Deliveries stored but not routed, untouched for `olderThanMs`. */
+  async unrouted(olderThanMs: number, limit = 1000): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.database.query(
+      `SELECT id FROM webhook_inbox WHERE status = 'received' AND received_at <= now() - make_interval(secs => $1)
+        ORDER BY id LIMIT $2`,
+      [olderThanMs / 1000, limit],
+    );
+    return rows.map((r) => String(r.id));
+  }
+}

@@ -1,0 +1,82 @@
+import { Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../health/metrics.service.js';
+import type { WebhookEndpoint } from './inbox.entity.js';
+import { InboxService } from './inbox.service.js';
+import { parseDelivery } from './parse-delivery.js';
+import { verifySignature } from './signature.js';
+
+type Answer = { status: number; body: Record<string, unknown>; outcome: string };
+
+/**
+ * The service's webhooks. A delivery is verified over its raw bytes, judged, stored in Postgres and only then
+ * answered; routing happens on a queue, so the answer never waits for a CRM.
+ */
+@ApiTags('webhooks')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly inbox: InboxService,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  @Post('events')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Events webhook ({event, data}), signed with WEBHOOK_SECRETS_EVENTS.' })
+  events(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
+    return this.receive('events', this.config.webhooks.secrets.events, req, signature, reply);
+  }
+
+  @Post('appointment-crm/export-prompt')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Appointment CRM export-prompt webhook, signed with WEBHOOK_SECRETS_APPOINTMENT_PROMPT.' })
+  appointmentPrompt(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
+    return this.receive('appointment-prompt', this.config.webhooks.secrets.appointmentPrompt, req, signature, reply);
+  }
+
+  @Post('record-crm/export-prompt')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Record CRM export-prompt webhook, signed with WEBHOOK_SECRETS_RECORD_PROMPT.' })
+  recordPrompt(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
+    return this.receive('record-prompt', this.config.webhooks.secrets.recordPrompt, req, signature, reply);
+  }
+
+  private async receive(endpoint: WebhookEndpoint, secrets: string[], req: FastifyRequest, signature: string | undefined, reply: FastifyReply): Promise<void> {
+    const answer = await this.judge(endpoint, secrets, req, signature);
+    this.metrics.webhooksReceived.inc({ endpoint, outcome: answer.outcome });
+    await reply.status(answer.status).send(answer.body);
+  }
+
+  private async judge(endpoint: WebhookEndpoint, secrets: string[], req: FastifyRequest, signature: string | undefined): Promise<Answer> {
+    if (secrets.length === 0) {
+      return { status: 404, body: { error: 'this webhook is not configured (no secret set)' }, outcome: 'rejected' };
+    }
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const check = verifySignature(signature, raw, secrets, this.config.webhooks.toleranceSeconds);
+    if (!check.ok) return { status: 401, body: { error: check.reason }, outcome: 'unauthorized' };
+
+    const parsed = parseDelivery(endpoint, raw);
+    const window = this.config.webhooks.dedupeWindowSeconds;
+    try {
+      if (parsed.kind === 'invalid') {
+        // Kept for the admin (status failed, never routed), but the service is told the body is wrong.
+        await this.inbox.store(endpoint, parsed.event, raw, 'failed', window);
+        return { status: 400, body: { error: parsed.reason }, outcome: 'invalid' };
+      }
+      if (parsed.kind === 'unknown') {
+        const stored = await this.inbox.store(endpoint, parsed.event, raw, 'ignored', window);
+        return { status: 200, body: { status: stored.duplicate ? 'duplicate' : 'ignored' }, outcome: 'ignored' };
+      }
+      const stored = await this.inbox.store(endpoint, parsed.event, raw, 'received', window);
+      if (stored.duplicate) return { status: 200, body: { status: 'duplicate' }, outcome: 'duplicate' };
+      this.inbox.enqueueSoon(stored.id);
+      return { status: 200, body: { status: 'accepted' }, outcome: 'accepted' };
+    } catch {
+      // Not stored: the service must deliver it again.
+      return { status: 503, body: { error: 'the delivery could not be stored; please retry' }, outcome: 'unavailable' };
+    }
+  }
+}

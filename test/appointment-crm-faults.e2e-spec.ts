@@ -1,0 +1,100 @@
+import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { events } from './sim/service/index.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+/** How the appointment CRM's failures are met: retried when transient, failed at once otherwise. */
+describe('appointment CRM: failures', () => {
+  let h: Harness;
+  let seq = 0;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 11, appointmentCrm: true });
+  });
+  afterAll(() => h.close());
+
+  const crm = () => h.appointmentCrm!;
+
+  async function scenario(seedAppointment = true) {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const appointmentId = `9007199254740995${seq++}`;
+    if (seedAppointment) crm().addAppointment(appointmentId);
+    await mapAppointment(h, project.id, appointmentId);
+    return { project, drawing, appointmentId };
+  }
+
+  const send = async (projectId: string, drawingId: string) => {
+    const res = await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: projectId, drawing_id: drawingId } });
+    expect(res.status).toBe(202);
+  };
+
+  it('retries a CRM 503 twice, then succeeds', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 503, times: 2 });
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status']);
+    expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
+    expect(crm().requestsTo('PUT', `/appointments/${appointmentId}/sale`)).toHaveLength(3);
+    expect(crm().get(appointmentId)!.status).toBe('Sold');
+  });
+
+  it('retries a failed upload together with its download (a stream is sent once)', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'POST', path: `/appointments/${appointmentId}/files`, status: 503, times: 2 });
+    await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
+    const [entry] = await settled(h, project.id, ['push_drawings']);
+    expect(entry.status).toBe('succeeded');
+    expect(h.service.requestsTo('GET', new RegExp(`^/files/drawings/${drawing.id}/`))).toHaveLength(3);
+    expect(crm().fileBytes(appointmentId, 'drawing')).toEqual([drawing.pdf]);
+  });
+
+  it('honours a 429 Retry-After: a short one in the client, a long one by delaying the job', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 429, retryAfterSeconds: 1, times: 1 });
+    crm().injectFault({ method: 'PATCH', path: `/appointments/${appointmentId}`, status: 429, retryAfterSeconds: 4, times: 1 });
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status'], 20_000);
+    expect(entries.map((e) => [e.kind, e.status, e.attempts])).toEqual([
+      ['push_line_items', 'succeeded', 1],
+      ['set_status', 'succeeded', 2],
+    ]);
+    const puts = crm().requestsTo('PUT', `/appointments/${appointmentId}/sale`);
+    expect(puts[1].at - puts[0].at).toBeGreaterThanOrEqual(950);
+    const patches = crm().requestsTo('PATCH', `/appointments/${appointmentId}`);
+    expect(patches).toHaveLength(2);
+    expect(patches[1].at - patches[0].at).toBeGreaterThanOrEqual(3_950);
+  }, 30_000);
+
+  it('retries a CRM time-out', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'PATCH', path: `/appointments/${appointmentId}`, delayMs: h.config.http.timeoutMs + 1_500, times: 1 });
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status'], 20_000);
+    expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
+    expect(crm().requestsTo('PATCH', `/appointments/${appointmentId}`).length).toBeGreaterThanOrEqual(2);
+  }, 30_000);
+
+  it('fails at once on a CRM 400, with the reason', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 400, body: { error: 'unknown unit "ft"' }, times: 1 });
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_line_items']);
+    expect(entries).toHaveLength(1); // no Sold after a failed sale
+    expect(entries[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(entries[0].error).toContain('HTTP 400');
+    expect(entries[0].error).toContain('unknown unit');
+    expect(crm().requestsTo('PUT', `/appointments/${appointmentId}/sale`)).toHaveLength(1);
+  });
+
+  it('fails an appointment the CRM does not know, once, with a clear reason and no download', async () => {
+    const { project, drawing, appointmentId } = await scenario(false);
+    await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_drawings', 'push_line_items']);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(entry.error).toBe(`appointment ${appointmentId} not found in the appointment CRM (HTTP 404); check the mapping`);
+    }
+    expect(h.service.requestsTo('GET', new RegExp(`^/files/drawings/${drawing.id}/`))).toHaveLength(0);
+    expect(crm().requests.filter((r) => r.path.startsWith(`/appointments/${appointmentId}`))).toHaveLength(2);
+  });
+});

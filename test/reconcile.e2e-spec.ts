@@ -1,0 +1,113 @@
+import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
+import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { events } from './sim/service/index.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+
+type Json = Record<string, any>;  
+
+describe('reconciliation', () => {
+  let h: Harness;
+  let seq = 0;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 3, appointmentCrm: true, tune: (c) => (c.jobs.staleAfterMs = 0) });
+    h.service.addTemplate('Standard');
+  });
+  afterAll(() => h.close());
+
+  async function reconcile(): Promise<Json> {
+    const res = await h.admin('/api/reconcile', { method: 'POST' });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    return waitFor(async () => {
+      const entry = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
+      return ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
+    }, 20_000, 'the reconciliation run');
+  }
+
+  async function quiet(): Promise<void> {
+    await waitFor(async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0, 15_000, 'all actions to finish');
+  }
+
+  /** A project mapped to a fresh appointment, with one drawing. */
+  async function mappedProject() {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const appointmentId = `RC-${++seq}`;
+    h.appointmentCrm!.addAppointment(appointmentId);
+    await mapAppointment(h, project.id, appointmentId);
+    return { project, drawing, appointmentId };
+  }
+
+  it('pushes an approval and a payment whose webhooks never came, once, and only once', async () => {
+    const m = await mappedProject();
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+    h.service.addPayment(proposal.proposal_id, { paid_amount: 1200, pay_channel: 'mark_as_paid', paid_date: '2026-11-19', payment_method: 'ACH', status: 'succeeded' });
+
+    const run = await reconcile();
+    expect(run).toMatchObject({ kind: 'reconcile', trigger: 'admin', status: 'succeeded' });
+    await settled(h, m.project.id, ['push_proposal_pdf', 'push_line_items', 'set_status', 'add_note']);
+    await quiet();
+    const appointment = h.appointmentCrm!.get(m.appointmentId)!;
+    expect(appointment.status).toBe('Sold');
+    expect(h.appointmentCrm!.filesOf(m.appointmentId, 'proposal')).toHaveLength(1);
+    expect(appointment.notes).toHaveLength(1);
+    expect(appointment.notes[0].text).toContain('1200.00');
+    const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id });
+    expect(entries.every((e) => e.trigger === 'reconcile')).toBe(true);
+
+    const requestsBefore = h.appointmentCrm!.requests.length;
+    const again = await reconcile();
+    await quiet();
+    expect(again.detail).toMatch(/ 0 action\(s\) created/);
+    expect(h.appointmentCrm!.requests.length).toBe(requestsBefore);
+    expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(1);
+  });
+
+  it('pushes drawings whose versions changed without a webhook', async () => {
+    const m = await mappedProject();
+    await reconcile();
+    await quiet();
+    const first = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
+    expect(first).toHaveLength(1);
+
+    h.service.updateDrawing(m.drawing.id);
+    await reconcile();
+    await quiet();
+    const second = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
+    expect(second).toHaveLength(1);
+    expect(second[0].equals(first[0])).toBe(false);
+    expect(second[0].toString()).toContain('v2');
+  });
+
+  it('associates pending mappings', async () => {
+    const project = h.service.addProject();
+    await mapAppointment(h, project.id, `RC-PENDING-${++seq}`, 'pending');
+    await reconcile();
+    await waitFor(() => h.service.appointmentAssociations.get(project.id), 15_000, 'the association');
+  });
+
+  it('routes a stored delivery whose job was lost', async () => {
+    const body = Buffer.from(JSON.stringify(events.projectUpdated(h.service.addProject())));
+    await h.database.query(`INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status) VALUES ('events', 'project.updated', $1, $2, 'received')`, [
+      body,
+      Buffer.alloc(32, ++seq),
+    ]);
+    await reconcile();
+    await waitFor(async () => (await h.database.repo(InboxDelivery).findOneBy({ body }))?.status === 'routed', 15_000, 'the delivery to be routed');
+  });
+
+  it('runs one reconciliation at a time', async () => {
+    const answers = await Promise.all([1, 2, 3].map(() => h.admin('/api/reconcile', { method: 'POST' }).then((r) => r.json() as Promise<Json>)));
+    const ids = new Set(answers.map((a) => a.id));
+    const runs = await waitFor(async () => {
+      const entries = await h.database.repo(SyncLogEntry).findBy([...ids].map((id) => ({ id })));
+      return entries.every((e) => ['succeeded', 'skipped'].includes(e.status)) ? entries : null;
+    }, 20_000, 'the runs');
+    // Joined while waiting (one id), or refused by the lock while another ran (skipped): never two at once.
+    const overlapping = runs.filter((a) => a.status === 'succeeded').some((a) =>
+      runs.some((b) => b !== a && b.status === 'succeeded' && a.startedAt! < b.finishedAt! && b.startedAt! < a.finishedAt!),
+    );
+    expect(overlapping).toBe(false);
+  });
+});

@@ -1,0 +1,135 @@
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+
+ 
+type Json = any;
+const json = async (res: Response): Promise<Json> => res.json();
+const A2 = '/v1/appointment_crm/batch/associate_project';
+
+describe('sync log routes', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 8 });
+  });
+  afterAll(() => h.close());
+
+  const entry = async (id: string): Promise<Json> => json(await h.admin(`/api/sync-logs/${id}`));
+  const finished = (id: string, status: string) =>
+    waitFor(async () => {
+      const e = await entry(id);
+      return e.status === status ? e : null;
+    }, 15_000, `entry ${id} ${status}`);
+  const associate = async (): Promise<string[]> => (await json(await h.admin('/api/mappings/associate', { method: 'POST' }))).sync_log_ids;
+  const addMapping = async (crm: 'appointment' | 'record', projectId: string, key: string) =>
+    json(
+      await h.admin('/api/mappings', {
+        method: 'POST',
+        json: crm === 'appointment' ? { crm, appointment_id: key, project_id: projectId } : { crm, record_crm_module: 'Deals', record_crm_record_id: key, project_id: projectId },
+      }),
+    );
+
+  it('retries a failed entry: 409 while not failed, then the mappings get associated', async () => {
+    const projects = [h.service.addProject().id, h.service.addProject().id];
+    const maps = [await addMapping('appointment', projects[0], 'R-1'), await addMapping('appointment', projects[1], 'R-2')];
+    // More 503s than the tries (4 runs x 3 client tries with the test tuning): the entry fails.
+    h.service.injectFault({ method: 'POST', path: A2, times: 100, status: 503 });
+    const [id] = await associate();
+    const failed = await finished(id, 'failed');
+    expect(failed).toMatchObject({ kind: 'associate', attempts: h.config.jobs.attempts, crm: 'appointment' });
+    expect(failed.error).toContain('HTTP 503');
+    expect(failed.finished_at).toEqual(expect.stringMatching(/Z$/));
+    expect(failed.duration_ms).toEqual(expect.any(Number));
+    expect(failed.payload).toEqual({ mapping_ids: maps.map((m: Json) => m.id) });
+    // Given up: the claims went back, the mappings stay pending.
+    const rows = await h.database.query(`SELECT status, claimed_by FROM mapping WHERE id = ANY($1::bigint[])`, [maps.map((m: Json) => m.id)]);
+    expect(rows).toEqual([
+      { status: 'pending', claimed_by: null },
+      { status: 'pending', claimed_by: null },
+    ]);
+
+    h.service.clearFaults();
+    const retried = await h.admin(`/api/sync-logs/${id}/retry`, { method: 'POST' });
+    expect(retried.status).toBe(202);
+    expect((await json(retried)).status).toBe('queued');
+    const done = await finished(id, 'succeeded');
+    expect(done.detail).toContain('2 associated');
+    expect(done.error).toContain('HTTP 503'); // the last failure's reason stays readable
+    expect(h.service.appointmentAssociations.get(projects[1])).toBe('R-2');
+
+    const again = await h.admin(`/api/sync-logs/${id}/retry`, { method: 'POST' });
+    expect(again.status).toBe(409);
+    expect(await json(again)).toMatchObject({ status: 'succeeded', message: expect.stringContaining('only a failed entry can be retried') });
+  });
+
+  it('a stale claim of a failed action is released by the next trigger', async () => {
+    const projectId = h.service.addProject().id;
+    const m = await addMapping('appointment', projectId, 'STALE-1');
+    // As if a worker died mid-way and its action was failed without releasing: the claim points at a failed entry.
+    const [{ id: fake }] = await h.database.query<Array<{ id: string }>>(`INSERT INTO sync_log (kind, trigger, status, finished_at) VALUES ('associate', 'admin', 'failed', now()) RETURNING id`);
+    await h.database.query(`UPDATE mapping SET claimed_by = $1 WHERE id = $2`, [fake, m.id]);
+    const [id] = await associate();
+    await finished(id, 'succeeded');
+    expect(h.service.appointmentAssociations.get(projectId)).toBe('STALE-1');
+  });
+
+  it('answers 404 for an unknown entry and 400 for a non-numeric id', async () => {
+    expect((await h.admin('/api/sync-logs/999999999')).status).toBe(404);
+    expect((await h.admin('/api/sync-logs/999999999/retry', { method: 'POST' })).status).toBe(404);
+    const bad = await h.admin('/api/sync-logs/abc');
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).message).toContain('id must be a positive integer');
+  });
+
+  it('filters by status, kind, project and since, and pages with a cursor', async () => {
+    const recordProject = h.service.addProject().id;
+    await addMapping('record', recordProject, '555');
+    const [recordEntry] = await associate();
+    await finished(recordEntry, 'succeeded');
+
+    const byProject = await json(await h.admin(`/api/sync-logs?project_id=${recordProject}`));
+    expect(byProject.items).toHaveLength(1);
+    expect(byProject.items[0]).toEqual({
+      id: recordEntry,
+      kind: 'associate',
+      trigger: 'admin',
+      project_id: recordProject,
+      crm: 'record',
+      target: 'Deals/555',
+      status: 'succeeded',
+      attempts: 1,
+      error: null,
+      created_at: expect.stringMatching(/^\d{4}-.*Z$/),
+      finished_at: expect.stringMatching(/Z$/),
+      duration_ms: expect.any(Number),
+      detail: expect.stringContaining('C1: Deals/555 associated'),
+      payload: { mapping_ids: [expect.stringMatching(/^\d+$/)] },
+      parent_id: null,
+      inbox_id: null,
+    });
+
+    const succeeded = await json(await h.admin('/api/sync-logs?status=succeeded&kind=associate'));
+    expect(succeeded.items.length).toBeGreaterThanOrEqual(3);
+    expect(succeeded.items.every((e: Json) => e.status === 'succeeded' && e.kind === 'associate')).toBe(true);
+    expect((await json(await h.admin('/api/sync-logs?kind=push_drawings'))).items).toEqual([]);
+
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await json(await h.admin(`/api/sync-logs?since=${future}`))).items).toEqual([]);
+    const past = await json(await h.admin(`/api/sync-logs?since=2000-01-01T00:00:00Z`));
+    expect(past.items.length).toBeGreaterThanOrEqual(4);
+    const invalid = await h.admin('/api/sync-logs?since=yesterday');
+    expect(invalid.status).toBe(400);
+    expect(JSON.stringify(await json(invalid))).toContain('since must be an ISO 8601 date-time');
+    expect((await h.admin('/api/sync-logs?status=done')).status).toBe(400);
+    expect((await h.admin('/api/sync-logs?limit=501')).status).toBe(400);
+
+    const all = (await json(await h.admin('/api/sync-logs?limit=500'))).items.map((e: Json) => e.id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Json = await json(await h.admin(`/api/sync-logs?limit=1${cursor ? `&cursor=${cursor}` : ''}`));
+      paged.push(...page.items.map((e: Json) => e.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(all);
+    expect(all.map(Number)).toEqual([...all.map(Number)].sort((a, b) => b - a)); // newest first
+  });
+});

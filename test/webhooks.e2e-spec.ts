@@ -1,0 +1,164 @@
+import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
+import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
+import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+
+const sender = new WebhookSender({ timeScale: 1 });
+
+describe('webhook intake', () => {
+  let h: Harness;
+  let seq = 0;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 2, env: { WEBHOOK_SECRETS_EVENTS: `retired-secret,${EVENTS_SECRET}`, WEBHOOK_DEDUPE_WINDOW_SECONDS: '2' } });
+  });
+  afterAll(() => h.close());
+
+  /** A fresh project event whose body differs from every other test's. */
+  const uniqueEvent = () => JSON.stringify(events.projectCreated({ id: `3602962165269501${seq}`, name: `Project ${seq++}`, tags: [] } as never));
+  const post = (body: string, header: string | null, path = '/webhooks/events', contentType = 'application/json') =>
+    fetch(`${h.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, ...(header === null ? {} : { 'service-signature': header }) },
+      body,
+    });
+  const entriesOf = async (inboxId: string) => h.database.repo(SyncLogEntry).findBy({ inboxId });
+  const inboxRows = async (body: string) => (await h.database.repo(InboxDelivery).find()).filter((r) => r.body.toString() === body);
+
+  it('accepts a valid delivery, stores it before answering and routes it once', async () => {
+    const body = uniqueEvent();
+    const res = await post(body, signWebhook(EVENTS_SECRET, body));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'accepted' });
+    const [row] = await inboxRows(body);
+    expect(row).toBeDefined();
+    expect(row.event).toBe('project.created');
+    const entries = await waitFor(async () => ((await entriesOf(row.id)).length > 0 ? entriesOf(row.id) : null));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ kind: 'route_delivery', status: 'skipped', trigger: 'webhook', projectId: JSON.parse(body).data.id });
+  });
+
+  it('keeps ids beyond 2^53 exact when they arrive as bare JSON numbers', async () => {
+    const body = `{"event":"project.created","data":{"id":36029621652695999,"name":"Big id","tags":[]}}`;
+    expect((await post(body, signWebhook(EVENTS_SECRET, body))).status).toBe(200);
+    const [row] = await inboxRows(body);
+    const [entry] = await waitFor(() => entriesOf(row.id).then((e) => (e.length ? e : null)));
+    expect(entry.projectId).toBe('36029621652695999');
+  });
+
+  it('refuses a wrong secret, a tampered body and a missing header with 401', async () => {
+    const body = uniqueEvent();
+    const wrong = await post(body, signWebhook('not-the-secret', body));
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ error: 'signature does not match' });
+    expect((await post(body.replace('Project', 'Projekt'), signWebhook(EVENTS_SECRET, body))).status).toBe(401);
+    const missing = await post(body, null);
+    expect(missing.status).toBe(401);
+    expect(JSON.stringify(await missing.json())).not.toContain(EVENTS_SECRET);
+    expect(await inboxRows(body)).toHaveLength(0);
+  });
+
+  it('refuses stale and future timestamps, accepts extra header elements and a rotated secret', async () => {
+    const body = uniqueEvent();
+    const now = Math.floor(Date.now() / 1000);
+    expect((await post(body, signWebhook(EVENTS_SECRET, body, now - 400))).status).toBe(401);
+    expect((await post(body, signWebhook(EVENTS_SECRET, body, now + 400))).status).toBe(401);
+    const extra = await sender.deliverOnce(`${h.url}/webhooks/events`, body, { secret: 'retired-secret', extraElements: ['v0=ignored', 'x=1'] });
+    expect(extra.status).toBe(200);
+  });
+
+  it('answers a re-delivery within the window "duplicate" and processes it once; after the window it is new', async () => {
+    const body = uniqueEvent();
+    expect(await (await post(body, signWebhook(EVENTS_SECRET, body, Math.floor(Date.now() / 1000) - 1))).json()).toEqual({ status: 'accepted' });
+    const again = await post(body, signWebhook(EVENTS_SECRET, body));
+    expect(await again.json()).toEqual({ status: 'duplicate' });
+    const [row] = await inboxRows(body);
+    await waitFor(() => entriesOf(row.id).then((e) => e.length === 1));
+    expect((await h.database.repo(InboxDelivery).findOneByOrFail({ id: row.id })).duplicates).toBe(1);
+
+    await new Promise((r) => setTimeout(r, 2_100)); // the test's window is 2 s
+    expect(await (await post(body, signWebhook(EVENTS_SECRET, body))).json()).toEqual({ status: 'accepted' });
+    const rows = await inboxRows(body);
+    expect(rows).toHaveLength(2);
+    await waitFor(() => entriesOf(rows[1].id).then((e) => e.length === 1));
+  });
+
+  it('stores one of many equal deliveries arriving at the same instant', async () => {
+    const body = uniqueEvent();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(body, signWebhook(EVENTS_SECRET, body)).then((r) => r.json() as Promise<{ status: string }>)));
+    expect(answers.filter((a) => a.status === 'accepted')).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 'duplicate')).toHaveLength(7);
+    expect(await inboxRows(body)).toHaveLength(1);
+  });
+
+  it('answers 400 for bodies that are not JSON, not an object or not of the documented shape', async () => {
+    for (const body of ['not json', '[1,2,3]', '{"event":"drawing.created","data":{"id":"1","name":"x","pdf_url":"u","png_url":"u","tags":[]}}']) {
+      const res = await post(body, signWebhook(EVENTS_SECRET, body));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toEqual(expect.any(String));
+    }
+    const missing = '{"event":"drawing.created","data":{"id":"1","name":"x","pdf_url":"u","png_url":"u","tags":[]}}';
+    const res = await post(missing, signWebhook(EVENTS_SECRET, missing));
+    expect(((await res.json()) as { error: string }).error).toContain('data.project_id');
+  });
+
+  it('stores an unknown event and answers "ignored"', async () => {
+    const body = '{"event":"project.deleted","data":{"id":"5"}}';
+    const res = await post(body, signWebhook(EVENTS_SECRET, body));
+    expect(await res.json()).toEqual({ status: 'ignored' });
+    const [row] = await inboxRows(body);
+    expect(row.status).toBe('ignored');
+  });
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const body = `{"event":"project.created","data":{"id":"1","name":"${'x'.repeat(1024 * 1024)}","tags":[]}}`.slice(0, 1024 * 1024 + 1);
+    const res = await post(body, signWebhook(EVENTS_SECRET, body));
+    expect(res.status).toBe(413);
+  });
+
+  it('accepts the record prompt bare, wrapped, and with the short field names', async () => {
+    const base = { drawing_id: '36029621652695100', record_crm_module: 'Deals', record_crm_record_id: '4150868000005277036', yes_no: false };
+    const variants = [
+      recordPrompt(base),
+      recordPrompt({ ...base, drawing_id: '36029621652695101' }, { wrapped: true }),
+      recordPrompt({ ...base, drawing_id: '36029621652695102' }, { shortNames: true }),
+    ];
+    for (const payload of variants) {
+      const body = JSON.stringify(payload);
+      const res = await post(body, signWebhook(RECORD_PROMPT_SECRET, body), '/webhooks/record-crm/export-prompt');
+      expect(await res.json()).toEqual({ status: 'accepted' });
+    }
+  });
+
+  it('answers 404 on a prompt webhook whose secret is not configured', async () => {
+    const other = await startHarness({ redisDb: 3, env: { WEBHOOK_SECRETS_APPOINTMENT_PROMPT: '' } });
+    try {
+      const body = JSON.stringify(appointmentPrompt({ project_id: '1', drawing_id: '2', appointment_id: '3', yes_no: true }));
+      const res = await fetch(`${other.url}/webhooks/appointment-crm/export-prompt`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-signature': signWebhook('x', body) },
+        body,
+      });
+      expect(res.status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('answers 503 when the delivery cannot be stored, so the service retries', async () => {
+    const down = await startHarness({ redisDb: 3, env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/crm_sync' }, waitForDatabase: false });
+    try {
+      const body = uniqueEvent();
+      const res = await fetch(`${down.url}/webhooks/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, body) },
+        body,
+      });
+      expect(res.status).toBe(503);
+      const ready = await fetch(`${down.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { error: object }).error).toHaveProperty('postgres');
+    } finally {
+      await down.close();
+    }
+  });
+});
