@@ -31,7 +31,7 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   const port = await freePort();
   let output = '';
   const child = spawn(process.execPath, [DAEMON_ENTRY], {
-    env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: '' },
+    env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
