@@ -51,8 +51,7 @@ export class SyncLogsController {
   @ApiNotFoundResponse({ description: 'No such entry.' })
   @ApiConflictResponse({ description: 'The entry is not failed; the answer names its status.' })
   async retry(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryView> {
-    // Checked here rather than from requeue()'s answer: that one comes back non-null for any existing entry
-    // (TypeORM answers UPDATE ... RETURNING as [rows, count]), so it cannot tell a refused retry.
+    // Read first so that a refusal can name the entry's current status.
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
     if (entry.status !== 'failed') {
@@ -64,7 +63,7 @@ export class SyncLogsController {
       });
     }
     const requeued = await this.syncLog.requeue(id);
-    if (!requeued) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
+    if (!requeued) throw new ConflictException({ statusCode: 409, message: `entry ${id} was retried meanwhile`, error: 'Conflict' });
     await this.actions.enqueue(requeued);
     return syncLogEntryView(requeued);
   }

@@ -7,7 +7,7 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AssociationPair } from '../service-api/service-api.types.js';
 import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
-import { MAPPING_COLUMNS, returnedRows, rowToMapping, type MappingRow } from './mapping-rows.js';
+import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
 import type { Mapping } from './mapping.entity.js';
 import { A2_CHUNK, ASSOCIATE_KIND } from './mappings.service.js';
 
@@ -130,13 +130,11 @@ export class AssociateHandler implements ActionHandler {
    */
   private async takeClaims(entry: SyncLogEntry, ids: string[]): Promise<Mapping[]> {
     if (ids.length === 0) return [];
-    const rows = returnedRows<MappingRow>(
-      await this.database.query(
-        `UPDATE mapping SET claimed_by = $1, status = 'pending', error = NULL, updated_at = now()
-          WHERE id = ANY($2::bigint[]) AND crm = $3 AND status IN ('pending', 'failed') AND (claimed_by IS NULL OR claimed_by = $1)
-          RETURNING ${MAPPING_COLUMNS}`,
-        [entry.id, ids, entry.crm ?? 'appointment'],
-      ),
+    const rows = await this.database.returning<MappingRow>(
+      `UPDATE mapping SET claimed_by = $1, status = 'pending', error = NULL, updated_at = now()
+        WHERE id = ANY($2::bigint[]) AND crm = $3 AND status IN ('pending', 'failed') AND (claimed_by IS NULL OR claimed_by = $1)
+        RETURNING ${MAPPING_COLUMNS}`,
+      [entry.id, ids, entry.crm ?? 'appointment'],
     );
     return rows.map(rowToMapping).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   }

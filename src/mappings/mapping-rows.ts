@@ -34,12 +34,3 @@ export function rowToMapping(row: MappingRow): Mapping {
     updatedAt: row.updated_at,
   };
 }
-
-/**
- * The rows of an `UPDATE ... RETURNING` or `DELETE ... RETURNING`: TypeORM's Postgres driver answers those as
- * `[rows, rowCount]` (and other statements as the rows alone).
- */
-export function returnedRows<T>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}

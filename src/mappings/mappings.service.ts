@@ -5,7 +5,7 @@ import { ActionQueue } from '../sync-log/action-queue.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
-import { MAPPING_COLUMNS, returnedRows, rowToMapping, type MappingRow } from './mapping-rows.js';
+import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
 import { Mapping, type MappingCrm, type MappingStatus } from './mapping.entity.js';
 import { describeMapping } from './mapping.view.js';
 
@@ -126,7 +126,7 @@ export class MappingsService {
    */
   async remove(id: string): Promise<boolean> {
     if (!/^\d{1,19}$/.test(id)) return false;
-    const rows = returnedRows(await this.database.query(`DELETE FROM mapping WHERE id = $1 RETURNING id`, [id]));
+    const rows = await this.database.returning(`DELETE FROM mapping WHERE id = $1 RETURNING id`, [id]);
     return rows.length > 0;
   }
 
@@ -176,14 +176,12 @@ export class MappingsService {
    * was claimed (an admin's retry re-claims with a newer updated_at than the entry's earlier finish).
    */
   async releaseStaleClaims(): Promise<number> {
-    const rows = returnedRows(
-      await this.database.query(
-        `UPDATE mapping m SET claimed_by = NULL, updated_at = now()
-          WHERE m.status = 'pending' AND m.claimed_by IS NOT NULL
-            AND EXISTS (SELECT 1 FROM sync_log s
-                         WHERE s.id = m.claimed_by AND s.status IN ('succeeded', 'failed', 'skipped') AND s.finished_at >= m.updated_at)
-          RETURNING m.id`,
-      ),
+    const rows = await this.database.returning(
+      `UPDATE mapping m SET claimed_by = NULL, updated_at = now()
+        WHERE m.status = 'pending' AND m.claimed_by IS NOT NULL
+          AND EXISTS (SELECT 1 FROM sync_log s
+                       WHERE s.id = m.claimed_by AND s.status IN ('succeeded', 'failed', 'skipped') AND s.finished_at >= m.updated_at)
+        RETURNING m.id`,
     );
     if (rows.length > 0) this.logger.log(`released ${rows.length} pending mapping(s) held by finished actions`);
     return rows.length;

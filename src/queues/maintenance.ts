@@ -1,13 +1,18 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
+import { DatabaseService } from '../database/database.service.js';
 import { QUEUES } from './queues.js';
+
+export type MaintenanceTrigger = 'schedule' | 'admin' | 'startup';
 
 export interface MaintenanceTask {
   name: string;
   /** Period of the schedule; 0 or less: run only when asked (`runNow`). */
   everyMs: number;
-  run(trigger: 'schedule' | 'admin' | 'startup', data: Record<string, unknown>): Promise<void>;
+  /** Also run once in this process as soon as the database is ready (trigger `startup`). */
+  atStartup?: boolean;
+  run(trigger: MaintenanceTrigger, data: Record<string, unknown>): Promise<void>;
 }
 
 /**
@@ -19,7 +24,10 @@ export class MaintenanceTasks implements OnApplicationBootstrap {
   private readonly logger = new Logger(MaintenanceTasks.name);
   private readonly tasks = new Map<string, MaintenanceTask>();
 
-  constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
+  constructor(
+    @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
+    private readonly database: DatabaseService,
+  ) {}
 
   register(task: MaintenanceTask): void {
     this.tasks.set(task.name, task);
@@ -37,6 +45,12 @@ export class MaintenanceTasks implements OnApplicationBootstrap {
           : this.queue.removeJobScheduler(task.name);
       // Redis may be down at start; the schedule is then set up by the next replica start, and readiness says why.
       void Promise.resolve(schedule).catch((err: Error) => this.logger.warn(`could not schedule ${task.name}: ${err.message}`));
+      if (task.atStartup) {
+        void this.database
+          .whenReady(24 * 3600_000)
+          .then(() => task.run('startup', {}))
+          .catch((err: Error) => this.logger.warn(`start-up run of ${task.name} failed: ${err.message}`));
+      }
     }
   }
 
@@ -55,7 +69,7 @@ export class MaintenanceWorker extends WorkerHost {
     super();
   }
 
-  async process(job: Job<{ trigger?: 'schedule' | 'admin' | 'startup' } & Record<string, unknown>>): Promise<void> {
+  async process(job: Job<{ trigger?: MaintenanceTrigger } & Record<string, unknown>>): Promise<void> {
     const task = this.tasks.get(job.name);
     if (!task) {
       this.logger.warn(`no maintenance task named ${job.name}; job dropped`);

@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { ActionQueue } from './action-queue.service.js';
 import { SyncLogService } from './sync-log.service.js';
@@ -11,24 +10,21 @@ import { SyncLogService } from './sync-log.service.js';
  * entries left untouched longer than `staleAfterMs`. Enqueueing is a no-op for a job that is still there.
  */
 @Injectable()
-export class ActionSweeper implements OnApplicationBootstrap {
+export class ActionSweeper {
   private readonly logger = new Logger(ActionSweeper.name);
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly database: DatabaseService,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly syncLog: SyncLogService,
     private readonly actions: ActionQueue,
     tasks: MaintenanceTasks,
   ) {
-    tasks.register({ name: 'sweep-actions', everyMs: config.jobs.sweepIntervalMs, run: () => this.sweep(config.jobs.staleAfterMs).then(() => undefined) });
-  }
-
-  onApplicationBootstrap(): void {
-    void this.database
-      .whenReady(24 * 3600_000)
-      .then(() => this.sweep(0))
-      .catch((err: Error) => this.logger.warn(`start-up sweep failed: ${err.message}`));
+    tasks.register({
+      name: 'sweep-actions',
+      everyMs: config.jobs.sweepIntervalMs,
+      atStartup: true,
+      run: (trigger) => this.sweep(trigger === 'startup' ? 0 : config.jobs.staleAfterMs).then(() => undefined),
+    });
   }
 
   /** Returns how many entries were looked at. */

@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { InboxService } from './inbox.service.js';
 
@@ -9,23 +8,20 @@ import { InboxService } from './inbox.service.js';
  * answer and the enqueue): once when the database is ready, for all of them, then periodically.
  */
 @Injectable()
-export class InboxSweeper implements OnApplicationBootstrap {
+export class InboxSweeper {
   private readonly logger = new Logger(InboxSweeper.name);
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly database: DatabaseService,
     private readonly inbox: InboxService,
     tasks: MaintenanceTasks,
   ) {
-    tasks.register({ name: 'sweep-inbox', everyMs: config.jobs.sweepIntervalMs, run: () => this.sweep(config.jobs.staleAfterMs).then(() => undefined) });
-  }
-
-  onApplicationBootstrap(): void {
-    void this.database
-      .whenReady(24 * 3600_000)
-      .then(() => this.sweep(0))
-      .catch((err: Error) => this.logger.warn(`start-up inbox sweep failed: ${err.message}`));
+    tasks.register({
+      name: 'sweep-inbox',
+      everyMs: config.jobs.sweepIntervalMs,
+      atStartup: true,
+      run: (trigger) => this.sweep(trigger === 'startup' ? 0 : config.jobs.staleAfterMs).then(() => undefined),
+    });
   }
 
   async sweep(olderThanMs: number): Promise<number> {
