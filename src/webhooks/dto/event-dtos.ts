@@ -61,7 +61,8 @@ export class ProposalSentDto extends ProposalPartiesDto {
 class ApprovedOptionOfApprovedDto {
   @IsString() name: string;
   @IsString() @Id() drawing_id: string;
-  @IsString() drawing_version_id: string;
+  // Documented, but nothing depends on it: a delivery without it is still pushed rather than refused.
+  @IsOptional() @IsString() drawing_version_id?: string;
   @IsNumber() total: number;
   @IsString() pdf_url: string;
 }
