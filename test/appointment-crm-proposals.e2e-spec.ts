@@ -177,6 +177,19 @@ describe('appointment CRM: proposals, sales and notes', () => {
     expect(crm().uploads.length).toBe(uploads);
   });
 
+  it('APPROVED with a signed PDF address that expired meanwhile: the proposal is read again for a fresh one', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED', approved_option: { drawing_id: drawing.id } });
+    const expired = { ...proposal, pdf_url: `${h.service.url}/files/blobs/expired-${proposal.proposal_id}.pdf` };
+    await deliverEvent(h, events.proposalStatusChanged(expired));
+    const entries = await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
+    expect(entries.find((e) => e.kind === 'push_proposal_pdf')!.status).toBe('succeeded');
+    const files = crm().filesOf(appointmentId, 'proposal');
+    expect(files).toHaveLength(1);
+    expect(files[0].bytes.equals(await download(proposal.pdf_url!))).toBe(true);
+    expect(h.service.requestsTo('GET', '/v1/proposals').some((r) => r.query.get('project_id') === project.id)).toBe(true);
+  });
+
   it('other proposal statuses: a skipped entry naming the status', async () => {
     const { project, appointmentId } = await scenario();
     const proposal = h.service.addProposal({ project_id: project.id, status: 'VOID', close_note: 'lost to a competitor' });

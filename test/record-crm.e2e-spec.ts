@@ -242,6 +242,18 @@ describe('record CRM (Zoho) flows', () => {
     expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(1);
   });
 
+  it('APPROVED with an expired signed PDF address: the proposal is read again and its fresh PDF attached', async () => {
+    const m = await mappedProject('Quotes');
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED' });
+    const expired = { ...proposal, pdf_url: `${h.service.url}/files/blobs/expired-${proposal.proposal_id}.pdf` };
+    expect(await deliverEvent(events.proposalStatusChanged(expired))).toBe('accepted');
+    const [entry] = await settled(m.target);
+    expect(entry).toMatchObject({ kind: 'attach_pdf', status: 'succeeded' });
+    const attachments = zoho().attachmentsOf('Quotes', m.recordId);
+    expect(attachments).toHaveLength(1);
+    expect(attachments[0].bytes.equals(await bytesAt(proposal.pdf_url!))).toBe(true);
+  });
+
   it('payment: a note with amount, channel, method and date, added once', async () => {
     const m = await mappedProject('Contacts');
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED' });

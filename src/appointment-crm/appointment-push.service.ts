@@ -137,7 +137,11 @@ export class AppointmentPushService {
       throw new PermanentActionError('push_proposal_pdf needs pdf_url or drawing_id');
     }
     const fileName = payload.proposal_id ? `proposal-${payload.proposal_id}.pdf` : `proposal-${payload.drawing_id}.pdf`;
-    const { deleted } = await this.replaceFiles(appointmentId, 'proposal', [{ fileName, open: () => this.service.openPdf(url) }]);
+    const projectId = entry.projectId;
+    const open = payload.pdf_url && payload.proposal_id && projectId
+      ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
+      : () => this.service.openPdf(url);
+    const { deleted } = await this.replaceFiles(appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
       : soldAction(entry, appointmentId);

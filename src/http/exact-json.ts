@@ -1,10 +1,15 @@
 import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
+/** A number token of 16 characters or more: the only kind that a double may not hold exactly. */
+const LONG_NUMBER = /[:[,]\s*-?\d[\d.eE+-]{15,}/;
+
 /**
  * Parses JSON so that no digit of an id is lost: integers beyond 2^53 become exact decimal strings, every other
  * number stays a number. The service writes ids as bare numbers in some answers (`36029621652695017`).
+ * Text without a long number token is read by JSON.parse, which gives the same result much faster.
  */
 export function parseExactJson(text: string): unknown {
+  if (!LONG_NUMBER.test(text)) return JSON.parse(text);
   return parse(text, undefined, (value: string) => (isSafeNumber(value) ? Number(value) : value));
 }
 

@@ -78,7 +78,10 @@ export class AttachPdfAction implements ActionHandler {
     const attachmentId = await withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.crm.findAttachment(record, matches) : null;
       if (earlier) return earlier.id;
-      return this.crm.uploadAttachment(record, fileName, async () => (await this.service.openPdf(url)).stream);
+      const open = p.proposalId && entry.projectId && !p.drawingId
+        ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
+        : () => this.service.openPdf(url);
+      return this.crm.uploadAttachment(record, fileName, async () => (await open()).stream);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
   }

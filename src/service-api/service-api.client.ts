@@ -277,6 +277,22 @@ export class ServiceApiClient {
     return openPdf(this.downloads, url, this.config.http.pdfMaxBytes);
   }
 
+  /**
+   * An approved proposal's signed PDF. Its address is a time-limited signed URL taken from the approval; when a late
+   * retry finds it refused (expired), the proposal is read again (R3) for a fresh address.
+   */
+  async openSignedProposalPdf(url: string, projectId: string, proposalId: string): Promise<PdfStream> {
+    try {
+      return await this.openPdf(url);
+    } catch (err) {
+      if (!(err instanceof OutboundError) || ![401, 403, 404, 410].includes(err.status ?? 0)) throw err;
+      for await (const proposal of this.allProposals({ projectId })) {
+        if (proposal.proposal_id === proposalId && proposal.pdf_url && proposal.pdf_url !== url) return this.openPdf(proposal.pdf_url);
+      }
+      throw err;
+    }
+  }
+
   private async call<T>(endpoint: string, method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, params?: Record<string, string | number | undefined>): Promise<T> {
     const response = await this.http.request({ endpoint, method, path, json, params });
     return normalizeIds<T>(response.data);
