@@ -48,18 +48,21 @@ describe('start-up of the built daemon', () => {
     ['Postgres', { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/crm_sync' }, 'postgres'],
   ])('keeps running with %s unreachable and answers readiness 503 naming it', async (_name, change, down) => {
     const daemon = await startDaemon({ ...baseEnv(service, databaseUrl, 5), ...change }, { until: 'live' });
-    daemons.push(daemon);
-    // The other dependency may still be connecting; wait until only the unreachable one is reported down.
-    const body = await waitFor(async () => {
-      const res = await fetch(`${daemon.url}/health/ready`);
-      expect(res.status).toBe(503);
-      const answer = (await res.json()) as { error: Record<string, { status: string }> };
-      return Object.keys(answer.error).length === 1 ? answer : null;
-    }, 15_000, 'readiness to name only the unreachable dependency');
-    expect(Object.keys(body.error)).toEqual([down]);
-    expect(body.error[down].status).toBe('down');
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(daemon.process.exitCode).toBeNull();
-    expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    try {
+      // The other dependency may still be connecting; wait until only the unreachable one is reported down.
+      const body = await waitFor(async () => {
+        const res = await fetch(`${daemon.url}/health/ready`);
+        expect(res.status).toBe(503);
+        const answer = (await res.json()) as { error: Record<string, { status: string }> };
+        return Object.keys(answer.error).length === 1 ? answer : null;
+      }, 15_000, 'readiness to name only the unreachable dependency');
+      expect(Object.keys(body.error)).toEqual([down]);
+      expect(body.error[down].status).toBe('down');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(daemon.process.exitCode).toBeNull();
+      expect((await fetch(`${daemon.url}/health`)).status).toBe(200);
+    } finally {
+      await daemon.stop('SIGKILL'); // a graceful stop would wait for the unreachable dependency until its deadline
+    }
   });
 });

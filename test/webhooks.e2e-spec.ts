@@ -1,5 +1,6 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
+import { toJson } from './sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -127,6 +128,24 @@ describe('webhook intake', () => {
       const res = await post(body, signWebhook(RECORD_PROMPT_SECRET, body), '/webhooks/record-crm/export-prompt');
       expect(await res.json()).toEqual({ status: 'accepted' });
     }
+  });
+
+  it('retries routing a delivery whose project cannot be looked up yet (the service failing), then routes it once', async () => {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    // More failures than the client's own retries: the routing job itself must come back.
+    h.service.injectFault({ method: 'GET', path: `/v1/drawings/${drawing.id}`, times: 4, status: 503 });
+    const body = toJson(
+      events.paymentReceived('36029621652695123', drawing.id, { paid_amount: 10, pay_channel: 'mark_as_paid', paid_date: '2026-11-20', payment_method: 'Cash', status: 'succeeded' }),
+    );
+    expect(await (await post(body, signWebhook(EVENTS_SECRET, body))).json()).toEqual({ status: 'accepted' });
+    const [row] = await inboxRows(body);
+    const entries = await waitFor(() => entriesOf(row.id).then((e) => (e.length ? e : null)), 15_000, 'the delivery to be routed');
+    expect(entries).toHaveLength(1);
+    expect(entries[0].projectId).toBe(project.id);
+    const stored = await h.database.repo(InboxDelivery).findOneByOrFail({ id: row.id });
+    expect(stored).toMatchObject({ status: 'routed', attempts: 1 });
+    expect(stored.error).toBeNull();
   });
 
   it('answers 404 on a prompt webhook whose secret is not configured', async () => {

@@ -31,12 +31,12 @@ export class SyncLogService {
     const status = action.status ?? 'queued';
     const finished = status !== 'queued';
     for (let attempt = 0; attempt < 3; attempt++) {
-      const rows: Array<{ id: string }> = await m.query(
+      const rows: Array<Record<string, unknown>> = await m.query(
         `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, payload, detail, error, dedupe_key,
                                coalesce_key, inbox_id, parent_id, finished_at, duration_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN now() END, CASE WHEN $14 THEN 0 END)
          ON CONFLICT DO NOTHING
-         RETURNING id`,
+         RETURNING *`,
         [
           action.kind,
           action.trigger,
@@ -54,7 +54,7 @@ export class SyncLogService {
           finished,
         ],
       );
-      if (rows.length > 0) return { entry: await this.mustGet(rows[0].id, m), created: true };
+      if (rows.length > 0) return { entry: this.toEntity(rows[0], m), created: true };
       const existing = await this.findConflicting(action, m);
       if (existing) return { entry: existing, created: false };
       // The queued entry we collided with started running meanwhile; a new one may be created now.
@@ -69,12 +69,12 @@ export class SyncLogService {
 
   /** Marks a run as started; null when the entry is already finished (a stale or repeated job). */
   async startRun(id: string): Promise<SyncLogEntry | null> {
-    const rows = await this.database.returning<{ id: string }>(
+    const rows = await this.database.returning<Record<string, unknown>>(
       `UPDATE sync_log SET status = 'running', attempts = attempts + 1, started_at = now(), updated_at = now()
-        WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
+        WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
       [id],
     );
-    return rows.length > 0 ? this.mustGet(id) : null;
+    return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
   async finish(id: string, status: 'succeeded' | 'skipped' | 'failed', detail: string | null, error?: string): Promise<void> {
@@ -100,12 +100,12 @@ export class SyncLogService {
    * every run. Null when the entry is not failed.
    */
   async requeue(id: string): Promise<SyncLogEntry | null> {
-    const rows = await this.database.returning<{ id: string }>(
+    const rows = await this.database.returning<Record<string, unknown>>(
       `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, updated_at = now()
-        WHERE id = $1 AND status = 'failed' RETURNING id`,
+        WHERE id = $1 AND status = 'failed' RETURNING *`,
       [id],
     );
-    return rows.length > 0 ? this.mustGet(id) : null;
+    return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
   /** Entries that should be on a queue; with `olderThanMs`, only those untouched that long. */
@@ -143,9 +143,17 @@ export class SyncLogService {
     return null;
   }
 
-  private async mustGet(id: string, m?: EntityManager): Promise<SyncLogEntry> {
-    const entry = await (m ?? this.database.dataSource.manager).getRepository(SyncLogEntry).findOneBy({ id });
-    if (!entry) throw new Error(`sync log entry ${id} vanished`);
+  /** A row read back with RETURNING *, as the entity (saves reading it again). */
+  private toEntity(row: Record<string, unknown>, m?: EntityManager): SyncLogEntry {
+    const metadata = (m ?? this.database.dataSource.manager).connection.getMetadata(SyncLogEntry);
+    const entry = new SyncLogEntry();
+    for (const column of metadata.columns) {
+      (entry as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
+    }
+    entry.id = String(entry.id);
+    if (entry.inboxId !== null) entry.inboxId = String(entry.inboxId);
+    if (entry.parentId !== null) entry.parentId = String(entry.parentId);
     return entry;
   }
+
 }
