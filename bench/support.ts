@@ -28,7 +28,7 @@ export interface Daemon {
 export async function startDaemon(env: Record<string, string>, options: { until?: 'ready' | 'live'; timeoutMs?: number } = {}): Promise<Daemon> {
   const probe = options.until === 'live' ? '/health' : '/health/ready';
   const readyTimeoutMs = options.timeoutMs ?? 30_000;
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
   const child = spawn(process.execPath, [DAEMON_ENTRY], {
     env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },

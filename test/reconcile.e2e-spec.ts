@@ -1,6 +1,6 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
-import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -10,7 +10,7 @@ describe('reconciliation', () => {
   let h: Harness;
   let seq = 0;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 3, appointmentCrm: true, tune: (c) => (c.jobs.staleAfterMs = 0) });
+    h = await startHarness({ redisDb: 3, appointmentCrm: true, recordCrm: true, tune: (c) => (c.jobs.staleAfterMs = 0) });
     h.service.addTemplate('Standard');
   });
   afterAll(() => h.close());
@@ -95,6 +95,21 @@ describe('reconciliation', () => {
     ]);
     await reconcile();
     await waitFor(async () => (await h.database.repo(InboxDelivery).findOneBy({ body }))?.status === 'routed', 15_000, 'the delivery to be routed');
+  });
+
+  it('with both CRMs on, a payment of a project mapped to both becomes a note in each', async () => {
+    const m = await mappedProject();
+    const recordId = h.zoho!.addRecord('Deals');
+    await h.database.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`, [
+      recordId,
+      m.project.id,
+    ]);
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 75.25, pay_channel: 'mark_as_paid', paid_date: '2026-11-18', payment_method: 'Cash', status: 'succeeded' });
+    await deliverEvent(h, events.paymentReceived(proposal.proposal_id, m.drawing.id, payment));
+    await waitFor(() => h.appointmentCrm!.get(m.appointmentId)!.notes.length === 1 && h.zoho!.notesOf('Deals', recordId).length === 1, 15_000, 'a note in each CRM');
+    const notes = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
+    expect(notes.map((e) => `${e.crm}:${e.status}`).sort()).toEqual(['appointment:succeeded', 'record:succeeded']);
   });
 
   it('runs one reconciliation at a time', async () => {

@@ -64,6 +64,7 @@ export class AppointmentPushService {
   handlers(): ActionHandler[] {
     const handler = (kind: string, run: (entry: SyncLogEntry, appointmentId: string) => Promise<ActionOutcome>): ActionHandler => ({
       kind,
+      crm: 'appointment',
       queue: QUEUES.appointmentCrm,
       run: (entry) => run(entry, targetOf(entry)),
     });

@@ -56,11 +56,12 @@ export class ProposalTemplate {
 @Injectable()
 export class AttachPdfAction implements ActionHandler {
   readonly kind = ATTACH_PDF;
+  readonly crm = 'record' as const;
   readonly queue = QUEUES.recordCrm;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(RECORD_CRM) private readonly crm: RecordCrm,
+    @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly service: ServiceApiClient,
     private readonly template: ProposalTemplate,
   ) {}
@@ -70,18 +71,18 @@ export class AttachPdfAction implements ActionHandler {
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const { fileName, matches } = await this.nameOf(p);
 
-    const existing = await this.crm.findAttachment(record, matches);
+    const existing = await this.recordCrm.findAttachment(record, matches);
     if (existing) return { status: 'succeeded', detail: `already attached as ${existing.fileName} (attachment ${existing.id})` };
 
     const url = p.drawingId ? await this.service.exportProposalPdf(await this.template.id(), p.drawingId) : p.pdfUrl;
     if (!url) throw new PermanentActionError('no PDF to attach: the action has neither a drawing nor a PDF address');
     const attachmentId = await withRetries(async (attempt) => {
-      const earlier = attempt > 1 ? await this.crm.findAttachment(record, matches) : null;
+      const earlier = attempt > 1 ? await this.recordCrm.findAttachment(record, matches) : null;
       if (earlier) return earlier.id;
       const open = p.proposalId && entry.projectId && !p.drawingId
         ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
         : () => this.service.openPdf(url);
-      return this.crm.uploadAttachment(record, fileName, async () => (await open()).stream);
+      return this.recordCrm.uploadAttachment(record, fileName, async () => (await open()).stream);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
   }
@@ -108,20 +109,21 @@ export class AttachPdfAction implements ActionHandler {
 @Injectable()
 export class AddNoteAction implements ActionHandler {
   readonly kind = ADD_NOTE;
+  readonly crm = 'record' as const;
   readonly queue = QUEUES.recordCrm;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(RECORD_CRM) private readonly crm: RecordCrm) {}
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm) {}
 
   async run(entry: SyncLogEntry): Promise<ActionOutcome> {
     const p = entry.payload as unknown as AddNotePayload;
     const record: RecordRef = { module: p.module, recordId: p.recordId };
-    const find = async () => (await this.crm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());
+    const find = async () => (await this.recordCrm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());
 
     const existing = await find();
     if (existing) return { status: 'succeeded', detail: `note already on the record (note ${existing.id})` };
     const noteId = await withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await find() : undefined;
-      return earlier ? earlier.id : this.crm.addNote(record, p.title, p.content);
+      return earlier ? earlier.id : this.recordCrm.addNote(record, p.title, p.content);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `note added (note ${noteId})` };
   }

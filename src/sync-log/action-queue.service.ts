@@ -37,7 +37,7 @@ export class ActionQueue {
   async record(actions: NewAction[], manager?: EntityManager): Promise<Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>> {
     const out = [];
     for (const action of actions) {
-      const unhandled = (action.status ?? 'queued') === 'queued' && !this.registry.handlerFor(action.kind);
+      const unhandled = (action.status ?? 'queued') === 'queued' && !this.registry.handlerFor(action.kind, action.crm);
       const effective: NewAction = unhandled
         ? { ...action, status: 'failed', error: `no handler for action kind ${action.kind} (is its CRM configured?)` }
         : action;
@@ -58,7 +58,7 @@ export class ActionQueue {
    * (the entry was retried by an admin, or Redis lost track) is replaced.
    */
   async enqueue(entry: SyncLogEntry, delayMs = 0): Promise<void> {
-    const queueName = this.registry.queueFor(entry.kind);
+    const queueName = this.registry.queueFor(entry.kind, entry.crm);
     if (!queueName) {
       await this.syncLog.finish(entry.id, 'failed', null, `no handler for action kind ${entry.kind} (is its CRM configured?)`);
       return;

@@ -1,24 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionHandler } from './action.types.js';
+import type { CrmName } from './sync-log.entity.js';
 
-/** Which handler runs which kind of action, filled by the feature modules at start. */
+const ANY_CRM = '*';
+const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
+
+/**
+ * Which handler runs which action, filled by the feature modules at start. Several CRMs share kind names (both add
+ * notes), so an action is matched on its kind and CRM, then on its kind alone for handlers that serve every CRM.
+ */
 @Injectable()
 export class ActionRegistry {
   private readonly handlers = new Map<string, ActionHandler>();
 
   register(...handlers: ActionHandler[]): void {
     for (const handler of handlers) {
-      if (this.handlers.has(handler.kind)) throw new Error(`two handlers for action kind ${handler.kind}`);
-      this.handlers.set(handler.kind, handler);
+      const key = keyOf(handler.kind, handler.crm);
+      if (this.handlers.has(key)) throw new Error(`two handlers for action kind ${handler.kind} (${handler.crm ?? 'any CRM'})`);
+      this.handlers.set(key, handler);
     }
   }
 
-  handlerFor(kind: string): ActionHandler | undefined {
-    return this.handlers.get(kind);
+  handlerFor(kind: string, crm: CrmName | null): ActionHandler | undefined {
+    return (crm ? this.handlers.get(keyOf(kind, crm)) : undefined) ?? this.handlers.get(keyOf(kind, ANY_CRM));
   }
 
-  queueFor(kind: string): ActionQueueName | undefined {
-    return this.handlers.get(kind)?.queue;
+  queueFor(kind: string, crm: CrmName | null): ActionQueueName | undefined {
+    return this.handlerFor(kind, crm)?.queue;
   }
 }

@@ -49,7 +49,7 @@ export abstract class ActionWorker extends WorkerHost {
     }
     const entry = await this.deps.syncLog.startRun(job.data.entryId);
     if (!entry) return; // finished already: a repeated or stale job
-    const handler = this.deps.registry.handlerFor(entry.kind);
+    const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
     const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
     try {
       if (!handler) throw new PermanentActionError(`no handler for action kind ${entry.kind} (is its CRM configured?)`);

@@ -32,6 +32,8 @@ export interface ActionOutcome {
 
 export interface ActionHandler {
   readonly kind: string;
+  /** The CRM whose actions of this kind it runs; unset: the kind's actions whatever their CRM (e.g. `associate`). */
+  readonly crm?: CrmName;
   readonly queue: ActionQueueName;
   run(entry: SyncLogEntry): Promise<ActionOutcome>;
 }
