@@ -131,7 +131,7 @@ export class AppointmentPushService {
       url = payload.pdf_url;
       what = `signed proposal ${payload.proposal_id ?? ''}`.trim();
     } else if (payload.drawing_id) {
-      const templateId = await this.templateId();
+      const templateId = await this.service.proposalTemplateId();
       url = await this.service.exportProposalPdf(templateId, payload.drawing_id);
       what = `proposal of drawing ${payload.drawing_id} (template ${templateId})`;
     } else {
@@ -208,13 +208,6 @@ export class AppointmentPushService {
     } finally {
       await runner.release();
     }
-  }
-
-  private async templateId(): Promise<string> {
-    if (this.config.service.proposalTemplateId) return this.config.service.proposalTemplateId;
-    const [first] = await this.service.listProposalTemplates({ page: 1 });
-    if (!first) throw new PermanentActionError('no proposal template: R2 lists none and PROPOSAL_TEMPLATE_ID is not set');
-    return first.id;
   }
 
   private async recordPushed(appointmentId: string, drawings: DrawingVersion[]): Promise<void> {

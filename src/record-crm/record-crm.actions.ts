@@ -27,27 +27,6 @@ export type AddNotePayload = RecordRef & {
   proposalId?: string;
 };
 
-/** The template of proposal exports: PROPOSAL_TEMPLATE_ID, else the service's first (R2), asked once. */
-@Injectable()
-export class ProposalTemplate {
-  private first?: Promise<string>;
-
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, private readonly service: ServiceApiClient) {}
-
-  id(): Promise<string> {
-    if (this.config.service.proposalTemplateId) return Promise.resolve(this.config.service.proposalTemplateId);
-    this.first ??= this.service.listProposalTemplates({ page: 1, perPage: 10 }).then((templates) => {
-      if (!templates[0]) throw new PermanentActionError('the service has no proposal template (R2 is empty); set PROPOSAL_TEMPLATE_ID');
-      return templates[0].id;
-    });
-    // A failed lookup is asked again next time.
-    return this.first.catch((err: unknown) => {
-      this.first = undefined;
-      throw err;
-    });
-  }
-}
-
 /**
  * Attaches a PDF to a record once. Before uploading, it looks for an attachment of the name an earlier try would
  * have used, so a job retry, or a crash between upload and bookkeeping, adds nothing; a failed upload is retried
@@ -63,7 +42,6 @@ export class AttachPdfAction implements ActionHandler {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly service: ServiceApiClient,
-    private readonly template: ProposalTemplate,
   ) {}
 
   async run(entry: SyncLogEntry): Promise<ActionOutcome> {
@@ -74,7 +52,7 @@ export class AttachPdfAction implements ActionHandler {
     const existing = await this.recordCrm.findAttachment(record, matches);
     if (existing) return { status: 'succeeded', detail: `already attached as ${existing.fileName} (attachment ${existing.id})` };
 
-    const url = p.drawingId ? await this.service.exportProposalPdf(await this.template.id(), p.drawingId) : p.pdfUrl;
+    const url = p.drawingId ? await this.service.exportProposalPdf(await this.service.proposalTemplateId(), p.drawingId) : p.pdfUrl;
     if (!url) throw new PermanentActionError('no PDF to attach: the action has neither a drawing nor a PDF address');
     const attachmentId = await withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.recordCrm.findAttachment(record, matches) : null;

@@ -2,7 +2,7 @@ import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
 import { ActionRegistry } from '../sync-log/action-registry.js';
 import { WebhookEventHandlers } from '../webhooks/event-handlers.js';
-import { AddNoteAction, AttachPdfAction, ProposalTemplate } from './record-crm.actions.js';
+import { AddNoteAction, AttachPdfAction } from './record-crm.actions.js';
 import { RecordCrmEvents } from './record-crm.events.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 import { ZohoClient } from './zoho.client.js';
@@ -17,7 +17,7 @@ const READINESS_WAIT_MS = 2_000;
 
 /** Zoho CRM: attachments and notes on records. Imported by AppModule only when RECORD_CRM_API_DOMAIN is set. */
 @Module({
-  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, ProposalTemplate, AttachPdfAction, AddNoteAction, RecordCrmEvents],
+  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, AttachPdfAction, AddNoteAction, RecordCrmEvents],
   exports: [RECORD_CRM],
 })
 export class RecordCrmModule implements OnModuleInit {

@@ -41,6 +41,7 @@ const enc = encodeURIComponent;
 export class ServiceApiClient {
   private readonly http: OutboundHttp;
   private readonly downloads: OutboundHttp;
+  private firstTemplate?: Promise<string>;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, metrics: MetricsService) {
     const throttle = pThrottle({ limit: config.service.maxRps, interval: 1000 });
@@ -180,6 +181,22 @@ export class ServiceApiClient {
   /** R2, one page. */
   listProposalTemplates(query: Page = {}): Promise<ProposalTemplate[]> {
     return this.getList('R2 GET /proposal_templates', '/proposal_templates', pageParams(query));
+  }
+
+  /**
+   * The template of proposal exports: PROPOSAL_TEMPLATE_ID, else the service's first (R2), asked once per process
+   * (a failed lookup is asked again next time).
+   */
+  proposalTemplateId(): Promise<string> {
+    if (this.config.service.proposalTemplateId) return Promise.resolve(this.config.service.proposalTemplateId);
+    this.firstTemplate ??= this.listProposalTemplates({ page: 1, perPage: 10 }).then(([first]) => {
+      if (!first) throw new OutboundError('service', 'R2 GET /proposal_templates', 'rejected', 200, 'the service lists no proposal template; set PROPOSAL_TEMPLATE_ID');
+      return first.id;
+    });
+    return this.firstTemplate.catch((err: unknown) => {
+      this.firstTemplate = undefined;
+      throw err;
+    });
   }
 
   /** R3, one page. */
