@@ -102,10 +102,15 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   /** Round trip with a short time-out, for readiness. */
   async ping(timeoutMs = 2_000): Promise<void> {
     const source = this.dataSource;
-    await Promise.race([
-      source.query('SELECT 1'),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
-    ]);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([source.query('SELECT 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async connectUntilReady(): Promise<void> {
