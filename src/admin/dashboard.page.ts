@@ -609,25 +609,31 @@ tr.detail > td { background: #fbfcfe; padding: 14px 18px 18px; border-bottom: 2p
   });
   $('log-more').addEventListener('click', function () { loadLogs(true); });
 
-  /** more: the next page after the shown ones; else the first pages again, as many rows as are shown. */
-  function loadLogs(more) {
-    var s = state.logs;
+  /**
+   * Loads a list (its state s, its API path): more = the next page after the shown ones; else the first pages
+   * again, as many rows as are shown. A newer load makes an older answer void (gen).
+   */
+  function loadList(s, path, moreButton, render, failure, more) {
     if (more && !s.next) return;
     var gen = more ? s.gen : ++s.gen;
     var limit = more ? PAGE_SIZE : Math.min(MAX_LIMIT, Math.max(PAGE_SIZE, s.items.length));
     var params = Object.assign({}, s.query, { limit: limit, cursor: more ? s.next : '' });
     s.loading = true;
-    $('log-more').disabled = true;
-    return api('GET', '/api/sync-logs' + query(params)).then(function (page) {
+    $(moreButton).disabled = true;
+    return api('GET', path + query(params)).then(function (page) {
       if (gen !== s.gen) return;
       s.items = more ? s.items.concat(page.items) : page.items;
       s.next = page.next_cursor;
-      renderLogs();
+      render();
       stamp();
-    }, failed('Loading the sync log failed')).then(function () {
+    }, failed(failure)).then(function () {
       s.loading = false;
-      $('log-more').disabled = false;
+      $(moreButton).disabled = false;
     });
+  }
+
+  function loadLogs(more) {
+    return loadList(state.logs, '/api/sync-logs', 'log-more', renderLogs, 'Loading the sync log failed', more);
   }
 
   function renderLogs() {
@@ -799,23 +805,7 @@ tr.detail > td { background: #fbfcfe; padding: 14px 18px 18px; border-bottom: 2p
   $('map-more').addEventListener('click', function () { loadMaps(true); });
 
   function loadMaps(more) {
-    var s = state.maps;
-    if (more && !s.next) return;
-    var gen = more ? s.gen : ++s.gen;
-    var limit = more ? PAGE_SIZE : Math.min(MAX_LIMIT, Math.max(PAGE_SIZE, s.items.length));
-    var params = Object.assign({}, s.query, { limit: limit, cursor: more ? s.next : '' });
-    s.loading = true;
-    $('map-more').disabled = true;
-    return api('GET', '/api/mappings' + query(params)).then(function (page) {
-      if (gen !== s.gen) return;
-      s.items = more ? s.items.concat(page.items) : page.items;
-      s.next = page.next_cursor;
-      renderMaps();
-      stamp();
-    }, failed('Loading the mappings failed')).then(function () {
-      s.loading = false;
-      $('map-more').disabled = false;
-    });
+    return loadList(state.maps, '/api/mappings', 'map-more', renderMaps, 'Loading the mappings failed', more);
   }
 
   function renderMaps() {
