@@ -1,19 +1,17 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
+import { addUnlessLive } from '../queues/jobs.js';
 import { actionJobId, JOB_NAMES, QUEUES, type ActionQueueName, type RunActionJob } from '../queues/queues.js';
 import { ActionRegistry } from './action-registry.js';
 import type { NewAction } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogService } from './sync-log.service.js';
 
-const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
-
 /** Records actions in the sync log and puts their jobs on the right queue. */
 @Injectable()
 export class ActionQueue {
-  private readonly logger = new Logger(ActionQueue.name);
   private readonly queues: Record<ActionQueueName, Queue>;
 
   constructor(
@@ -63,14 +61,7 @@ export class ActionQueue {
       await this.syncLog.finish(entry.id, 'failed', null, `no handler for action kind ${entry.kind} (is its CRM configured?)`);
       return;
     }
-    const queue = this.queues[queueName];
-    const jobId = actionJobId(entry.id, entry.retryBase);
-    const existing = await queue.getJob(jobId);
-    if (existing) {
-      if (LIVE_STATES.has(await existing.getState())) return;
-      await existing.remove().catch((err: Error) => this.logger.warn(`could not remove finished job ${jobId}: ${err.message}`));
-    }
     const data: RunActionJob = { entryId: entry.id };
-    await queue.add(JOB_NAMES.runAction, data, { jobId, delay: Math.max(0, delayMs) });
+    await addUnlessLive(this.queues[queueName], JOB_NAMES.runAction, data, actionJobId(entry.id, entry.retryBase), { delay: Math.max(0, delayMs) });
   }
 }

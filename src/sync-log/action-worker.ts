@@ -7,6 +7,7 @@ import { MetricsService } from '../health/metrics.service.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
+import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import type { RunActionJob } from '../queues/queues.js';
 import { ActionQueue } from './action-queue.service.js';
 import { ActionRegistry } from './action-registry.js';
@@ -42,11 +43,7 @@ export abstract class ActionWorker extends WorkerHost {
   }
 
   async process(job: Job<RunActionJob>, token?: string): Promise<void> {
-    try {
-      await this.deps.database.whenReady(10_000);
-    } catch {
-      return this.delay(job, token, 5_000);
-    }
+    await whenDatabaseReady(this.deps.database, job, token);
     const entry = await this.deps.syncLog.startRun(job.data.entryId);
     if (!entry) return; // finished already: a repeated or stale job
     const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
@@ -78,7 +75,7 @@ export abstract class ActionWorker extends WorkerHost {
     this.count(entry, 'retrying');
     const delayMs = this.backoff(entry.attempts - entry.retryBase, 'retry-after', err as Error);
     this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);
-    await this.delay(job, token, delayMs);
+    await runJobLater(job, token, delayMs);
   }
 
   private async startNext(entry: SyncLogEntry, outcome: ActionOutcome): Promise<void> {
@@ -92,11 +89,6 @@ export abstract class ActionWorker extends WorkerHost {
         dedupeKey: next.dedupeKey ?? `next:${entry.id}:${i}`,
       })),
     );
-  }
-
-  private async delay(job: Job, token: string | undefined, delayMs: number): Promise<never> {
-    await job.moveToDelayed(Date.now() + delayMs, token);
-    throw new DelayedError();
   }
 
   private count(entry: SyncLogEntry, result: string): void {

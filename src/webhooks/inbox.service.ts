@@ -3,10 +3,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { createHash } from 'node:crypto';
 import { DatabaseService } from '../database/database.service.js';
+import { addUnlessLive } from '../queues/jobs.js';
 import { inboxJobId, JOB_NAMES, QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
 import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
 
-const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 const MAX_BATCH = 256;
 const MAX_WRITES_IN_FLIGHT = 2;
 
@@ -83,14 +83,8 @@ export class InboxService {
 
   /** Puts the delivery's route job on the queue unless a live one is there (a finished one is replaced). */
   async enqueue(inboxId: string, delayMs = 0): Promise<void> {
-    const jobId = inboxJobId(inboxId);
-    const existing = await this.queue.getJob(jobId);
-    if (existing) {
-      if (LIVE_STATES.has(await existing.getState())) return;
-      await existing.remove().catch(() => undefined);
-    }
     const data: RouteDeliveryJob = { inboxId };
-    await this.queue.add(JOB_NAMES.routeDelivery, data, { jobId, delay: delayMs });
+    await addUnlessLive(this.queue, JOB_NAMES.routeDelivery, data, inboxJobId(inboxId), { delay: delayMs });
   }
 
   /**

@@ -1,10 +1,11 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
+import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
 import { DeliveryRouter } from './delivery-router.service.js';
 import { InboxDelivery } from './inbox.entity.js';
@@ -25,12 +26,7 @@ export class RouteDeliveryWorker extends WorkerHost {
   }
 
   async process(job: Job<RouteDeliveryJob>, token?: string): Promise<void> {
-    try {
-      await this.database.whenReady(10_000);
-    } catch {
-      await job.moveToDelayed(Date.now() + 5_000, token);
-      throw new DelayedError();
-    }
+    await whenDatabaseReady(this.database, job, token);
     const { inboxId } = job.data;
     try {
       await this.router.routeStored(inboxId);
@@ -42,8 +38,7 @@ export class RouteDeliveryWorker extends WorkerHost {
         this.logger.warn(`delivery ${inboxId} could not be routed: ${(err as Error).message}`);
         return;
       }
-      await job.moveToDelayed(Date.now() + this.backoff(attempts, 'retry-after', err as Error), token);
-      throw new DelayedError();
+      await runJobLater(job, token, this.backoff(attempts, 'retry-after', err as Error));
     }
   }
 
