@@ -10,8 +10,9 @@ import type {
   ProposalStatusChangedData,
   RoutedDelivery,
 } from '../webhooks/service-events.js';
+import { paymentFact } from '../webhooks/service-events.js';
 import { APPOINTMENT_ACTIONS, AppointmentPushService, type LineItemsPayload, type ProposalPdfPayload } from './appointment-push.service.js';
-import { amountText, paymentNote } from './sale.js';
+import { paymentNote } from './sale.js';
 
 type Kind = (typeof APPOINTMENT_ACTIONS)[keyof typeof APPOINTMENT_ACTIONS];
 
@@ -136,13 +137,11 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
 
   private async paymentReceived(projectId: string, data: PaymentReceivedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
     return this.forMapping(projectId, APPOINTMENT_ACTIONS.addNote, trigger, (appointmentId) => {
-      const date = data.paid_time ?? data.paid_date ?? '';
-      const fact = [data.proposal_id, data.pay_channel, date, amountText(data.paid_amount), data.payment_method].join(':');
       return [
         {
           ...base(APPOINTMENT_ACTIONS.addNote, projectId, appointmentId),
           payload: { text: paymentNote(data), proposal_id: data.proposal_id },
-          dedupeKey: `appointment:payment:${fact}`,
+          dedupeKey: `appointment:payment:${paymentFact(data)}`,
         },
       ];
     });

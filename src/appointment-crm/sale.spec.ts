@@ -1,5 +1,6 @@
 import type { LineItemsResult } from '../service-api/service-api.types.js';
-import { amountText, paymentNote, saleFromLineItems } from './sale.js';
+import { paymentAmountText } from '../webhooks/service-events.js';
+import { paymentNote, saleFromLineItems } from './sale.js';
 
 describe(saleFromLineItems.name, () => {
   const lineItems: LineItemsResult = {
@@ -49,6 +50,6 @@ describe(paymentNote.name, () => {
     expect(paymentNote({ proposal_id: '7', paid_amount: 120.5, pay_channel: 'service_payment', payment_method: 'ACH', paid_time: '2025-03-04T10:00:00Z' })).toBe(
       'Payment received: 120.50; channel: service_payment; method: ACH; date: 2025-03-04T10:00:00Z; proposal 7',
     );
-    expect(amountText(3)).toBe('3.00');
+    expect(paymentAmountText(3)).toBe('3.00');
   });
 });

@@ -1,5 +1,6 @@
 import type { LineItemsResult } from '../service-api/service-api.types.js';
 import type { Sale } from './appointment-crm.js';
+import { paymentAmountText } from '../webhooks/service-events.js';
 
 /**
  * D2's line items as the appointment's sale: every price, discount, markup, tax and total carried over as given,
@@ -51,12 +52,7 @@ export function paymentNote(payment: {
 }): string {
   const date = payment.paid_time ?? payment.paid_date ?? 'date not given';
   return (
-    `Payment received: ${amountText(payment.paid_amount)}; channel: ${payment.pay_channel}; ` +
+    `Payment received: ${paymentAmountText(payment.paid_amount)}; channel: ${payment.pay_channel}; ` +
     `method: ${payment.payment_method}; date: ${date}; proposal ${payment.proposal_id}`
   );
-}
-
-/** An amount with two decimals; one beyond a double's precision arrives as digits and is written as given. */
-export function amountText(amount: number | string): string {
-  return typeof amount === 'number' ? amount.toFixed(2) : amount;
 }

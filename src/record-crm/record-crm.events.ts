@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { DeliveryAction, WebhookEventHandler } from '../webhooks/event-handlers.js';
-import type { PaymentReceivedData, RecordPromptData, RoutedDelivery } from '../webhooks/service-events.js';
+import { paymentAmountText, paymentFact, type PaymentReceivedData, type RecordPromptData, type RoutedDelivery } from '../webhooks/service-events.js';
 import { safeFileName } from '../http/file-names.js';
 import { ADD_NOTE, ATTACH_PDF, type AddNotePayload, type AttachPdfPayload } from './record-crm.actions.js';
 import { recordTarget, type RecordRef } from './record-crm.js';
@@ -60,7 +60,7 @@ export class RecordCrmEvents implements WebhookEventHandler {
   }
 
   private async payment(projectId: string | null, data: PaymentReceivedData): Promise<DeliveryAction[]> {
-    const amount = Number(data.paid_amount).toFixed(2);
+    const amount = paymentAmountText(data.paid_amount);
     const date = data.paid_time ?? data.paid_date ?? '';
     return this.forMappedProject(projectId, ADD_NOTE, (record, base) => {
       const payload: AddNotePayload = {
@@ -74,7 +74,7 @@ export class RecordCrmEvents implements WebhookEventHandler {
         ].join('\n'),
         proposalId: data.proposal_id,
       };
-      const dedupeKey = `record:payment:${data.proposal_id}:${data.pay_channel}:${date}:${amount}:${data.payment_method}`;
+      const dedupeKey = `record:payment:${paymentFact(data)}`;
       return { ...base, payload, dedupeKey };
     });
   }
