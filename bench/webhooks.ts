@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { createServer } from 'node:http';
 import { signWebhook } from '../test/sim/service/webhook-sender.js';
 import { ServiceSim } from '../test/sim/service/service-sim.js';
@@ -52,11 +53,24 @@ async function daemon() {
   const env = { ...baseEnv(service, databaseUrl, REDIS_DB), WEBHOOK_SECRETS_EVENTS: SECRET, LOG_LEVEL: 'warn' };
   const d = await startDaemon(env);
   try {
-    return await load(`${d.url}/webhooks/events`);
+    const figures = await load(`${d.url}/webhooks/events`);
+    return { ...figures, unrouted: await unroutedDeliveries(databaseUrl) };
   } finally {
     await d.stop();
     await service.stop();
     await dropDatabase(databaseUrl);
+  }
+}
+
+/** Stored deliveries not yet routed when the load ends: shows whether routing kept pace with intake. */
+async function unroutedDeliveries(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received'`);
+    return rows[0].n as number;
+  } finally {
+    await client.end();
   }
 }
 
@@ -66,4 +80,5 @@ const row = (name: string, f: typeof bare) => `${name.padEnd(22)} ${String(f.rps
 console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each, loopback`);
 console.log(row('bare signature check', bare));
 console.log(row('crm-sync (stored)', full));
+console.log(`stored but not yet routed when the load ended: ${full.unrouted}`);
 console.log(`ratio: ${(full.rps / bare.rps).toFixed(2)} of the bare verifier's requests/s`);

@@ -22,6 +22,13 @@ describe('webhook intake', () => {
       headers: { 'content-type': contentType, ...(header === null ? {} : { 'service-signature': header }) },
       body,
     });
+  /** A delivery to the events webhook of another daemon than `h`, signed with the events secret. */
+  const postSignedEvent = (baseUrl: string, body: string) =>
+    fetch(`${baseUrl}/webhooks/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, body) },
+      body,
+    });
   const entriesOf = async (inboxId: string) => h.database.repo(SyncLogEntry).findBy({ inboxId });
   const inboxRows = async (body: string) => (await h.database.repo(InboxDelivery).find()).filter((r) => r.body.toString() === body);
 
@@ -167,17 +174,44 @@ describe('webhook intake', () => {
     const down = await startHarness({ redisDb: 3, env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/crm_sync' }, waitForDatabase: false });
     try {
       const body = uniqueEvent();
-      const res = await fetch(`${down.url}/webhooks/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, body) },
-        body,
-      });
+      const res = await postSignedEvent(down.url, body);
       expect(res.status).toBe(503);
       const ready = await fetch(`${down.url}/health/ready`);
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as { error: object }).error).toHaveProperty('postgres');
     } finally {
       await down.close();
+    }
+  });
+
+  it('routes one delivery at a time while a burst arrives, then catches up at full concurrency', async () => {
+    const paced = await startHarness({
+      redisDb: 3,
+      tune: (config) => (config.webhooks.routing = { concurrency: 8, burstPerSecond: 20, sampleMs: 500 }),
+    });
+    const concurrency = async () => Number(/crm_sync_webhook_route_concurrency (\d+)/.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
+    try {
+      expect(await concurrency()).toBe(8);
+      const bodies = Array.from({ length: 60 }, () => uniqueEvent());
+      const seen = new Set<number>();
+      const watching = (async () => {
+        for (let i = 0; i < 40 && !seen.has(1); i++) {
+          seen.add(await concurrency());
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      const answers = await Promise.all(bodies.map((body) => postSignedEvent(paced.url, body).then((r) => r.status)));
+      await watching;
+      expect(answers.every((status) => status === 200)).toBe(true);
+      expect(seen.has(1)).toBe(true);
+      await waitFor(async () => (await concurrency()) === 8, 10_000, 'routing back at full concurrency');
+      const routed = await waitFor(async () => {
+        const rows: Array<{ n: number }> = await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`);
+        return rows[0].n === bodies.length ? rows[0].n : null;
+      }, 20_000, 'every delivery routed');
+      expect(routed).toBe(60);
+    } finally {
+      await paced.close();
     }
   });
 });

@@ -22,6 +22,8 @@ export interface AppConfig {
     secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
     toleranceSeconds: number;
     dedupeWindowSeconds: number;
+    /** Deliveries routed at once; routing steps down to one at a time while intake runs at `burstPerSecond` or more. */
+    routing: { concurrency: number; burstPerSecond: number; sampleMs: number };
   };
   adminToken: string;
   appointmentCrm: { baseUrl: string; apiKey: string } | null;
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       },
       toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300,
       dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900,
+      routing: { concurrency: 8, burstPerSecond: 1_000, sampleMs: 250 },
     },
     adminToken: v.ADMIN_TOKEN,
     appointmentCrm: v.APPOINTMENT_CRM_BASE_URL

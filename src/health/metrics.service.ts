@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The daemon's Prometheus metrics, on a registry of its own (several apps may share a process in tests). */
 @Injectable()
@@ -10,6 +10,12 @@ export class MetricsService {
     name: 'crm_sync_webhooks_received_total',
     help: 'Webhook deliveries by endpoint and outcome (accepted, duplicate, ignored, rejected, unavailable).',
     labelNames: ['endpoint', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly routeConcurrency = new Gauge({
+    name: 'crm_sync_webhook_route_concurrency',
+    help: 'Stored deliveries routed at once: lowered to 1 while a burst of webhooks arrives, so answers come first.',
     registers: [this.registry],
   });
 

@@ -219,7 +219,7 @@ export class MappingsService {
             target: `${m.recordCrmModule}/${m.recordCrmRecordId}`,
             payload: { mapping_ids: [m.id] } satisfies AssociatePayload,
           }));
-    const recorded = await this.actions.record(actions, manager);
+    const recorded = await this.actions.record(actions, { manager });
     if (crm === 'appointment') {
       await manager.query(`UPDATE mapping SET claimed_by = $1, updated_at = now() WHERE id = ANY($2::bigint[])`, [recorded[0].entry.id, mappings.map((m) => m.id)]);
     } else {

@@ -31,18 +31,20 @@ export class ActionQueue {
     return recorded.map((r) => r.entry);
   }
 
-  /** Records inside a caller's transaction; enqueue the result with `enqueueCreated` after it commits. */
-  async record(actions: NewAction[], manager?: EntityManager): Promise<Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>> {
-    const out = [];
-    for (const action of actions) {
+  /**
+   * Records without enqueueing: inside a caller's transaction (`manager`), or marking a routed delivery
+   * (`routedInboxId`). Enqueue the result with `enqueueCreated` once that is committed.
+   */
+  async record(
+    actions: NewAction[],
+    options: { manager?: EntityManager; routedInboxId?: string } = {},
+  ): Promise<Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>> {
+    const effective = actions.map((action): NewAction => {
       const unhandled = (action.status ?? 'queued') === 'queued' && !this.registry.handlerFor(action.kind, action.crm);
-      const effective: NewAction = unhandled
-        ? { ...action, status: 'failed', error: `no handler for action kind ${action.kind} (is its CRM configured?)` }
-        : action;
-      const { entry, created } = await this.syncLog.create(effective, manager);
-      out.push({ entry, created, delayMs: action.delayMs });
-    }
-    return out;
+      return unhandled ? { ...action, status: 'failed', error: `no handler for action kind ${action.kind} (is its CRM configured?)` } : action;
+    });
+    const recorded = await this.syncLog.record(effective, options);
+    return recorded.map((r, i) => ({ ...r, delayMs: actions[i].delayMs }));
   }
 
   async enqueueCreated(recorded: Array<{ entry: SyncLogEntry; created: boolean; delayMs?: number }>): Promise<void> {

@@ -23,43 +23,22 @@ export class SyncLogService {
   constructor(private readonly database: DatabaseService) {}
 
   /**
-   * Records an action. Returns the existing entry instead when the dedupe key was used before, or when a queued
-   * action holds the coalesce key; `created` tells which.
+   * Records actions in one round trip. Each comes back as its new entry, or as the existing one (`created` false) when
+   * its dedupe key was used before or a queued action holds its coalesce key. With `routedInboxId`, that delivery is
+   * marked routed in the same statement, so a crash cannot leave it routed without its actions or the reverse.
    */
-  async create(action: NewAction, manager?: EntityManager): Promise<{ entry: SyncLogEntry; created: boolean }> {
-    const m = manager ?? this.database.dataSource.manager;
-    const status = action.status ?? 'queued';
-    const finished = status !== 'queued';
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const rows: Array<Record<string, unknown>> = await m.query(
-        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, payload, detail, error, dedupe_key,
-                               coalesce_key, inbox_id, parent_id, finished_at, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $14 THEN now() END, CASE WHEN $14 THEN 0 END)
-         ON CONFLICT DO NOTHING
-         RETURNING *`,
-        [
-          action.kind,
-          action.trigger,
-          action.crm,
-          action.projectId,
-          action.target,
-          status,
-          action.payload ?? {},
-          action.detail ?? null,
-          action.error?.slice(0, ERROR_MAX) ?? null,
-          action.dedupeKey ?? null,
-          finished ? null : (action.coalesceKey ?? null),
-          action.inboxId ?? null,
-          action.parentId ?? null,
-          finished,
-        ],
-      );
-      if (rows.length > 0) return { entry: this.toEntity(rows[0], m), created: true };
-      const existing = await this.findConflicting(action, m);
-      if (existing) return { entry: existing, created: false };
-      // The queued entry we collided with started running meanwhile; a new one may be created now.
-    }
-    throw new Error(`could not record ${action.kind}: keeps colliding`);
+  async record(
+    actions: NewAction[],
+    options: { manager?: EntityManager; routedInboxId?: string } = {},
+  ): Promise<Array<{ entry: SyncLogEntry; created: boolean }>> {
+    if (actions.length === 0 && !options.routedInboxId) return [];
+    const sql = 'SELECT idx, created, entry FROM crm_sync_record_actions($1::jsonb, $2::bigint) ORDER BY idx';
+    const params = [JSON.stringify(actions.map(toRecordInput)), options.routedInboxId ?? null];
+    const m = options.manager ?? this.database.dataSource.manager;
+    const rows: Array<{ idx: number; created: boolean; entry: Record<string, unknown> }> = options.manager
+      ? await options.manager.query(sql, params)
+      : await this.database.prepared('crm_sync_record_actions', sql, params);
+    return rows.map((row) => ({ entry: this.fromJson(row.entry, m), created: row.created }));
   }
 
   get(id: string): Promise<SyncLogEntry | null> {
@@ -133,16 +112,6 @@ export class SyncLogService {
     return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
   }
 
-  private async findConflicting(action: NewAction, m: EntityManager): Promise<SyncLogEntry | null> {
-    const repo = m.getRepository(SyncLogEntry);
-    if (action.dedupeKey) {
-      const byKey = await repo.findOneBy({ dedupeKey: action.dedupeKey });
-      if (byKey) return byKey;
-    }
-    if (action.coalesceKey) return repo.findOneBy({ coalesceKey: action.coalesceKey, status: 'queued' });
-    return null;
-  }
-
   /** A row read back with RETURNING *, as the entity (saves reading it again). */
   private toEntity(row: Record<string, unknown>, m?: EntityManager): SyncLogEntry {
     const metadata = (m ?? this.database.dataSource.manager).connection.getMetadata(SyncLogEntry);
@@ -156,4 +125,32 @@ export class SyncLogService {
     return entry;
   }
 
+  /** An entry as `crm_sync_record_actions` returns it (jsonb, timestamps as text). */
+  private fromJson(json: Record<string, unknown>, m: EntityManager): SyncLogEntry {
+    const row = { ...json };
+    for (const column of TIMESTAMP_COLUMNS) if (typeof row[column] === 'string') row[column] = new Date(row[column] as string);
+    return this.toEntity(row, m);
+  }
+}
+
+const TIMESTAMP_COLUMNS = ['created_at', 'updated_at', 'started_at', 'finished_at'];
+
+function toRecordInput(action: NewAction) {
+  const status = action.status ?? 'queued';
+  return {
+    kind: action.kind,
+    trigger: action.trigger,
+    crm: action.crm,
+    project_id: action.projectId,
+    target: action.target,
+    status,
+    payload: action.payload ?? {},
+    detail: action.detail ?? null,
+    error: action.error?.slice(0, ERROR_MAX) ?? null,
+    dedupe_key: action.dedupeKey ?? null,
+    // A finished entry holds no coalesce key: nothing can join it.
+    coalesce_key: status === 'queued' ? (action.coalesceKey ?? null) : null,
+    inbox_id: action.inboxId ?? null,
+    parent_id: action.parentId ?? null,
+  };
 }

@@ -29,7 +29,11 @@ export class DeliveryRouter {
 
   /** Routes a stored delivery; false when it needs no routing (already routed, ignored, unknown). */
   async routeStored(inboxId: string): Promise<boolean> {
-    const row = await this.database.repo(InboxDelivery).findOneBy({ id: inboxId });
+    const [row] = await this.database.prepared<Pick<InboxDelivery, 'endpoint' | 'body' | 'status'> & { receivedAt: Date }>(
+      'route_delivery_read',
+      'SELECT endpoint, body, status, received_at AS "receivedAt" FROM webhook_inbox WHERE id = $1',
+      [inboxId],
+    );
     if (!row || row.status !== 'received') return false;
     const parsed = parseDelivery(row.endpoint, row.body);
     if (parsed.kind !== 'valid') {
@@ -48,11 +52,7 @@ export class DeliveryRouter {
     delivery.projectId = await this.projectOf(delivery);
     const wanted = await this.actionsFor(delivery);
 
-    const recorded = await this.database.transaction(async (manager) => {
-      const result = await this.actions.record(wanted, manager);
-      await manager.getRepository(InboxDelivery).update({ id: inboxId }, { status: 'routed', routedAt: new Date(), error: null });
-      return result;
-    });
+    const recorded = await this.actions.record(wanted, { routedInboxId: inboxId });
     await this.actions.enqueueCreated(recorded);
     return true;
   }

@@ -28,6 +28,8 @@ export class InboxService {
   private readonly pendingWrites: PendingWrite[] = [];
   private writesInFlight = 0;
   private pendingEnqueues: string[] = [];
+  /** Deliveries handed to `store` since start: the intake's pace, read by the routing worker. */
+  private deliveriesReceived = 0;
 
   constructor(
     private readonly database: DatabaseService,
@@ -40,6 +42,7 @@ export class InboxService {
    * added wait when traffic is light. Equal deliveries racing each other are serialised in Postgres.
    */
   store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<{ id: string; duplicate: boolean }> {
+    this.deliveriesReceived++;
     const hash = createHash('sha256').update(endpoint).update('\n').update(raw).digest();
     return new Promise((resolve, reject) => {
       this.pendingWrites.push({ endpoint, event, raw, hash, status, windowSeconds, resolve, reject });
@@ -60,7 +63,8 @@ export class InboxService {
 
   private async write(batch: PendingWrite[]): Promise<void> {
     try {
-      const rows: Array<{ idx: number; delivery_id: string; duplicate: boolean }> = await this.database.query(
+      const rows = await this.database.prepared<{ idx: number; delivery_id: string; duplicate: boolean }>(
+        'crm_sync_store_deliveries',
         'SELECT idx, delivery_id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)',
         [
           batch.map((w) => w.endpoint),
@@ -75,6 +79,10 @@ export class InboxService {
     } catch (err) {
       batch.forEach((w) => w.reject(err));
     }
+  }
+
+  get received(): number {
+    return this.deliveriesReceived;
   }
 
   get(id: string): Promise<InboxDelivery | null> {

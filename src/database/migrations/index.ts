@@ -1,10 +1,12 @@
 import { SyncLogAndInbox1763700000000 } from './1763700000000-sync-log-and-inbox.js';
 import { Mappings1763700001000 } from './1763700001000-mappings.js';
 import { AppointmentDrawingState1763700003000 } from './1763700003000-appointment-drawing-state.js';
+import { RecordActionsFunction1763700004000 } from './1763700004000-record-actions-function.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
   SyncLogAndInbox1763700000000,
   Mappings1763700001000,
   AppointmentDrawingState1763700003000,
+  RecordActionsFunction1763700004000,
 ];
