@@ -107,9 +107,14 @@ describe('reconciliation', () => {
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
     const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 75.25, pay_channel: 'mark_as_paid', paid_date: '2026-11-18', payment_method: 'Cash', status: 'succeeded' });
     await deliverEvent(h, events.paymentReceived(proposal.proposal_id, m.drawing.id, payment));
-    await waitFor(() => h.appointmentCrm!.get(m.appointmentId)!.notes.length === 1 && h.zoho!.notesOf('Deals', recordId).length === 1, 15_000, 'a note in each CRM');
-    const notes = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
+    // The CRM holds the note a moment before the log entry is marked succeeded: wait for the log.
+    const notes = await waitFor(async () => {
+      const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
+      return entries.length === 2 && entries.every((e) => e.status !== 'queued' && e.status !== 'running') ? entries : null;
+    }, 15_000, 'both note actions to finish');
     expect(notes.map((e) => `${e.crm}:${e.status}`).sort()).toEqual(['appointment:succeeded', 'record:succeeded']);
+    expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(1);
+    expect(h.zoho!.notesOf('Deals', recordId)).toHaveLength(1);
   });
 
   it('runs one reconciliation at a time', async () => {
