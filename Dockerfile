@@ -18,4 +18,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["node", "dist/main.js"]
+CMD ["node", "--expose-gc", "dist/main.js"]

@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 
 /** The built daemon (`npm run build`), run as a child process so its memory and CPU are its own. Run from the repo root. */
 export const DAEMON_ENTRY = resolve(process.cwd(), 'dist/main.js');
+/** The node flags of `npm run start:prod` and the Dockerfile, so benchmarks measure the daemon as it is run. */
+export const DAEMON_NODE_FLAGS = ['--expose-gc'];
 
 export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -30,7 +32,9 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   const readyTimeoutMs = options.timeoutMs ?? 30_000;
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
-  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+  // DAEMON_NODE_ARGS carries flags NODE_OPTIONS refuses (--cpu-prof, --heap-prof) for profiling a benchmark run.
+  const nodeArgs = (process.env.DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, DAEMON_ENTRY], {
     env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
