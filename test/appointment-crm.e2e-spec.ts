@@ -3,7 +3,7 @@ import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.enti
 import { ActionQueue } from '../src/sync-log/action-queue.service.js';
 import { SyncLogService } from '../src/sync-log/sync-log.service.js';
 import { makePdf } from './sim/common/sim-server.js';
-import { deliverEvent, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -63,7 +63,7 @@ describe('appointment CRM: drawings', () => {
     }
     await settled(h, project.id, ['push_drawings']);
     await new Promise((r) => setTimeout(r, h.config.jobs.drawingsCoalesceMs + 500)); // a late joiner would run by now
-    const pushes = (await entriesOf(h, project.id)).filter((e) => e.kind === 'push_drawings');
+    const pushes = (await settled(h, project.id, ['push_drawings'])).filter((e) => e.kind === 'push_drawings');
     expect(pushes.every((e) => e.status === 'succeeded')).toBe(true);
     expect(pushes.length).toBeGreaterThanOrEqual(1);
     expect(pushes.length).toBeLessThanOrEqual(2);
