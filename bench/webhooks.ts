@@ -1,21 +1,29 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { signWebhook } from '../test/sim/service/webhook-sender.js';
 import { ServiceSim } from '../test/sim/service/service-sim.js';
 import { baseEnv, flushRedisDb, uniqueDatabaseUrl } from '../test/support/harness.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { verifySignature } from '../src/webhooks/signature.js';
 import { startDaemon } from './support.js';
 
 /**
  * Signed deliveries at the daemon's events webhook (each body unique, so each is accepted and stored), next to the
- * same load on a bare Node server that only verifies the signature: the ceiling of this machine.
+ * same load on a bare Node server that only verifies the signature (bare-verifier.ts): the ceiling of this machine.
+ * Each server runs in a process of its own; the load generator runs here.
  */
 const SECRET = 'bench-secret';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+/** Load before the measured run, so both servers are measured with their code compiled (JIT), as they run in service. */
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const REDIS_DB = 15;
+/** How long the routing of the backlog is awaited once the load ends (0: not awaited). */
+const DRAIN_LIMIT_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 180);
+/** BENCH_BARE=0 skips the bare verifier, to compare daemon builds quickly. */
+const WITH_BARE = process.env.BENCH_BARE !== '0';
 
 let counter = 0;
 function setupRequest(request: { body?: string; headers?: Record<string, string> }) {
@@ -25,24 +33,29 @@ function setupRequest(request: { body?: string; headers?: Record<string, string>
 }
 
 async function load(url: string) {
-  const result = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, requests: [{ setupRequest }] as never });
+  const run = (duration: number) => autocannon({ url, method: 'POST', connections: CONNECTIONS, duration, requests: [{ setupRequest }] as never });
+  if (WARMUP > 0) await run(WARMUP);
+  const result = await run(DURATION);
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 async function bareVerifier() {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const ok = verifySignature(req.headers['service-signature'] as string, Buffer.concat(chunks), [SECRET], 300).ok;
-      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end('{"status":"accepted"}');
-    });
+  const child = spawn(process.execPath, [resolve(dirname(fileURLToPath(import.meta.url)), 'bare-verifier.js')], {
+    env: { ...process.env, BARE_SECRET: SECRET },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  const figures = await load(`http://127.0.0.1:${port}/`);
-  server.close();
-  return figures;
+  try {
+    const port = await new Promise<string>((done, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const listening = /listening (\d+)/.exec(chunk.toString());
+        if (listening) done(listening[1]);
+      });
+      child.once('exit', (code) => fail(new Error(`the bare verifier exited with ${code}`)));
+    });
+    return await load(`http://127.0.0.1:${port}/`);
+  } finally {
+    child.kill();
+  }
 }
 
 async function daemon() {
@@ -54,12 +67,24 @@ async function daemon() {
   const d = await startDaemon(env);
   try {
     const figures = await load(`${d.url}/webhooks/events`);
-    return { ...figures, unrouted: await unroutedDeliveries(databaseUrl) };
+    const unrouted = await unroutedDeliveries(databaseUrl);
+    return { ...figures, unrouted, drainSeconds: await secondsToRouteAll(databaseUrl) };
   } finally {
     await d.stop();
     await service.stop();
     await dropDatabase(databaseUrl);
   }
+}
+
+/** Seconds until every stored delivery is routed (null past the limit). */
+async function secondsToRouteAll(databaseUrl: string): Promise<number | null> {
+  const started = Date.now();
+  if (DRAIN_LIMIT_SECONDS === 0) return null;
+  while (Date.now() - started < DRAIN_LIMIT_SECONDS * 1000) {
+    if ((await unroutedDeliveries(databaseUrl)) === 0) return (Date.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return null;
 }
 
 /** Stored deliveries not yet routed when the load ends: shows whether routing kept pace with intake. */
@@ -74,11 +99,18 @@ async function unroutedDeliveries(databaseUrl: string): Promise<number> {
   }
 }
 
-const bare = await bareVerifier();
+type Figures = Awaited<ReturnType<typeof load>>;
+const bare = WITH_BARE ? await bareVerifier() : null;
 const full = await daemon();
-const row = (name: string, f: typeof bare) => `${name.padEnd(22)} ${String(f.rps).padStart(8)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
-console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each, loopback`);
-console.log(row('bare signature check', bare));
+const row = (name: string, f: Figures) => `${name.padEnd(22)} ${String(f.rps).padStart(8)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
+console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP} s of warm-up, loopback`);
+if (bare) console.log(row('bare signature check', bare));
 console.log(row('crm-sync (stored)', full));
-console.log(`stored but not yet routed when the load ended: ${full.unrouted}`);
-console.log(`ratio: ${(full.rps / bare.rps).toFixed(2)} of the bare verifier's requests/s`);
+const drained =
+  DRAIN_LIMIT_SECONDS === 0
+    ? 'routing not awaited'
+    : full.drainSeconds === null
+      ? `not all routed within ${DRAIN_LIMIT_SECONDS} s`
+      : `all routed ${full.drainSeconds.toFixed(1)} s later (${Math.round(full.unrouted / Math.max(full.drainSeconds, 0.001))}/s)`;
+console.log(`stored but not yet routed when the load ended: ${full.unrouted}; ${drained}`);
+if (bare) console.log(`ratio: ${(full.rps / bare.rps).toFixed(2)} of the bare verifier's requests/s`);

@@ -1,5 +1,9 @@
+import { Queue } from 'bullmq';
+import { QUEUES } from '../src/queues/queues.js';
+import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
+import { InboxSweeper } from '../src/webhooks/inbox-sweeper.js';
 import { toJson } from './sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
@@ -184,33 +188,68 @@ describe('webhook intake', () => {
     }
   });
 
-  it('routes one delivery at a time while a burst arrives, then catches up at full concurrency', async () => {
+  it('sweeps every delivery left unrouted without a job, page by page', async () => {
+    const bodies = Array.from({ length: 5 }, () => uniqueEvent());
+    for (const body of bodies) {
+      await h.database.query(
+        `INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at) VALUES ('events', 'project.created', $1, sha256($1), 'received', now() - interval '10 minutes')`,
+        [Buffer.from(body)],
+      );
+    }
+    expect(await h.app.get(InboxSweeper).sweep(60_000, 2)).toBeGreaterThanOrEqual(bodies.length);
+    await waitFor(async () => (await Promise.all(bodies.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the swept deliveries to be routed');
+  });
+
+  it('holds route jobs back during a burst, feeding a few, and enqueues the rest when it ends', async () => {
     const paced = await startHarness({
       redisDb: 3,
-      tune: (config) => (config.webhooks.routing = { concurrency: 8, burstPerSecond: 20, sampleMs: 500 }),
+      tune: (config) => (config.webhooks.routeFeed = { burstPerSecond: 20, burstFeedPerSecond: 2, sampleMs: 500 }),
     });
-    const concurrency = async () => Number(/crm_sync_webhook_route_concurrency (\d+)/.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
+    const held = async () => Number(/crm_sync_webhook_routes_held (\d+)/.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
     try {
-      expect(await concurrency()).toBe(8);
       const bodies = Array.from({ length: 60 }, () => uniqueEvent());
-      const seen = new Set<number>();
+      let mostHeld = 0;
       const watching = (async () => {
-        for (let i = 0; i < 40 && !seen.has(1); i++) {
-          seen.add(await concurrency());
+        for (let i = 0; i < 40 && mostHeld === 0; i++) {
+          mostHeld = Math.max(mostHeld, await held());
           await new Promise((r) => setTimeout(r, 50));
         }
       })();
       const answers = await Promise.all(bodies.map((body) => postSignedEvent(paced.url, body).then((r) => r.status)));
       await watching;
       expect(answers.every((status) => status === 200)).toBe(true);
-      expect(seen.has(1)).toBe(true);
-      await waitFor(async () => (await concurrency()) === 8, 10_000, 'routing back at full concurrency');
+      expect(mostHeld).toBeGreaterThan(0);
+      expect(mostHeld).toBeLessThan(bodies.length);
+      await waitFor(async () => (await held()) === 0, 10_000, 'the held deliveries to be enqueued');
       const routed = await waitFor(async () => {
         const rows: Array<{ n: number }> = await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`);
         return rows[0].n === bodies.length ? rows[0].n : null;
       }, 20_000, 'every delivery routed');
       expect(routed).toBe(60);
     } finally {
+      await paced.close();
+    }
+  });
+
+  it('puts the deliveries it still holds on the queue when it shuts down', async () => {
+    // A sample longer than the test: the burst is noticed at its tenth delivery and the sampler never releases any.
+    const paced = await startHarness({
+      redisDb: 3,
+      tune: (config) => (config.webhooks.routeFeed = { burstPerSecond: 10 / 60, burstFeedPerSecond: 1 / 60, sampleMs: 60_000 }),
+    });
+    const routedCount = async () => ((await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`)) as Array<{ n: number }>)[0].n;
+    const queue = new Queue(QUEUES.webhooks, { connection: redisConnection(paced.config.redisUrl), prefix: paced.config.queuePrefix });
+    try {
+      for (let i = 0; i < 30; i++) expect((await postSignedEvent(paced.url, uniqueEvent())).status).toBe(200);
+      await waitFor(async () => (await routedCount()) === 9, 10_000, 'the nine deliveries before the burst to be routed');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await routedCount()).toBe(9);
+
+      await paced.app.close();
+      const jobs = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+      expect(Object.values(jobs).reduce((a, b) => a + b, 0)).toBe(30);
+    } finally {
+      await queue.close();
       await paced.close();
     }
   });

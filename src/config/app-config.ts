@@ -22,8 +22,11 @@ export interface AppConfig {
     secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
     toleranceSeconds: number;
     dedupeWindowSeconds: number;
-    /** Deliveries routed at once; routing steps down to one at a time while intake runs at `burstPerSecond` or more. */
-    routing: { concurrency: number; burstPerSecond: number; sampleMs: number };
+    /**
+     * While deliveries arrive at `burstPerSecond` or more (measured every `sampleMs`), at most `burstFeedPerSecond` of
+     * them go to the route queue; the rest wait until the burst ends.
+     */
+    routeFeed: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number };
   };
   adminToken: string;
   appointmentCrm: { baseUrl: string; apiKey: string } | null;
@@ -71,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       },
       toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300,
       dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900,
-      routing: { concurrency: 8, burstPerSecond: 1_000, sampleMs: 250 },
+      routeFeed: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250 },
     },
     adminToken: v.ADMIN_TOKEN,
     appointmentCrm: v.APPOINTMENT_CRM_BASE_URL

@@ -13,9 +13,9 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly routeConcurrency = new Gauge({
-    name: 'crm_sync_webhook_route_concurrency',
-    help: 'Stored deliveries routed at once: lowered to 1 while a burst of webhooks arrives, so answers come first.',
+  readonly routesHeld = new Gauge({
+    name: 'crm_sync_webhook_routes_held',
+    help: 'Stored deliveries whose route job waits for the burst of webhooks to end, so that answers come first.',
     registers: [this.registry],
   });
 

@@ -3,6 +3,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { InboxService } from './inbox.service.js';
 
+/** Unrouted deliveries read per query; a sweep goes through all of them, page by page. */
+const PAGE = 1000;
+
 /**
  * Re-enqueues stored deliveries that were never routed (Redis lost their job, or the process died between the
  * answer and the enqueue): once when the database is ready, for all of them, then periodically.
@@ -24,10 +27,14 @@ export class InboxSweeper {
     });
   }
 
-  async sweep(olderThanMs: number): Promise<number> {
-    const ids = await this.inbox.unrouted(olderThanMs);
-    for (const id of ids) await this.inbox.enqueue(id);
-    if (ids.length > 0) this.logger.log(`sweep re-enqueued ${ids.length} unrouted deliveries`);
-    return ids.length;
+  async sweep(olderThanMs: number, pageSize = PAGE): Promise<number> {
+    let swept = 0;
+    for (let page = await this.inbox.unrouted(olderThanMs, pageSize); page.length > 0; page = await this.inbox.unrouted(olderThanMs, pageSize, page.at(-1))) {
+      for (const id of page) await this.inbox.enqueue(id);
+      swept += page.length;
+      if (page.length < pageSize) break;
+    }
+    if (swept > 0) this.logger.log(`sweep re-enqueued ${swept} unrouted deliveries`);
+    return swept;
   }
 }

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { createHash } from 'node:crypto';
 import { DatabaseService } from '../database/database.service.js';
@@ -24,11 +24,9 @@ interface PendingWrite {
 /** The durable inbox of webhook deliveries, and their route jobs. */
 @Injectable()
 export class InboxService {
-  private readonly logger = new Logger(InboxService.name);
   private readonly pendingWrites: PendingWrite[] = [];
   private writesInFlight = 0;
-  private pendingEnqueues: string[] = [];
-  /** Deliveries handed to `store` since start: the intake's pace, read by the routing worker. */
+  /** Deliveries handed to `store` since start: the intake's pace, read by the route feeder. */
   private deliveriesReceived = 0;
 
   constructor(
@@ -95,28 +93,12 @@ export class InboxService {
     await addUnlessLive(this.queue, JOB_NAMES.routeDelivery, data, inboxJobId(inboxId), { delay: delayMs });
   }
 
-  /**
-   * Enqueues a newly stored delivery without making the caller wait or fail; the sweep catches what this misses
-   * (Redis down). A new delivery cannot have a job yet, so no lookup is needed, and those stored together are
-   * added together.
-   */
-  enqueueSoon(inboxId: string): void {
-    this.pendingEnqueues.push(inboxId);
-    if (this.pendingEnqueues.length > 1) return;
-    setImmediate(() => {
-      const ids = this.pendingEnqueues;
-      this.pendingEnqueues = [];
-      const jobs = ids.map((id) => ({ name: JOB_NAMES.routeDelivery, data: { inboxId: id } satisfies RouteDeliveryJob, opts: { jobId: inboxJobId(id) } }));
-      this.queue.addBulk(jobs).catch((err: Error) => this.logger.warn(`${ids.length} stored deliveries left to the sweep: ${err.message}`));
-    });
-  }
-
-  /** Deliveries stored but not routed, untouched for `olderThanMs`. */
-  async unrouted(olderThanMs: number, limit = 1000): Promise<string[]> {
+  /** A page of the deliveries stored but not routed, untouched for `olderThanMs`, after inbox id `afterId`. */
+  async unrouted(olderThanMs: number, limit = 1000, afterId = '0'): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.query(
-      `SELECT id FROM webhook_inbox WHERE status = 'received' AND received_at <= now() - make_interval(secs => $1)
+      `SELECT id FROM webhook_inbox WHERE status = 'received' AND received_at <= now() - make_interval(secs => $1) AND id > $3
         ORDER BY id LIMIT $2`,
-      [olderThanMs / 1000, limit],
+      [olderThanMs / 1000, limit, afterId],
     );
     return rows.map((r) => String(r.id));
   }

@@ -1,5 +1,5 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
@@ -7,55 +7,22 @@ import { OutboundError } from '../http/outbound-error.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
-import { MetricsService } from '../health/metrics.service.js';
 import { DeliveryRouter } from './delivery-router.service.js';
-import { InboxService } from './inbox.service.js';
 import { InboxDelivery } from './inbox.entity.js';
 
-/**
- * Routes stored deliveries. A failure (the service unreachable while resolving a payment's project) is retried.
- *
- * While a burst of webhooks arrives, routing steps down to one delivery at a time and catches up once the burst is
- * over: intake and routing share this process's CPU, a stored delivery can safely wait, but a webhook answered late
- * is timed out and sent again by the service, which adds to the load.
- */
-@Processor(QUEUES.webhooks)
-export class RouteDeliveryWorker extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+/** Routes stored deliveries. A failure (the service unreachable while resolving a payment's project) is retried. */
+@Processor(QUEUES.webhooks, { concurrency: 8 })
+export class RouteDeliveryWorker extends WorkerHost {
   private readonly logger = new Logger(RouteDeliveryWorker.name);
   private readonly backoff: ReturnType<typeof retryAfterBackoff>;
-  private pacer?: NodeJS.Timeout;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
     private readonly router: DeliveryRouter,
-    private readonly inbox: InboxService,
-    private readonly metrics: MetricsService,
   ) {
     super();
     this.backoff = retryAfterBackoff(config.jobs.backoffBaseMs);
-  }
-
-  onApplicationBootstrap(): void {
-    const { concurrency, burstPerSecond, sampleMs } = this.config.webhooks.routing;
-    this.setConcurrency(concurrency);
-    let lastCount = this.inbox.received;
-    this.pacer = setInterval(() => {
-      const count = this.inbox.received;
-      const perSecond = ((count - lastCount) * 1000) / sampleMs;
-      lastCount = count;
-      this.setConcurrency(perSecond >= burstPerSecond ? 1 : concurrency);
-    }, sampleMs);
-    this.pacer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.pacer);
-  }
-
-  private setConcurrency(n: number): void {
-    if (this.worker.concurrency !== n) this.worker.concurrency = n;
-    this.metrics.routeConcurrency.set(n);
   }
 
   async process(job: Job<RouteDeliveryJob>, token?: string): Promise<void> {
