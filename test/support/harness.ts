@@ -145,12 +145,27 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return fetch(`${url}${path}`, { ...init, headers, body });
     },
     close: async () => {
-      await app.close();
+      await closeWithin(app, CLOSE_DEADLINE_MS);
       await removeQueueKeys(options.redisDb, config.queuePrefix);
       await Promise.all([service.stop(), appointmentCrm?.stop(), zoho?.stop()]);
       await dropDatabase(databaseUrl).catch(() => undefined);
     },
   };
+}
+
+/** As long as the daemon itself gives a shutdown (main.ts), so that a test's teardown fits in Jest's 30 s. */
+const CLOSE_DEADLINE_MS = 15_000;
+
+/**
+ * Closes the app, or gives up after `deadlineMs` as the daemon's own shutdown does, saying what was still open so a
+ * slow shutdown shows in the test output instead of failing the suite's teardown.
+ */
+async function closeWithin(app: NestFastifyApplication, deadlineMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadlineMs)));
+  const outcome = await Promise.race([app.close().then(() => 'closed' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') console.warn(`app.close() still running after ${deadlineMs} ms; open: ${process.getActiveResourcesInfo().join(', ')}`);
 }
 
 /** Polls `check` until it returns a truthy value; fails with the last value after `timeoutMs`. */
