@@ -33,6 +33,8 @@ describe('webhook intake', () => {
       headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, body) },
       body,
     });
+  const routedCount = async (daemon: Harness) =>
+    ((await daemon.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`)) as Array<{ n: number }>)[0].n;
   const entriesOf = async (inboxId: string) => h.database.repo(SyncLogEntry).findBy({ inboxId });
   const inboxRows = async (body: string) => (await h.database.repo(InboxDelivery).find()).filter((r) => r.body.toString() === body);
 
@@ -222,8 +224,8 @@ describe('webhook intake', () => {
       expect(mostHeld).toBeLessThan(bodies.length);
       await waitFor(async () => (await held()) === 0, 10_000, 'the held deliveries to be enqueued');
       const routed = await waitFor(async () => {
-        const rows: Array<{ n: number }> = await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`);
-        return rows[0].n === bodies.length ? rows[0].n : null;
+        const n = await routedCount(paced);
+        return n === bodies.length ? n : null;
       }, 20_000, 'every delivery routed');
       expect(routed).toBe(60);
     } finally {
@@ -237,13 +239,12 @@ describe('webhook intake', () => {
       redisDb: 3,
       tune: (config) => (config.webhooks.routeFeed = { burstPerSecond: 10 / 60, burstFeedPerSecond: 1 / 60, sampleMs: 60_000 }),
     });
-    const routedCount = async () => ((await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`)) as Array<{ n: number }>)[0].n;
     const queue = new Queue(QUEUES.webhooks, { connection: redisConnection(paced.config.redisUrl), prefix: paced.config.queuePrefix });
     try {
       for (let i = 0; i < 30; i++) expect((await postSignedEvent(paced.url, uniqueEvent())).status).toBe(200);
-      await waitFor(async () => (await routedCount()) === 9, 10_000, 'the nine deliveries before the burst to be routed');
+      await waitFor(async () => (await routedCount(paced)) === 9, 10_000, 'the nine deliveries before the burst to be routed');
       await new Promise((r) => setTimeout(r, 300));
-      expect(await routedCount()).toBe(9);
+      expect(await routedCount(paced)).toBe(9);
 
       await paced.app.close();
       const jobs = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');

@@ -29,11 +29,12 @@ export class InboxSweeper {
 
   async sweep(olderThanMs: number, pageSize = PAGE): Promise<number> {
     let swept = 0;
-    for (let page = await this.inbox.unrouted(olderThanMs, pageSize); page.length > 0; page = await this.inbox.unrouted(olderThanMs, pageSize, page.at(-1))) {
+    let page: string[] = [];
+    do {
+      page = await this.inbox.unrouted(olderThanMs, pageSize, page.at(-1));
       for (const id of page) await this.inbox.enqueue(id);
       swept += page.length;
-      if (page.length < pageSize) break;
-    }
+    } while (page.length === pageSize);
     if (swept > 0) this.logger.log(`sweep re-enqueued ${swept} unrouted deliveries`);
     return swept;
   }
