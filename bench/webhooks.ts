@@ -12,7 +12,9 @@ import { startDaemon } from './support.js';
 /**
  * Signed deliveries at the daemon's events webhook (each body unique, so each is accepted and stored), next to the
  * same load on a bare Node server that only verifies the signature (bare-verifier.ts): the ceiling of this machine.
- * Each server runs in a process of its own; the load generator runs here.
+ * Each server runs in a process of its own; the load generator runs here. The two are measured in rounds, one right
+ * after the other, and the ratio is the median of the rounds': a shared machine's speed drifts by a fifth within
+ * minutes, and a ratio of two runs taken apart would measure the drift.
  */
 const SECRET = 'bench-secret';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -24,6 +26,7 @@ const REDIS_DB = 15;
 const DRAIN_LIMIT_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 180);
 /** BENCH_BARE=0 skips the bare verifier, to compare daemon builds quickly. */
 const WITH_BARE = process.env.BENCH_BARE !== '0';
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
 let counter = 0;
 function setupRequest(request: { body?: string; headers?: Record<string, string> }) {
@@ -58,7 +61,7 @@ async function bareVerifier() {
   }
 }
 
-async function daemon() {
+async function daemon(awaitRouting: boolean) {
   const service = new ServiceSim();
   await service.start();
   await flushRedisDb(REDIS_DB);
@@ -68,7 +71,7 @@ async function daemon() {
   try {
     const figures = await load(`${d.url}/webhooks/events`);
     const unrouted = await unroutedDeliveries(databaseUrl);
-    return { ...figures, unrouted, drainSeconds: await secondsToRouteAll(databaseUrl) };
+    return { ...figures, unrouted, drainSeconds: awaitRouting ? await secondsToRouteAll(databaseUrl) : null };
   } finally {
     await d.stop();
     await service.stop();
@@ -100,17 +103,31 @@ async function unroutedDeliveries(databaseUrl: string): Promise<number> {
 }
 
 type Figures = Awaited<ReturnType<typeof load>>;
-const bare = WITH_BARE ? await bareVerifier() : null;
-const full = await daemon();
 const row = (name: string, f: Figures) => `${name.padEnd(22)} ${String(f.rps).padStart(8)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
-console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP} s of warm-up, loopback`);
-if (bare) console.log(row('bare signature check', bare));
-console.log(row('crm-sync (stored)', full));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP} s of warm-up, loopback, ${ROUNDS} round(s)`);
+const rounds: Array<{ bare: Figures | null; full: Awaited<ReturnType<typeof daemon>> }> = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  const bare = WITH_BARE ? await bareVerifier() : null;
+  const full = await daemon(round === ROUNDS);
+  rounds.push({ bare, full });
+  console.log(`round ${round}`);
+  if (bare) console.log(row('  bare signature check', bare));
+  console.log(row('  crm-sync (stored)', full));
+  if (bare) console.log(`  ratio ${(full.rps / bare.rps).toFixed(2)}`);
+}
+const last = rounds[rounds.length - 1].full;
 const drained =
   DRAIN_LIMIT_SECONDS === 0
     ? 'routing not awaited'
-    : full.drainSeconds === null
+    : last.drainSeconds === null
       ? `not all routed within ${DRAIN_LIMIT_SECONDS} s`
-      : `all routed ${full.drainSeconds.toFixed(1)} s later (${Math.round(full.unrouted / Math.max(full.drainSeconds, 0.001))}/s)`;
-console.log(`stored but not yet routed when the load ended: ${full.unrouted}; ${drained}`);
-if (bare) console.log(`ratio: ${(full.rps / bare.rps).toFixed(2)} of the bare verifier's requests/s`);
+      : `all routed ${last.drainSeconds.toFixed(1)} s later (${Math.round(last.unrouted / Math.max(last.drainSeconds, 0.001))}/s)`;
+console.log(`stored but not yet routed when the last round's load ended: ${last.unrouted}; ${drained}`);
+const medianOf = (pick: (r: (typeof rounds)[number]) => number | undefined) => median(rounds.map(pick).filter((v): v is number => v !== undefined));
+console.log(`median of ${ROUNDS}: crm-sync ${medianOf((r) => r.full.rps)} req/s, p99 ${medianOf((r) => r.full.p99)} ms`);
+if (WITH_BARE) {
+  const ratios = rounds.map((r) => r.full.rps / r.bare!.rps);
+  console.log(`ratio: ${median(ratios).toFixed(2)} of the bare verifier's requests/s (median; rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+}

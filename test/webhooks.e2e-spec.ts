@@ -1,4 +1,6 @@
 import { Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { QUEUES } from '../src/queues/queues.js';
 import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
@@ -101,7 +103,41 @@ describe('webhook intake', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => post(body, signWebhook(EVENTS_SECRET, body)).then((r) => r.json() as Promise<{ status: string }>)));
     expect(answers.filter((a) => a.status === 'accepted')).toHaveLength(1);
     expect(answers.filter((a) => a.status === 'duplicate')).toHaveLength(7);
-    expect(await inboxRows(body)).toHaveLength(1);
+    const rows = await inboxRows(body);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].duplicates).toBe(7);
+  });
+
+  it('stores an equal delivery once when two replicas store it at the same instant', async () => {
+    // Replica A has stored the body but not committed; replica B's write must wait for it, then see it.
+    const body = Buffer.from(uniqueEvent());
+    const hash = createHash('sha256').update('events').update('\n').update(body).digest();
+    const store = (client: pg.Client) =>
+      client
+        .query('SELECT delivery_id::text AS id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)', [
+          ['events'],
+          ['project.created'],
+          [body],
+          [hash],
+          ['ignored'],
+          60,
+        ])
+        .then((r) => r.rows[0] as { id: string; duplicate: boolean });
+    const [a, b] = [new pg.Client({ connectionString: h.databaseUrl }), new pg.Client({ connectionString: h.databaseUrl })];
+    await Promise.all([a.connect(), b.connect()]);
+    try {
+      await a.query('BEGIN');
+      const first = await store(a);
+      const second = store(b);
+      const waiting = await Promise.race([second.then(() => false), new Promise((r) => setTimeout(() => r(true), 300))]);
+      await a.query('COMMIT');
+      expect(waiting).toBe(true);
+      expect(first.duplicate).toBe(false);
+      expect(await second).toEqual({ id: first.id, duplicate: true });
+      expect(await inboxRows(body.toString())).toHaveLength(1);
+    } finally {
+      await Promise.all([a.end(), b.end()]);
+    }
   });
 
   it('answers 400 for bodies that are not JSON, not an object or not of the documented shape', async () => {

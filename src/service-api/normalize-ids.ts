@@ -9,9 +9,8 @@ export function normalizeIds<T>(value: unknown): T {
 function walk(value: unknown, key?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => walk(item, key));
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = walk(v, k);
-    return out;
+    // fromEntries defines own properties: a `__proto__` key stays data, it never becomes the object's prototype.
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
   }
   if (typeof value === 'number' && key !== undefined && isIdKey(key) && Number.isInteger(value)) return String(value);
   return value;

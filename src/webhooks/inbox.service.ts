@@ -1,14 +1,19 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DatabaseService } from '../database/database.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
 import { inboxJobId, JOB_NAMES, QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
 import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
 
 const MAX_BATCH = 256;
-const MAX_WRITES_IN_FLIGHT = 2;
+/**
+ * One write at a time: what arrives meanwhile waits for it and goes in the next, so a burst is stored in few, large
+ * transactions. A commit costs Postgres as much as several rows, and each round trip wakes both processes; under
+ * load two writes in flight cost every process on the machine about a fifth more per delivery than one.
+ */
+const MAX_WRITES_IN_FLIGHT = 1;
 
 interface PendingWrite {
   endpoint: WebhookEndpoint;
@@ -41,9 +46,9 @@ export class InboxService {
    */
   store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<{ id: string; duplicate: boolean }> {
     this.deliveriesReceived++;
-    const hash = createHash('sha256').update(endpoint).update('\n').update(raw).digest();
+    const bodyHash = hash('sha256', Buffer.concat([Buffer.from(`${endpoint}\n`), raw]), 'buffer');
     return new Promise((resolve, reject) => {
-      this.pendingWrites.push({ endpoint, event, raw, hash, status, windowSeconds, resolve, reject });
+      this.pendingWrites.push({ endpoint, event, raw, hash: bodyHash, status, windowSeconds, resolve, reject });
       this.startWrites();
     });
   }

@@ -3,6 +3,7 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { parseExactJson } from '../http/exact-json.js';
 import { normalizeIds } from '../service-api/normalize-ids.js';
 import { AppointmentPromptDto, EVENT_DTOS, RecordPromptDto } from './dto/event-dtos.js';
+import { shapeCheck } from './dto/shape-check.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
 import type { EventDataByName, EventName } from './service-events.js';
 
@@ -53,9 +54,11 @@ function parsePrompt(endpoint: 'appointment-prompt' | 'record-prompt', json: Rec
 
 function validated(event: EventName, dto: new () => object, data: unknown): ParsedDelivery {
   const normalised = normalizeIds<Record<string, unknown>>(data);
-  const instance = plainToInstance(dto, normalised);
-  const errors = validateSync(instance, { forbidUnknownValues: false });
-  if (errors.length > 0) return { kind: 'invalid', event, reason: describeErrors(errors) };
+  if (!shapeCheck(dto)(normalised)) {
+    // class-validator has the last word, and the messages.
+    const errors = validateSync(plainToInstance(dto, normalised), { forbidUnknownValues: false });
+    if (errors.length > 0) return { kind: 'invalid', event, reason: describeErrors(errors) };
+  }
   // The normalised plain object is what handlers get: every field the service sent, ids as strings.
   return { kind: 'valid', event, data: normalised as never };
 }

@@ -1,5 +1,42 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
+// Stores a batch of deliveries in one transaction (one commit for many webhooks: the intake's throughput), each
+// unless an equal one (same endpoint and body) arrived within the window. Advisory locks on the hashes, taken in
+// hash order so concurrent batches cannot deadlock, make equal deliveries racing on two connections (or two
+// replicas) queue up: exactly one is stored and the other sees it.
+// Replaced by a set-based version in StoreDeliveriesSetBased1763700005000; kept for that migration's down().
+export const STORE_DELIVERIES_ONE_BY_ONE = `
+      CREATE FUNCTION crm_sync_store_deliveries(p_endpoints text[], p_events text[], p_bodies bytea[], p_hashes bytea[],
+                                                p_statuses text[], p_window_seconds int)
+      RETURNS TABLE (idx int, delivery_id bigint, duplicate boolean)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        i int;
+        existing bigint;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(lock_key)
+           FROM (SELECT DISTINCT ('x' || substr(encode(h, 'hex'), 1, 16))::bit(64)::bigint AS lock_key
+                   FROM unnest(p_hashes) AS h ORDER BY 1) AS locks;
+        FOR i IN 1 .. coalesce(array_length(p_hashes, 1), 0) LOOP
+          SELECT w.id INTO existing FROM webhook_inbox w
+           WHERE w.body_hash = p_hashes[i] AND w.received_at > clock_timestamp() - make_interval(secs => p_window_seconds)
+           ORDER BY w.received_at DESC LIMIT 1;
+          idx := i;
+          IF existing IS NOT NULL THEN
+            UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE id = existing;
+            delivery_id := existing;
+            duplicate := true;
+          ELSE
+            INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at)
+            VALUES (p_endpoints[i], p_events[i], p_bodies[i], p_hashes[i], p_statuses[i], clock_timestamp())
+            RETURNING id INTO delivery_id;
+            duplicate := false;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+      END
+      $$`;
+
 export class SyncLogAndInbox1763700000000 implements MigrationInterface {
   name = 'SyncLogAndInbox1763700000000';
 
@@ -52,41 +89,7 @@ export class SyncLogAndInbox1763700000000 implements MigrationInterface {
     await q.query(`CREATE INDEX webhook_inbox_hash_received ON webhook_inbox (body_hash, received_at)`);
     await q.query(`CREATE INDEX webhook_inbox_status_received ON webhook_inbox (status, received_at)`);
 
-    // Stores a batch of deliveries in one transaction (one commit for many webhooks: the intake's throughput), each
-    // unless an equal one (same endpoint and body) arrived within the window. Advisory locks on the hashes, taken in
-    // hash order so concurrent batches cannot deadlock, make equal deliveries racing on two connections (or two
-    // replicas) queue up: exactly one is stored and the other sees it.
-    await q.query(`
-      CREATE FUNCTION crm_sync_store_deliveries(p_endpoints text[], p_events text[], p_bodies bytea[], p_hashes bytea[],
-                                                p_statuses text[], p_window_seconds int)
-      RETURNS TABLE (idx int, delivery_id bigint, duplicate boolean)
-      LANGUAGE plpgsql AS $$
-      DECLARE
-        i int;
-        existing bigint;
-      BEGIN
-        PERFORM pg_advisory_xact_lock(lock_key)
-           FROM (SELECT DISTINCT ('x' || substr(encode(h, 'hex'), 1, 16))::bit(64)::bigint AS lock_key
-                   FROM unnest(p_hashes) AS h ORDER BY 1) AS locks;
-        FOR i IN 1 .. coalesce(array_length(p_hashes, 1), 0) LOOP
-          SELECT w.id INTO existing FROM webhook_inbox w
-           WHERE w.body_hash = p_hashes[i] AND w.received_at > clock_timestamp() - make_interval(secs => p_window_seconds)
-           ORDER BY w.received_at DESC LIMIT 1;
-          idx := i;
-          IF existing IS NOT NULL THEN
-            UPDATE webhook_inbox SET duplicates = duplicates + 1 WHERE id = existing;
-            delivery_id := existing;
-            duplicate := true;
-          ELSE
-            INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at)
-            VALUES (p_endpoints[i], p_events[i], p_bodies[i], p_hashes[i], p_statuses[i], clock_timestamp())
-            RETURNING id INTO delivery_id;
-            duplicate := false;
-          END IF;
-          RETURN NEXT;
-        END LOOP;
-      END
-      $$`);
+    await q.query(STORE_DELIVERIES_ONE_BY_ONE);
   }
 
   async down(q: QueryRunner): Promise<void> {

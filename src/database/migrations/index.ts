@@ -2,6 +2,7 @@ import { SyncLogAndInbox1763700000000 } from './1763700000000-sync-log-and-inbox
 import { Mappings1763700001000 } from './1763700001000-mappings.js';
 import { AppointmentDrawingState1763700003000 } from './1763700003000-appointment-drawing-state.js';
 import { RecordActionsFunction1763700004000 } from './1763700004000-record-actions-function.js';
+import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deliveries-set-based.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Mappings1763700001000,
   AppointmentDrawingState1763700003000,
   RecordActionsFunction1763700004000,
+  StoreDeliveriesSetBased1763700005000,
 ];

@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, MinLength, ValidateIf } from 'class-validator';
+import { Nested } from './shape-check.js';
 
 /** Payload DTOs of the spec's events list. Ids arrive as strings here: the parser normalised them first. */
 
@@ -55,7 +55,7 @@ class ProposalPartiesDto {
 }
 
 export class ProposalSentDto extends ProposalPartiesDto {
-  @IsArray() @ValidateNested({ each: true }) @Type(() => ProposalOptionDto) proposal_options: ProposalOptionDto[];
+  @IsArray() @Nested(() => ProposalOptionDto, { each: true }) proposal_options: ProposalOptionDto[];
 }
 
 class ApprovedOptionOfApprovedDto {
@@ -68,7 +68,7 @@ class ApprovedOptionOfApprovedDto {
 }
 
 export class ProposalApprovedDto extends ProposalPartiesDto {
-  @IsObject() @ValidateNested() @Type(() => ApprovedOptionOfApprovedDto) approved_option: ApprovedOptionOfApprovedDto;
+  @IsObject() @Nested(() => ApprovedOptionOfApprovedDto) approved_option: ApprovedOptionOfApprovedDto;
 }
 
 class ApprovedOptionDto {
@@ -90,9 +90,9 @@ export class ProposalStatusChangedDto {
   @IsOptional() @IsString() close_note?: string;
   @IsOptional() @IsNumber() total?: number;
   @IsOptional() @IsString() pdf_url?: string;
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => ApprovedOptionDto) approved_option?: ApprovedOptionDto;
+  @IsOptional() @IsObject() @Nested(() => ApprovedOptionDto) approved_option?: ApprovedOptionDto;
   @IsOptional() @IsString() initial_proposal_id?: string;
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ProposalOptionDto) proposal_options?: ProposalOptionDto[];
+  @IsOptional() @IsArray() @Nested(() => ProposalOptionDto, { each: true }) proposal_options?: ProposalOptionDto[];
   @IsOptional() @IsString() template_id?: string | null;
 }
 
