@@ -269,7 +269,7 @@ describe('webhook intake', () => {
     }
   });
 
-  it('puts the deliveries it still holds on the queue when it shuts down', async () => {
+  it('puts the deliveries it still holds on the queue when it shuts down, as the same jobs the sweep enqueues', async () => {
     // A sample longer than the test: the burst is noticed at its tenth delivery and the sampler never releases any.
     const paced = await startHarness({
       redisDb: 3,
@@ -281,6 +281,8 @@ describe('webhook intake', () => {
       await waitFor(async () => (await routedCount(paced)) === 9, 10_000, 'the nine deliveries before the burst to be routed');
       await new Promise((r) => setTimeout(r, 300));
       expect(await routedCount(paced)).toBe(9);
+      // The sweep enqueues the held deliveries too: the jobs the feeder adds at shutdown must be the same jobs.
+      expect(await paced.app.get(InboxSweeper).sweep(0)).toBe(21);
 
       await paced.app.close();
       const jobs = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');

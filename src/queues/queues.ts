@@ -34,7 +34,13 @@ export const JOB_NAMES = {
   reconcile: 'reconcile',
 } as const;
 
-export const inboxJobId = (inboxId: string): string => `inbox-${inboxId}`;
+/**
+ * A stored delivery's route job. Its id is the delivery's, so putting it on the queue again while it is live is a
+ * no-op: the intake, the feeder and the sweep all build it here, or they would not deduplicate each other.
+ */
+export function routeDeliveryJob(inboxId: string): { name: string; data: RouteDeliveryJob; jobId: string } {
+  return { name: JOB_NAMES.routeDelivery, data: { inboxId }, jobId: `inbox-${inboxId}` };
+}
 /** Each admin retry of an entry gets a job of its own, so the finished job of the previous run never stands in the way. */
 export const actionJobId = (entryId: string, retryBase = 0): string => `sync-${entryId}-${retryBase}`;
 

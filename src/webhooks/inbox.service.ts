@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { hash } from 'node:crypto';
 import { DatabaseService } from '../database/database.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
-import { inboxJobId, JOB_NAMES, QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
+import { QUEUES, routeDeliveryJob } from '../queues/queues.js';
 import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
 
 const MAX_BATCH = 256;
@@ -94,8 +94,8 @@ export class InboxService {
 
   /** Puts the delivery's route job on the queue unless a live one is there (a finished one is replaced). */
   async enqueue(inboxId: string, delayMs = 0): Promise<void> {
-    const data: RouteDeliveryJob = { inboxId };
-    await addUnlessLive(this.queue, JOB_NAMES.routeDelivery, data, inboxJobId(inboxId), { delay: delayMs });
+    const { name, data, jobId } = routeDeliveryJob(inboxId);
+    await addUnlessLive(this.queue, name, data, jobId, { delay: delayMs });
   }
 
   /** A page of the deliveries stored but not routed, untouched for `olderThanMs`, after inbox id `afterId`. */

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { inboxJobId, JOB_NAMES, QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
+import { QUEUES, routeDeliveryJob } from '../queues/queues.js';
 import { InboxService } from './inbox.service.js';
 
 const JOBS_PER_BULK = 500;
@@ -97,7 +97,10 @@ export class RouteFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   private async enqueue(ids: string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += JOBS_PER_BULK) {
       const chunk = ids.slice(i, i + JOBS_PER_BULK);
-      const jobs = chunk.map((id) => ({ name: JOB_NAMES.routeDelivery, data: { inboxId: id } satisfies RouteDeliveryJob, opts: { jobId: inboxJobId(id) } }));
+      const jobs = chunk.map((id) => {
+        const { name, data, jobId } = routeDeliveryJob(id);
+        return { name, data, opts: { jobId } };
+      });
       await this.queue.addBulk(jobs).catch((err: Error) => this.logger.warn(`${chunk.length} stored deliveries left to the sweep: ${err.message}`));
     }
   }
