@@ -1,3 +1,4 @@
+import { ActionSweeper } from '../src/sync-log/action-sweeper.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
  
@@ -131,5 +132,16 @@ describe('sync log routes', () => {
     } while (cursor);
     expect(paged).toEqual(all);
     expect(all.map(Number)).toEqual([...all.map(Number)].sort((a, b) => b - a)); // newest first
+  });
+
+  it('sweeps every unfinished entry, page by page, and fails one no handler can run', async () => {
+    const rows: Array<{ id: string }> = await h.database.query(
+      `INSERT INTO sync_log (kind, trigger, status, updated_at)
+       SELECT 'retired_kind', 'admin', 'queued', now() - interval '10 minutes' FROM generate_series(1, 5) RETURNING id::text`,
+    );
+    expect(await h.app.get(ActionSweeper).sweep(60_000, 2)).toBeGreaterThanOrEqual(5);
+    for (const { id } of rows) {
+      expect(await entry(id)).toMatchObject({ status: 'failed', error: 'no handler for action kind retired_kind (is its CRM configured?)' });
+    }
   });
 });

@@ -2,7 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { ActionQueue } from './action-queue.service.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogService } from './sync-log.service.js';
+
+/** Unfinished entries read per query; a sweep goes through all of them, page by page. */
+const PAGE = 1000;
 
 /**
  * Puts actions back on their queue when their job was lost (Redis flushed, or a crash between recording and
@@ -27,11 +31,16 @@ export class ActionSweeper {
     });
   }
 
-  /** Returns how many entries were looked at. */
-  async sweep(olderThanMs: number): Promise<number> {
-    const entries = await this.syncLog.unfinished(olderThanMs);
-    for (const entry of entries) await this.actions.enqueue(entry);
-    if (entries.length > 0) this.logger.log(`sweep checked ${entries.length} unfinished action(s)`);
-    return entries.length;
+  /** Goes through every unfinished entry, page by page; returns how many were looked at. */
+  async sweep(olderThanMs: number, pageSize = PAGE): Promise<number> {
+    let checked = 0;
+    let page: SyncLogEntry[] = [];
+    do {
+      page = await this.syncLog.unfinished(olderThanMs, pageSize, page.at(-1)?.id);
+      for (const entry of page) await this.actions.enqueue(entry);
+      checked += page.length;
+    } while (page.length === pageSize);
+    if (checked > 0) this.logger.log(`sweep checked ${checked} unfinished action(s)`);
+    return checked;
   }
 }

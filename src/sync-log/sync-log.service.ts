@@ -87,13 +87,14 @@ export class SyncLogService {
     return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
-  /** Entries that should be on a queue; with `olderThanMs`, only those untouched that long. */
-  async unfinished(olderThanMs: number, limit = 1000): Promise<SyncLogEntry[]> {
+  /** A page of the entries that should be on a queue, untouched for `olderThanMs`, after entry id `afterId`. */
+  async unfinished(olderThanMs: number, limit = 1000, afterId = '0'): Promise<SyncLogEntry[]> {
     return this.database
       .repo(SyncLogEntry)
       .createQueryBuilder('e')
       .where(`e.status IN ('queued', 'running')`)
       .andWhere(`e.updated_at <= now() - make_interval(secs => :seconds)`, { seconds: olderThanMs / 1000 })
+      .andWhere(`e.id > :afterId`, { afterId })
       .orderBy('e.id', 'ASC')
       .limit(limit)
       .getMany();
