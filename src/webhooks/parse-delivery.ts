@@ -10,6 +10,9 @@ import type { EventDataByName, EventName } from './service-events.js';
 export const APPOINTMENT_PROMPT_EVENT = 'appointment_crm.export_prompt';
 export const RECORD_PROMPT_EVENT = 'record_crm.export_prompt';
 
+// Built at load: a payload DTO with a validation the shape check does not know stops the daemon at start.
+for (const dto of [...Object.values(EVENT_DTOS), AppointmentPromptDto, RecordPromptDto]) shapeCheck(dto);
+
 export type ParsedDelivery =
   | { kind: 'valid'; event: EventName; data: EventDataByName[EventName] }
   | { kind: 'unknown'; event: string }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { IsDefined, IsString, validateSync, ValidateNested } from 'class-validator';
+import { IsDefined, IsOptional, IsString, validateSync, ValidateNested } from 'class-validator';
 import { AppointmentPromptDto, EVENT_DTOS, RecordPromptDto } from './event-dtos.js';
 import { Nested, shapeCheck } from './shape-check.js';
 
@@ -142,5 +142,22 @@ describe(shapeCheck.name, () => {
     expect(() => shapeCheck(NestedWithoutItsClass)).toThrow(/NestedWithoutItsClass\.child: declare nested DTOs with @Nested/);
     expect(shapeCheck(WellNested)({ child: { name: 'n' } })).toBe(true);
     expect(shapeCheck(WellNested)({ child: { name: 1 } })).toBe(false);
+    class NestingAnUnknownValidation {
+      @Nested(() => Defined) defined: Defined;
+    }
+    expect(() => shapeCheck(NestingAnUnknownValidation)).toThrow(/Defined\.id: no shape check/);
+  });
+
+  it('checks a DTO nested in itself at every depth', () => {
+    class Node {
+      @IsString() name: string;
+      @IsOptional() @Nested(() => Node, { each: true }) children?: Node[];
+    }
+    const tree = { name: 'root', children: [{ name: 'a', children: [{ name: 'b' }] }] };
+    expect(shapeCheck(Node)(tree)).toBe(true);
+    expect(byClassValidator(Node, tree)).toBe(true);
+    const deepFault = { name: 'root', children: [{ name: 'a', children: [{ name: 2 }] }] };
+    expect(shapeCheck(Node)(deepFault)).toBe(false);
+    expect(byClassValidator(Node, deepFault)).toBe(false);
   });
 });

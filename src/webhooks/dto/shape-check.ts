@@ -31,16 +31,22 @@ const compiled = new WeakMap<DtoClass, ShapeCheck>();
  * a webhook delivery more than its signature check. The check is built once per DTO from class-validator's own
  * metadata (the same decorators, the same constraint functions, the same inheritance), and walks a plain object as
  * `validateSync(plainToInstance(dto, object))` would, keeping only the yes or no; the messages of a refusal still
- * come from class-validator. Throws for a kind of validation it does not know, so a new decorator cannot slip by.
+ * come from class-validator. Throws for a kind of validation it does not know, so a new decorator cannot slip by;
+ * nested DTOs are checked as it is built, so building every DTO's check at start finds any such decorator then.
  */
 export function shapeCheck(dto: DtoClass): ShapeCheck {
-  let check = compiled.get(dto);
-  if (!check) {
+  const known = compiled.get(dto);
+  if (known) return known;
+  let properties: ShapeCheck[] = [];
+  const check: ShapeCheck = (object) => properties.every((valid) => valid(object));
+  compiled.set(dto, check); // before its properties, so a DTO nested in itself finds this check
+  try {
     const storage = getMetadataStorage();
     const byProperty = storage.groupByPropertyName(storage.getTargetValidationMetadatas(dto, '', false, false));
-    const properties = Object.entries(byProperty).map(([property, metadatas]) => propertyCheck(dto, property, metadatas));
-    check = (object) => properties.every((valid) => valid(object));
-    compiled.set(dto, check);
+    properties = Object.entries(byProperty).map(([property, metadatas]) => propertyCheck(dto, property, metadatas));
+  } catch (err) {
+    compiled.delete(dto);
+    throw err;
   }
   return check;
 }
@@ -48,7 +54,7 @@ export function shapeCheck(dto: DtoClass): ShapeCheck {
 function propertyCheck(dto: DtoClass, property: string, metadatas: ValidationMetadata[]): ShapeCheck {
   const conditions: Array<(object: object, value: unknown) => boolean> = [];
   const constraints: Array<(object: Record<string, unknown>, value: unknown) => boolean> = [];
-  let nested: (() => ShapeCheck) | null = null;
+  let nested: ShapeCheck | null = null;
   for (const metadata of metadatas) {
     switch (metadata.type) {
       case ValidationTypes.CONDITIONAL_VALIDATION:
@@ -60,7 +66,7 @@ function propertyCheck(dto: DtoClass, property: string, metadatas: ValidationMet
       case ValidationTypes.NESTED_VALIDATION: {
         const nestedClass = nestedClasses.get(metadata.target)?.get(property);
         if (!nestedClass) throw new Error(`${dto.name}.${property}: declare nested DTOs with @Nested(), not @ValidateNested()`);
-        nested = () => shapeCheck(nestedClass());
+        nested = shapeCheck(nestedClass());
         break;
       }
       case ValidationTypes.WHITELIST:
@@ -73,7 +79,7 @@ function propertyCheck(dto: DtoClass, property: string, metadatas: ValidationMet
     const value = object[property];
     if (!conditions.every((condition) => condition(object, value))) return true;
     if (!constraints.every((valid) => valid(object, value))) return false;
-    return nested === null || value === undefined || nestedValid(value, nested());
+    return nested === null || value === undefined || nestedValid(value, nested);
   };
 }
 
