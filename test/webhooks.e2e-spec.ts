@@ -1,10 +1,10 @@
 import { Queue } from 'bullmq';
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { QUEUES } from '../src/queues/queues.js';
 import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
+import { deliveryHash } from '../src/webhooks/inbox.service.js';
 import { InboxSweeper } from '../src/webhooks/inbox-sweeper.js';
 import { toJson } from './sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
@@ -111,14 +111,13 @@ describe('webhook intake', () => {
   it('stores an equal delivery once when two replicas store it at the same instant', async () => {
     // Replica A has stored the body but not committed; replica B's write must wait for it, then see it.
     const body = Buffer.from(uniqueEvent());
-    const hash = createHash('sha256').update('events').update('\n').update(body).digest();
     const store = (client: pg.Client) =>
       client
         .query('SELECT delivery_id::text AS id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)', [
           ['events'],
           ['project.created'],
           [body],
-          [hash],
+          [deliveryHash('events', body)],
           ['ignored'],
           60,
         ])

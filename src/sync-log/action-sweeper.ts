@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { ActionQueue } from './action-queue.service.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogService } from './sync-log.service.js';
-
-/** Unfinished entries read per query; a sweep goes through all of them, page by page. */
-const PAGE = 1000;
 
 /**
  * Puts actions back on their queue when their job was lost (Redis flushed, or a crash between recording and
@@ -32,14 +30,12 @@ export class ActionSweeper {
   }
 
   /** Goes through every unfinished entry, page by page; returns how many were looked at. */
-  async sweep(olderThanMs: number, pageSize = PAGE): Promise<number> {
-    let checked = 0;
-    let page: SyncLogEntry[] = [];
-    do {
-      page = await this.syncLog.unfinished(olderThanMs, pageSize, page.at(-1)?.id);
-      for (const entry of page) await this.actions.enqueue(entry);
-      checked += page.length;
-    } while (page.length === pageSize);
+  async sweep(olderThanMs: number, pageSize = SWEEP_PAGE_SIZE): Promise<number> {
+    const checked = await forEachInPages<SyncLogEntry>(
+      pageSize,
+      (after) => this.syncLog.unfinished(olderThanMs, pageSize, after?.id),
+      (entry) => this.actions.enqueue(entry),
+    );
     if (checked > 0) this.logger.log(`sweep checked ${checked} unfinished action(s)`);
     return checked;
   }

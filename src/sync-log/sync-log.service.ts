@@ -88,7 +88,7 @@ export class SyncLogService {
   }
 
   /** A page of the entries that should be on a queue, untouched for `olderThanMs`, after entry id `afterId`. */
-  async unfinished(olderThanMs: number, limit = 1000, afterId = '0'): Promise<SyncLogEntry[]> {
+  async unfinished(olderThanMs: number, limit: number, afterId = '0'): Promise<SyncLogEntry[]> {
     return this.database
       .repo(SyncLogEntry)
       .createQueryBuilder('e')

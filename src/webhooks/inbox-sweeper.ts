@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { InboxService } from './inbox.service.js';
-
-/** Unrouted deliveries read per query; a sweep goes through all of them, page by page. */
-const PAGE = 1000;
 
 /**
  * Re-enqueues stored deliveries that were never routed (Redis lost their job, or the process died between the
@@ -27,14 +25,13 @@ export class InboxSweeper {
     });
   }
 
-  async sweep(olderThanMs: number, pageSize = PAGE): Promise<number> {
-    let swept = 0;
-    let page: string[] = [];
-    do {
-      page = await this.inbox.unrouted(olderThanMs, pageSize, page.at(-1));
-      for (const id of page) await this.inbox.enqueue(id);
-      swept += page.length;
-    } while (page.length === pageSize);
+  /** Goes through every unrouted delivery, page by page; returns how many were looked at. */
+  async sweep(olderThanMs: number, pageSize = SWEEP_PAGE_SIZE): Promise<number> {
+    const swept = await forEachInPages<string>(
+      pageSize,
+      (after) => this.inbox.unrouted(olderThanMs, pageSize, after),
+      (id) => this.inbox.enqueue(id),
+    );
     if (swept > 0) this.logger.log(`sweep re-enqueued ${swept} unrouted deliveries`);
     return swept;
   }

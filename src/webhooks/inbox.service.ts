@@ -26,6 +26,11 @@ interface PendingWrite {
   reject: (err: unknown) => void;
 }
 
+/** What makes two deliveries equal for the dedupe window: the same bytes at the same endpoint. */
+export function deliveryHash(endpoint: WebhookEndpoint, raw: Buffer): Buffer {
+  return hash('sha256', Buffer.concat([Buffer.from(`${endpoint}\n`), raw]), 'buffer');
+}
+
 /** The durable inbox of webhook deliveries, and their route jobs. */
 @Injectable()
 export class InboxService {
@@ -46,9 +51,8 @@ export class InboxService {
    */
   store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<{ id: string; duplicate: boolean }> {
     this.deliveriesReceived++;
-    const bodyHash = hash('sha256', Buffer.concat([Buffer.from(`${endpoint}\n`), raw]), 'buffer');
     return new Promise((resolve, reject) => {
-      this.pendingWrites.push({ endpoint, event, raw, hash: bodyHash, status, windowSeconds, resolve, reject });
+      this.pendingWrites.push({ endpoint, event, raw, hash: deliveryHash(endpoint, raw), status, windowSeconds, resolve, reject });
       this.startWrites();
     });
   }
@@ -99,7 +103,7 @@ export class InboxService {
   }
 
   /** A page of the deliveries stored but not routed, untouched for `olderThanMs`, after inbox id `afterId`. */
-  async unrouted(olderThanMs: number, limit = 1000, afterId = '0'): Promise<string[]> {
+  async unrouted(olderThanMs: number, limit: number, afterId = '0'): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.database.query(
       `SELECT id FROM webhook_inbox WHERE status = 'received' AND received_at <= now() - make_interval(secs => $1) AND id > $3
         ORDER BY id LIMIT $2`,
