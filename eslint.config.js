@@ -17,4 +17,16 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts', 'src/**/*.spec.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // The admin console's scripts: ES modules run by the browser, not by Node.
+    files: ['src/admin/ui/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        process: 'off', Buffer: 'off', setImmediate: 'off',
+        window: 'readonly', document: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URL: 'readonly', Node: 'readonly',
+        console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+      },
+    },
+  },
 );

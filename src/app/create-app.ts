@@ -2,6 +2,7 @@ import { ValidationPipe, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { adminConsole } from '../admin/console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
 import { registerBodyParsers } from './body-parsers.js';
@@ -23,6 +24,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new DomainExceptionFilter());
   app.enableShutdownHooks();
+  await app.register(adminConsole); // GET /admin: the console's static files
 
   const document = SwaggerModule.createDocument(
     app,

@@ -1,0 +1,85 @@
+/**
+ * DOM helpers and formatting. Every value from the API reaches the page through textContent (or an attribute such
+ * as title), never as markup.
+ */
+import { BigNum } from './json.js';
+
+export const $ = (id) => document.getElementById(id);
+
+/** Builds an element; text always goes in through textContent. */
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+/** A value as text: a dash for nothing, big integers digit for digit. */
+export function show(v) {
+  if (v === null || v === undefined || v === '') return '—';
+  if (v instanceof BigNum) return v.raw;
+  return String(v);
+}
+
+const pad = (n) => (n < 10 ? '0' + n : String(n));
+
+/** An ISO time as local `YYYY-MM-DD hh:mm:ss`. */
+export function fmtTime(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (isNaN(d.getTime())) return String(iso);
+  return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+}
+
+export function fmtDuration(ms) {
+  if (ms === null || ms === undefined || ms === '') return '—';
+  const n = Number(ms);
+  if (!isFinite(n)) return String(ms);
+  if (n < 1000) return Math.round(n) + ' ms';
+  if (n < 60000) return (n / 1000).toFixed(n < 10000 ? 2 : 1) + ' s';
+  const s = Math.round(n / 1000);
+  return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+}
+
+/** A status badge; `known` lists the statuses that have a colour. */
+export function badge(status, known) {
+  const cls = known.indexOf(status) >= 0 ? 's-' + status : 's-unknown';
+  return el('span', 'badge ' + cls, show(status));
+}
+
+export function td(text, className, title) {
+  const cell = el('td', className, text);
+  if (title) cell.title = title;
+  return cell;
+}
+
+/** Local time, with the API's ISO value as the tooltip. */
+export const timeCell = (iso) => td(fmtTime(iso), 'nowrap', iso || '');
+
+/** A table body's single row saying that nothing matched. */
+export function emptyRow(body, text, columns) {
+  const row = el('tr');
+  const cell = td(text, 'empty');
+  cell.colSpan = columns;
+  row.appendChild(cell);
+  body.appendChild(row);
+}
+
+// ---- notices ----
+
+let noticeTimer = null;
+
+/** Shows a notice; kind is ok, info or error. Errors stay until dismissed, others go after 8 s. */
+export function notify(kind, text) {
+  const box = $('notice');
+  box.className = 'notice ' + kind;
+  $('notice-text').textContent = text;
+  box.hidden = false;
+  clearTimeout(noticeTimer);
+  if (kind !== 'error') noticeTimer = setTimeout(() => (box.hidden = true), 8000);
+}
+
+export function clearNotice() {
+  $('notice').hidden = true;
+  clearTimeout(noticeTimer);
+}

@@ -1,0 +1,62 @@
+/** A list read page by page from the API (`{items, next_cursor}`), as the sync log and mappings tabs show them. */
+import { api, failed, query } from './api.js';
+import { $, fmtTime } from './dom.js';
+
+const PAGE_SIZE = 50;
+const MAX_LIMIT = 500;
+
+/** The "Updated hh:mm:ss" note in the header. */
+function stamp() {
+  $('updated').textContent = 'Updated ' + fmtTime(new Date().toISOString()).slice(11);
+}
+
+export class PagedList {
+  /**
+   * @param path the API route, e.g. `/api/sync-logs`
+   * @param moreButton id of the list's "Load more" button
+   * @param render draws the list (called with it) once an answer is in
+   * @param failure what the error notice says went wrong
+   */
+  constructor(path, moreButton, render, failure) {
+    this.path = path;
+    this.moreButton = moreButton;
+    this.render = render;
+    this.failure = failure;
+    this.items = [];
+    this.next = null;
+    this.query = {};
+    this.gen = 0;
+  }
+
+  /**
+   * more: the next page after the shown rows; else the first pages again, as many rows as are shown (a refresh
+   * keeps what was loaded). A newer load makes an older answer void.
+   */
+  load(more) {
+    if (more && !this.next) return Promise.resolve();
+    const gen = more ? this.gen : ++this.gen;
+    const limit = more ? PAGE_SIZE : Math.min(MAX_LIMIT, Math.max(PAGE_SIZE, this.items.length));
+    const params = Object.assign({}, this.query, { limit, cursor: more ? this.next : '' });
+    const button = $(this.moreButton);
+    button.disabled = true;
+    return api('GET', this.path + query(params))
+      .then((page) => {
+        if (gen !== this.gen) return;
+        this.items = more ? this.items.concat(page.items) : page.items;
+        this.next = page.next_cursor;
+        this.render(this);
+        stamp();
+      }, failed(this.failure))
+      .then(() => {
+        button.disabled = false;
+      });
+  }
+
+  /** New filters: start again from the first page. */
+  reset(filters) {
+    this.query = filters;
+    this.items = [];
+    this.next = null;
+    return this.load(false);
+  }
+}

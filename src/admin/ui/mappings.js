@@ -1,0 +1,91 @@
+/** The mappings tab: filters, paging, and "Associate pending now". */
+import { api, failed } from './api.js';
+import { $, badge, el, emptyRow, notify, show, td, timeCell } from './dom.js';
+import { PagedList } from './list.js';
+
+const STATUSES = ['pending', 'associated', 'failed'];
+
+/**
+ * Wires the tab up. `refreshAll` reloads the page's data, `loadCounters` the header's counters, `signedIn` says
+ * whether a delayed refresh still makes sense. Returns `load(more)` for the page's refresh.
+ */
+export function initMappings({ refreshAll, loadCounters, signedIn }) {
+  const list = new PagedList('/api/mappings', 'map-more', render, 'Loading the mappings failed');
+  const load = (more) => list.load(more);
+
+  function readFilters() {
+    const project = $('map-project').value.trim();
+    if (project && !/^\d+$/.test(project)) {
+      notify('error', 'The project id is a string of digits.');
+      return null;
+    }
+    return { crm: $('map-crm').value, status: $('map-status').value, project_id: project };
+  }
+
+  function applyFilters() {
+    const filters = readFilters();
+    if (filters) list.reset(filters);
+  }
+
+  $('map-filters').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    applyFilters();
+  });
+  $('map-crm').addEventListener('change', applyFilters);
+  $('map-status').addEventListener('change', applyFilters);
+  $('map-clear').addEventListener('click', () => {
+    for (const id of ['map-crm', 'map-status', 'map-project']) $(id).value = '';
+    applyFilters();
+  });
+  $('map-more').addEventListener('click', () => load(true));
+
+  function render() {
+    const body = $('map-rows');
+    body.replaceChildren();
+    if (list.items.length === 0) emptyRow(body, 'No mappings match these filters.', 8);
+    for (const m of list.items) {
+      const tr = el('tr');
+      tr.dataset.id = m.id;
+      tr.dataset.status = m.status;
+      tr.appendChild(td(m.id, 'mono nowrap'));
+      tr.appendChild(td(show(m.crm)));
+      const source = m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id);
+      tr.appendChild(td(source, 'mono'));
+      tr.appendChild(td(show(m.project_id), 'mono nowrap project'));
+      const st = el('td');
+      st.appendChild(badge(m.status, STATUSES));
+      tr.appendChild(st);
+      tr.appendChild(td(m.error ? show(m.error) : '', 'err wrap'));
+      tr.appendChild(timeCell(m.created_at));
+      tr.appendChild(timeCell(m.updated_at));
+      body.appendChild(tr);
+    }
+    $('map-more').hidden = !list.next;
+    $('map-count').textContent = list.items.length + (list.items.length === 1 ? ' mapping' : ' mappings') + (list.next ? ' shown' : '');
+  }
+
+  $('associate-button').addEventListener('click', () => {
+    const button = $('associate-button');
+    button.disabled = true;
+    api('POST', '/api/mappings/associate')
+      .then((res) => {
+        const ids = res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [];
+        notify(
+          'ok',
+          ids.length
+            ? 'Associating pending mappings: ' + ids.length + ' action(s) started (sync log ' + ids.join(', ') + ').'
+            : 'No pending mappings to associate.',
+        );
+        setTimeout(() => {
+          if (signedIn()) refreshAll();
+        }, 1500);
+      }, failed('Associating pending mappings failed'))
+      .then(() => {
+        button.disabled = false;
+        load(false);
+        loadCounters();
+      });
+  });
+
+  return { load };
+}

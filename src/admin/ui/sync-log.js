@@ -1,0 +1,239 @@
+/** The sync log tab: filters, paging, an entry's details with its Retry button, and the header's counters. */
+import { ApiError, api, failed, query } from './api.js';
+import { $, badge, el, emptyRow, fmtDuration, fmtTime, notify, show, td, timeCell } from './dom.js';
+import { pretty } from './json.js';
+import { PagedList } from './list.js';
+
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+const COUNT_LIMIT = 100;
+const COLUMNS = 10;
+
+/**
+ * Wires the tab up. `showTab` brings the sync log tab to the front (a counter's click filters the log).
+ * Returns `load(more)` and `loadCounters()` for the page's refresh.
+ */
+export function initSyncLog({ showTab }) {
+  const list = new PagedList('/api/sync-logs', 'log-more', render, 'Loading the sync log failed');
+  /** The opened entry's id, and its fresh copy once fetched (shown even when the filters hide its row). */
+  let selected = null;
+  let fetched = null;
+
+  const load = (more) => list.load(more);
+
+  // ---- counters ----
+
+  function loadCounters() {
+    for (const [status, label] of [['failed', 'Failed'], ['queued', 'Queued']]) {
+      api('GET', '/api/sync-logs' + query({ status, limit: COUNT_LIMIT })).then((page) => {
+        const n = page.items.length;
+        const node = $('count-' + status);
+        node.textContent = label + ': ' + n + (page.next_cursor ? '+' : '');
+        node.classList.toggle('zero', n === 0);
+      }, failed('Counting ' + status + ' entries failed'));
+    }
+  }
+
+  function filterByStatus(status) {
+    $('log-status').value = status;
+    showTab();
+    applyFilters();
+  }
+  $('count-failed').addEventListener('click', () => filterByStatus('failed'));
+  $('count-queued').addEventListener('click', () => filterByStatus('queued'));
+
+  // ---- filters ----
+
+  function readFilters() {
+    const project = $('log-project').value.trim();
+    if (project && !/^\d+$/.test(project)) {
+      notify('error', 'The project id is a string of digits.');
+      return null;
+    }
+    const since = $('log-since').value;
+    let sinceIso = '';
+    if (since) {
+      const d = new Date(since);
+      if (isNaN(d.getTime())) {
+        notify('error', 'The "since" time is not a valid date.');
+        return null;
+      }
+      sinceIso = d.toISOString();
+    }
+    return { status: $('log-status').value, kind: $('log-kind').value.trim(), project_id: project, since: sinceIso };
+  }
+
+  function applyFilters() {
+    const filters = readFilters();
+    if (filters) list.reset(filters);
+  }
+
+  $('log-filters').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    applyFilters();
+  });
+  $('log-status').addEventListener('change', applyFilters);
+  $('log-since').addEventListener('change', applyFilters);
+  $('log-clear').addEventListener('click', () => {
+    for (const id of ['log-status', 'log-kind', 'log-project', 'log-since']) $(id).value = '';
+    applyFilters();
+  });
+  $('log-more').addEventListener('click', () => load(true));
+
+  // ---- the table ----
+
+  function render() {
+    const body = $('log-rows');
+    body.replaceChildren();
+    if (list.items.length === 0) emptyRow(body, 'No sync log entries match these filters.', COLUMNS);
+    let selectedShown = false;
+    for (const e of list.items) {
+      const tr = el('tr', 'row' + (e.id === selected ? ' selected' : ''));
+      tr.tabIndex = 0;
+      tr.dataset.id = e.id;
+      tr.dataset.status = e.status;
+      tr.setAttribute('aria-expanded', String(e.id === selected));
+      tr.appendChild(td(e.id, 'mono nowrap'));
+      tr.appendChild(timeCell(e.created_at));
+      tr.appendChild(td(show(e.kind), 'nowrap'));
+      tr.appendChild(td(show(e.trigger)));
+      const crm = td(show(e.crm));
+      if (e.target) crm.appendChild(el('span', 'sub mono', show(e.target)));
+      tr.appendChild(crm);
+      tr.appendChild(td(show(e.project_id), 'mono nowrap'));
+      const st = el('td');
+      st.appendChild(badge(e.status, STATUSES));
+      tr.appendChild(st);
+      tr.appendChild(td(show(e.attempts), 'num'));
+      tr.appendChild(td(fmtDuration(e.duration_ms), 'num'));
+      tr.appendChild(td(e.error ? show(e.error) : '', 'err', e.error ? show(e.error) : ''));
+      tr.addEventListener('click', () => toggle(e.id));
+      tr.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          toggle(e.id);
+        }
+      });
+      body.appendChild(tr);
+      if (e.id === selected) {
+        selectedShown = true;
+        body.appendChild(detailRow(e));
+      }
+    }
+    if (selected && !selectedShown && fetched && fetched.id === selected) body.insertBefore(detailRow(fetched), body.firstChild);
+    $('log-more').hidden = !list.next;
+    $('log-count').textContent = list.items.length + (list.items.length === 1 ? ' entry' : ' entries') + (list.next ? ' shown' : '');
+  }
+
+  /** Opens an entry (and fetches it afresh) or closes it. */
+  function toggle(id) {
+    if (selected === id) {
+      selected = null;
+      fetched = null;
+      render();
+      return;
+    }
+    selected = id;
+    fetched = null;
+    render();
+    api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then((entry) => {
+      if (selected !== id) return;
+      fetched = entry;
+      const i = list.items.findIndex((x) => x.id === id);
+      if (i >= 0) list.items[i] = entry;
+      render();
+    }, failed('Loading entry ' + id + ' failed'));
+  }
+
+  // ---- an entry's details ----
+
+  function field(grid, label, value, mono) {
+    const wrap = el('div');
+    wrap.appendChild(el('dt', '', label));
+    const dd = el('dd', mono ? 'mono' : '');
+    if (value instanceof Node) dd.appendChild(value);
+    else dd.textContent = value;
+    wrap.appendChild(dd);
+    grid.appendChild(wrap);
+  }
+
+  /** Local time, with the API's ISO 8601 UTC value under it. */
+  function timeWithIso(iso) {
+    if (!iso) return '—';
+    const box = el('span', '', fmtTime(iso));
+    box.appendChild(el('span', 'sub mono', String(iso)));
+    return box;
+  }
+
+  function section(parent, title, text, className) {
+    const box = el('div', 'detail-section');
+    box.appendChild(el('h3', '', title));
+    box.appendChild(el('pre', className || '', text));
+    parent.appendChild(box);
+  }
+
+  function detailRow(e) {
+    const tr = el('tr', 'detail');
+    tr.id = 'log-detail';
+    tr.dataset.id = e.id;
+    const cell = el('td');
+    cell.colSpan = COLUMNS;
+    const head = el('div', 'detail-head');
+    head.appendChild(el('h2', '', 'Sync log entry ' + e.id));
+    head.appendChild(badge(e.status, STATUSES));
+    head.appendChild(el('div', 'spacer'));
+    if (e.status === 'failed') {
+      const retry = el('button', 'danger', 'Retry');
+      retry.type = 'button';
+      retry.id = 'retry-button';
+      retry.addEventListener('click', (ev) => {
+        ev.stopPropagation();
+        retryEntry(e.id, retry);
+      });
+      head.appendChild(retry);
+    }
+    const close = el('button', '', 'Close');
+    close.type = 'button';
+    close.addEventListener('click', () => toggle(e.id));
+    head.appendChild(close);
+    cell.appendChild(head);
+
+    const grid = el('dl', 'detail-grid');
+    field(grid, 'Kind', show(e.kind));
+    field(grid, 'Trigger', show(e.trigger));
+    field(grid, 'CRM', show(e.crm));
+    field(grid, 'Target', show(e.target), true);
+    field(grid, 'Project', show(e.project_id), true);
+    field(grid, 'Attempts', show(e.attempts));
+    field(grid, 'Created', timeWithIso(e.created_at));
+    field(grid, 'Finished', timeWithIso(e.finished_at));
+    field(grid, 'Duration', fmtDuration(e.duration_ms));
+    field(grid, 'Parent entry', show(e.parent_id), true);
+    field(grid, 'Inbox id', show(e.inbox_id), true);
+    cell.appendChild(grid);
+
+    if (e.detail) section(cell, 'Detail', show(e.detail));
+    if (e.error) section(cell, e.status === 'failed' ? 'Error' : 'Last error', show(e.error), 'error');
+    section(cell, 'Payload', pretty(e.payload === undefined ? {} : e.payload));
+    tr.appendChild(cell);
+    return tr;
+  }
+
+  function retryEntry(id, button) {
+    button.disabled = true;
+    api('POST', '/api/sync-logs/' + encodeURIComponent(id) + '/retry')
+      .then(
+        (entry) => notify('ok', 'Entry ' + id + ' is queued to run again' + (entry && entry.status ? ' (now ' + show(entry.status) + ').' : '.')),
+        (err) => {
+          if (err instanceof ApiError && err.status === 409) notify('info', 'Not retried: ' + err.message);
+          else failed('Retrying entry ' + id + ' failed')(err);
+        },
+      )
+      .then(() => {
+        fetched = null;
+        loadCounters();
+        return load(false);
+      });
+  }
+
+  return { load, loadCounters };
+}
