@@ -184,16 +184,13 @@ describe('admin API: auth, mappings, CSV import', () => {
       expect(wrongType.status).toBe(415);
     });
 
-    it('imports 10,000 rows quickly', async () => {
+    // Its speed is measured by `npm run bench:associate`, not here.
+    it('imports 10,000 rows in one request', async () => {
       const lines = [HEADER];
       for (let i = 0; i < 10_000; i++) lines.push(`appointment,BULK-${i},,,${50_000_000 + i}`);
-      const started = Date.now();
-      const res = await csv(lines.join('\n'));
-      const body = await json(res);
-      const elapsed = Date.now() - started;
+      const body = await json(await csv(lines.join('\n')));
       expect(body).toMatchObject({ created: 10_000, errors: 0 });
       expect(body.items[9999]).toMatchObject({ line: 10_001, status: 'created' });
-      expect(elapsed).toBeLessThan(5_000); // about 0.7 s on a quiet machine; slack for a loaded CI
     });
   });
 

@@ -1,7 +1,7 @@
 import { AppointmentEventsHandler } from '../src/appointment-crm/appointment-events.handler.js';
 import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
-import { ActionQueue } from '../src/sync-log/action-queue.service.js';
-import { SyncLogService } from '../src/sync-log/sync-log.service.js';
+import { ActionRecorder } from '../src/sync-log/action-recorder.service.js';
+import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
@@ -86,9 +86,8 @@ describe('appointment CRM: drawings', () => {
     expect(failed.status).toBe('failed');
     expect(crm().filesOf(appointmentId, 'drawing')).toHaveLength(3); // the old one and both new ones
 
-    const entry = (await h.app.get(SyncLogService).requeue(failed.id))!;
-    await h.app.get(ActionQueue).enqueue(entry);
-    await waitFor(async () => (await h.app.get(SyncLogService).get(failed.id))?.status === 'succeeded', 10_000, 'the run again');
+    expect(await h.app.get(ActionRecorder).retry(failed.id)).not.toBeNull();
+    await waitFor(async () => (await h.app.get(SyncLogRepository).get(failed.id))?.status === 'succeeded', 10_000, 'the run again');
 
     expect(crm().filesOf(appointmentId, 'drawing')).toHaveLength(2);
     expect(sortedHex(crm().fileBytes(appointmentId, 'drawing'))).toEqual(sortedHex(pdfsOf(project.id)));

@@ -1,8 +1,7 @@
-import { ActionQueue } from '../src/sync-log/action-queue.service.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { zohoError, type ZohoModule } from './sim/zoho/index.js';
-import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];
@@ -99,8 +98,7 @@ describe('record CRM (Zoho) flows', () => {
 
     // A crash between upload and bookkeeping: the entry runs again and finds the attachment by its name.
     const exportsBefore = h.service.exports.length;
-    await h.database.query(`UPDATE sync_log SET status = 'queued', finished_at = NULL WHERE id = $1`, [entry.id]);
-    await h.app.get(ActionQueue).enqueue({ ...entry, status: 'queued' });
+    await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
       const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
       return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;
@@ -129,8 +127,7 @@ describe('record CRM (Zoho) flows', () => {
       expect(entry.status).toBe('succeeded');
       expect(zoho().attachmentsOf('Leads', m.recordId)).toHaveLength(4);
 
-      await h.database.query(`UPDATE sync_log SET status = 'queued' WHERE id = $1`, [entry.id]);
-      await h.app.get(ActionQueue).enqueue({ ...entry, status: 'queued' });
+      await runEntryAgain(h, entry.id);
       const again = await waitFor(async () => {
         const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
         return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;
@@ -272,8 +269,7 @@ describe('record CRM (Zoho) flows', () => {
     expect(entry.dedupeKey).toBe(`record:payment:${proposal.proposal_id}:mark_as_paid:2025-11-20:120.50:Check`);
 
     // The entry runs again (a crash after Zoho stored the note): the note is found, not added twice.
-    await h.database.query(`UPDATE sync_log SET status = 'queued' WHERE id = $1`, [entry.id]);
-    await h.app.get(ActionQueue).enqueue({ ...entry, status: 'queued' });
+    await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
       const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
       return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;

@@ -1,4 +1,4 @@
-import { ActionSweeper } from '../src/sync-log/action-sweeper.js';
+import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
  
@@ -134,14 +134,18 @@ describe('sync log routes', () => {
     expect(all.map(Number)).toEqual([...all.map(Number)].sort((a, b) => b - a)); // newest first
   });
 
-  it('sweeps every unfinished entry, page by page, and fails one no handler can run', async () => {
-    const rows: Array<{ id: string }> = await h.database.query(
-      `INSERT INTO sync_log (kind, trigger, status, updated_at)
-       SELECT 'retired_kind', 'admin', 'queued', now() - interval '10 minutes' FROM generate_series(1, 5) RETURNING id::text`,
-    );
-    expect(await h.app.get(ActionSweeper).sweep(60_000, 2)).toBeGreaterThanOrEqual(5);
-    for (const { id } of rows) {
-      expect(await entry(id)).toMatchObject({ status: 'failed', error: 'no handler for action kind retired_kind (is its CRM configured?)' });
-    }
+  it('fails entries no handler runs, whether the relay or the recovery finds them, page by page', async () => {
+    const insert = (enqueuedAt: string): Promise<Array<{ id: string }>> =>
+      h.database.query(
+        `INSERT INTO sync_log (kind, trigger, status, updated_at, enqueued_at)
+         SELECT 'retired_kind', 'admin', 'queued', now() - interval '10 minutes', ${enqueuedAt} FROM generate_series(1, 5) RETURNING id::text`,
+      );
+    const unrelayed = await insert('NULL');
+    const lost = await insert("now() - interval '10 minutes'");
+    const reason = 'no handler for action kind retired_kind (is its CRM configured?)';
+    await waitFor(async () => (await Promise.all(unrelayed.map(({ id }) => entry(id)))).every((e) => e.status === 'failed'), 10_000, 'the relay');
+    for (const { id } of unrelayed) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
+    expect((await h.app.get(RelayRecovery).recover(60_000, 2)).actions).toBeGreaterThanOrEqual(5);
+    for (const { id } of lost) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
   });
 });

@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { QUEUES } from '../src/queues/queues.js';
+import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
 import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { deliveryHash } from '../src/webhooks/inbox.service.js';
-import { InboxSweeper } from '../src/webhooks/inbox-sweeper.js';
 import { toJson } from './sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
@@ -225,70 +225,84 @@ describe('webhook intake', () => {
     }
   });
 
-  it('sweeps every delivery left unrouted without a job, page by page', async () => {
-    const bodies = Array.from({ length: 5 }, () => uniqueEvent());
-    for (const body of bodies) {
-      await h.database.query(
-        `INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at) VALUES ('events', 'project.created', $1, sha256($1), 'received', now() - interval '10 minutes')`,
+  it('relays deliveries stored without a job (a replica died before relaying them) and recovers jobs lost from Redis', async () => {
+    const insert = (body: string, enqueuedAt: string) =>
+      h.database.query(
+        `INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at, enqueued_at)
+         VALUES ('events', 'project.created', $1, sha256($1), 'received', now() - interval '10 minutes', ${enqueuedAt})`,
         [Buffer.from(body)],
       );
-    }
-    expect(await h.app.get(InboxSweeper).sweep(60_000, 2)).toBeGreaterThanOrEqual(bodies.length);
-    await waitFor(async () => (await Promise.all(bodies.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the swept deliveries to be routed');
+    const unrelayed = Array.from({ length: 3 }, () => uniqueEvent());
+    const lost = Array.from({ length: 5 }, () => uniqueEvent());
+    for (const body of unrelayed) await insert(body, 'NULL');
+    for (const body of lost) await insert(body, "now() - interval '10 minutes'");
+    // The relay's timer claims the rows nobody relayed; the lost jobs wait for the recovery, which pages through them.
+    await waitFor(async () => (await Promise.all(unrelayed.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the relay');
+    expect((await Promise.all(lost.map(inboxRows))).map((rows) => rows[0].status)).toEqual(lost.map(() => 'received'));
+    expect((await h.app.get(RelayRecovery).recover(60_000, 2)).deliveries).toBeGreaterThanOrEqual(lost.length);
+    await waitFor(async () => (await Promise.all(lost.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the recovered deliveries to be routed');
   });
 
-  it('holds route jobs back during a burst, feeding a few, and enqueues the rest when it ends', async () => {
+  it('relays only a trickle of deliveries during a burst, and the rest when it ends', async () => {
     const paced = await startHarness({
       redisDb: 3,
-      tune: (config) => (config.webhooks.routeFeed = { burstPerSecond: 20, burstFeedPerSecond: 2, sampleMs: 500 }),
+      tune: (config) => (config.relay = { ...config.relay, burstPerSecond: 20, burstFeedPerSecond: 2, sampleMs: 500 }),
     });
-    const held = async () => Number(/crm_sync_webhook_routes_held (\d+)/.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
+    const bursting = async () => Number(/^crm_sync_relay_bursting (\d+)$/m.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
+    const waiting = async () =>
+      ((await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received' AND enqueued_at IS NULL`)) as Array<{ n: number }>)[0].n;
     try {
       const bodies = Array.from({ length: 60 }, () => uniqueEvent());
-      let mostHeld = 0;
+      let mostWaiting = 0;
+      let sawBurst = false;
       const watching = (async () => {
-        for (let i = 0; i < 40 && mostHeld === 0; i++) {
-          mostHeld = Math.max(mostHeld, await held());
+        for (let i = 0; i < 40 && mostWaiting === 0; i++) {
+          sawBurst ||= (await bursting()) === 1;
+          mostWaiting = Math.max(mostWaiting, await waiting());
           await new Promise((r) => setTimeout(r, 50));
         }
       })();
       const answers = await Promise.all(bodies.map((body) => postSignedEvent(paced.url, body).then((r) => r.status)));
       await watching;
       expect(answers.every((status) => status === 200)).toBe(true);
-      expect(mostHeld).toBeGreaterThan(0);
-      expect(mostHeld).toBeLessThan(bodies.length);
-      await waitFor(async () => (await held()) === 0, 10_000, 'the held deliveries to be enqueued');
+      expect(sawBurst).toBe(true);
+      expect(mostWaiting).toBeGreaterThan(0);
+      expect(mostWaiting).toBeLessThan(bodies.length);
       const routed = await waitFor(async () => {
         const n = await routedCount(paced);
         return n === bodies.length ? n : null;
       }, 20_000, 'every delivery routed');
       expect(routed).toBe(60);
+      expect(await waiting()).toBe(0);
+      expect(await bursting()).toBe(0);
     } finally {
       await paced.close();
     }
   });
 
-  it('puts the deliveries it still holds on the queue when it shuts down, as the same jobs the sweep enqueues', async () => {
-    // A sample longer than the test: the burst is noticed at its tenth delivery and the sampler never releases any.
-    const paced = await startHarness({
+  it('leaves what a stopped replica did not relay in Postgres, where another replica relays it once', async () => {
+    // A sample longer than the test: the burst is noticed at its tenth delivery and this replica never relays the rest.
+    const stopped = await startHarness({
       redisDb: 3,
-      tune: (config) => (config.webhooks.routeFeed = { burstPerSecond: 10 / 60, burstFeedPerSecond: 1 / 60, sampleMs: 60_000 }),
+      tune: (config) => (config.relay = { ...config.relay, burstPerSecond: 10 / 60, burstFeedPerSecond: 1 / 60, sampleMs: 60_000 }),
     });
-    const queue = new Queue(QUEUES.webhooks, { connection: redisConnection(paced.config.redisUrl), prefix: paced.config.queuePrefix });
+    let other: Harness | undefined;
+    const queue = new Queue(QUEUES.webhooks, { connection: redisConnection(stopped.config.redisUrl), prefix: stopped.config.queuePrefix });
     try {
-      for (let i = 0; i < 30; i++) expect((await postSignedEvent(paced.url, uniqueEvent())).status).toBe(200);
-      await waitFor(async () => (await routedCount(paced)) === 9, 10_000, 'the nine deliveries before the burst to be routed');
+      for (let i = 0; i < 30; i++) expect((await postSignedEvent(stopped.url, uniqueEvent())).status).toBe(200);
+      await waitFor(async () => (await routedCount(stopped)) === 9, 10_000, 'the nine deliveries before the burst to be routed');
       await new Promise((r) => setTimeout(r, 300));
-      expect(await routedCount(paced)).toBe(9);
-      // The sweep enqueues the held deliveries too: the jobs the feeder adds at shutdown must be the same jobs.
-      expect(await paced.app.get(InboxSweeper).sweep(0)).toBe(21);
+      expect(await routedCount(stopped)).toBe(9);
+      await stopped.app.close();
 
-      await paced.app.close();
+      other = await startHarness({ redisDb: 3, databaseUrl: stopped.databaseUrl, env: { QUEUE_PREFIX: stopped.config.queuePrefix } });
+      await waitFor(async () => (await routedCount(other!)) === 30, 10_000, 'the other replica to route the rest');
       const jobs = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-      expect(Object.values(jobs).reduce((a, b) => a + b, 0)).toBe(30);
+      expect(Object.values(jobs).reduce((a, b) => a + b, 0)).toBe(30); // one route job per delivery, none twice
     } finally {
       await queue.close();
-      await paced.close();
+      await other?.close();
+      await stopped.close();
     }
   });
 });

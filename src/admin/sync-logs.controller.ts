@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ActionQueue } from '../sync-log/action-queue.service.js';
-import { SyncLogService } from '../sync-log/sync-log.service.js';
+import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { AdminRoute } from './admin-auth.guard.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from './pagination.js';
 import { ParseIdPipe } from './parse-id.pipe.js';
@@ -13,8 +13,8 @@ import { syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 @Controller('api/sync-logs')
 export class SyncLogsController {
   constructor(
-    private readonly syncLog: SyncLogService,
-    private readonly actions: ActionQueue,
+    private readonly syncLog: SyncLogRepository,
+    private readonly actions: ActionRecorder,
   ) {}
 
   @Get()
@@ -62,9 +62,8 @@ export class SyncLogsController {
         status: entry.status,
       });
     }
-    const requeued = await this.syncLog.requeue(id);
+    const requeued = await this.actions.retry(id);
     if (!requeued) throw new ConflictException({ statusCode: 409, message: `entry ${id} was retried meanwhile`, error: 'Conflict' });
-    await this.actions.enqueue(requeued);
     return syncLogEntryView(requeued);
   }
 }

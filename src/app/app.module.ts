@@ -8,6 +8,7 @@ import { HealthModule } from '../health/health.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ReconcileModule } from '../reconcile/reconcile.module.js';
+import { RelayModule } from '../relay/relay.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
         ServiceApiModule,
         SyncLogModule,
         WebhooksModule,
+        RelayModule,
         MappingsModule,
         ReconcileModule,
         AdminModule,

@@ -4,7 +4,7 @@ import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString } from 'class-validator';
 import { AdminAuthGuard } from '../admin/admin-auth.guard.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
-import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import { APPOINTMENT_ACTIONS, type LineItemsPayload } from './appointment-push.service.js';
 
 /** Ids are exact strings; a small one sent as a JSON number is accepted as its digits. */
@@ -37,7 +37,7 @@ export class SendAcceptedDto {
 export class AppointmentSendController {
   constructor(
     private readonly mappings: MappingLookup,
-    private readonly actions: ActionQueue,
+    private readonly actions: ActionRecorder,
   ) {}
 
   @Post('send')
@@ -50,7 +50,7 @@ export class AppointmentSendController {
       throw new ConflictException(`the mapping of project ${body.project_id} to appointment ${mapping.appointmentId} failed: ${mapping.error ?? 'no reason'}`);
     }
     const payload: LineItemsPayload = { drawing_id: body.drawing_id };
-    const entries = await this.actions.submit([
+    const recorded = await this.actions.record([
       {
         kind: APPOINTMENT_ACTIONS.pushLineItems,
         trigger: 'admin',
@@ -60,6 +60,6 @@ export class AppointmentSendController {
         payload: { ...payload },
       },
     ]);
-    return { sync_log_ids: entries.map((e) => e.id) };
+    return { sync_log_ids: recorded.map((r) => r.entry.id) };
   }
 }

@@ -22,12 +22,13 @@ export interface AppConfig {
     secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
     toleranceSeconds: number;
     dedupeWindowSeconds: number;
-    /**
-     * While deliveries arrive at `burstPerSecond` or more (measured every `sampleMs`), at most `burstFeedPerSecond` of
-     * them go to the route queue; the rest wait until the burst ends.
-     */
-    routeFeed: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number };
   };
+  /**
+   * The relay from stored work to the queues. While deliveries arrive at `burstPerSecond` or more (measured every
+   * `sampleMs`), it relays at most `burstFeedPerSecond` of them; the rest wait in Postgres until the burst ends.
+   * Every `pollMs` it also looks for actions another replica recorded but could not relay.
+   */
+  relay: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number; pollMs: number };
   adminToken: string;
   appointmentCrm: { baseUrl: string; apiKey: string } | null;
   recordCrm: { accountsUrl: string; apiDomain: string; clientId: string; clientSecret: string; refreshToken: string } | null;
@@ -36,7 +37,7 @@ export interface AppConfig {
     attempts: number;
     backoffBaseMs: number;
     drawingsCoalesceMs: number;
-    /** How long an action may sit `queued`/`running` untouched before the sweep enqueues it again. */
+    /** How long enqueued work may sit unfinished and untouched before the relay's recovery checks that its job exists. */
     staleAfterMs: number;
     sweepIntervalMs: number;
   };
@@ -74,8 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       },
       toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300,
       dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900,
-      routeFeed: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250 },
     },
+    relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     adminToken: v.ADMIN_TOKEN,
     appointmentCrm: v.APPOINTMENT_CRM_BASE_URL
       ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! }

@@ -13,9 +13,16 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly routesHeld = new Gauge({
-    name: 'crm_sync_webhook_routes_held',
-    help: 'Stored deliveries whose route job waits for the burst of webhooks to end, so that answers come first.',
+  readonly relayed = new Counter({
+    name: 'crm_sync_relayed_total',
+    help: 'Stored work the relay put on a queue, by kind (delivery, action).',
+    labelNames: ['work'] as const,
+    registers: [this.registry],
+  });
+
+  readonly relayBursting = new Gauge({
+    name: 'crm_sync_relay_bursting',
+    help: '1 while webhooks arrive in a burst and the relay holds their routing back (answers come first), else 0.',
     registers: [this.registry],
   });
 

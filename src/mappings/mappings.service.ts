@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
-import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
@@ -52,7 +52,7 @@ export class MappingsService {
 
   constructor(
     private readonly database: DatabaseService,
-    private readonly actions: ActionQueue,
+    private readonly actions: ActionRecorder,
   ) {}
 
   async create(input: MappingInput): Promise<CreateResult> {
@@ -158,7 +158,7 @@ export class MappingsService {
         if (!claimed) break;
         after = claimed.lastId;
         const recorded = claimed.recorded;
-        await this.actions.enqueueCreated(recorded);
+        this.actions.committed(recorded);
         entries.push(...recorded.map((r) => r.entry));
       }
     }

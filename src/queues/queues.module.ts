@@ -1,9 +1,11 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ActionQueues } from './action-queues.service.js';
 import { MaintenanceTasks, MaintenanceWorker } from './maintenance.js';
 import { defaultJobOptions, QUEUES } from './queues.js';
 import { redisConnection } from './redis-connection.js';
+import { RelaySignal } from './relay-signal.service.js';
 
 const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
 
@@ -21,7 +23,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
     }),
     BullModule.registerQueue(...queueRegistrations),
   ],
-  providers: [MaintenanceTasks, MaintenanceWorker],
-  exports: [BullModule, MaintenanceTasks],
+  providers: [MaintenanceTasks, MaintenanceWorker, ActionQueues, RelaySignal],
+  exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal],
 })
 export class QueuesModule {}

@@ -1,18 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { withAdvisoryLock } from '../database/advisory-lock.js';
 import { DatabaseService } from '../database/database.service.js';
 import { MappingsService } from '../mappings/mappings.service.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { Payment, Proposal } from '../service-api/service-api.types.js';
-import { ActionSweeper } from '../sync-log/action-sweeper.js';
 import type { ActionHandler, ActionOutcome } from '../sync-log/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
-import { InboxSweeper } from '../webhooks/inbox-sweeper.js';
 import type { PaymentReceivedData, ProposalStatusChangedData, RoutedDelivery } from '../webhooks/service-events.js';
+import { RelayRecovery } from '../relay/relay-recovery.service.js';
 
 export const RECONCILE_KIND = 'reconcile';
 const RECONCILE_LOCK_KEY = 8_127_303_552;
@@ -43,26 +42,21 @@ export class ReconcileHandler implements ActionHandler {
     private readonly mappings: MappingsService,
     private readonly service: ServiceApiClient,
     private readonly router: DeliveryRouter,
-    private readonly inboxSweeper: InboxSweeper,
-    private readonly actionSweeper: ActionSweeper,
+    private readonly recovery: RelayRecovery,
   ) {}
 
   async run(_entry: SyncLogEntry): Promise<ActionOutcome> {
-    const lock = new pg.Client({ connectionString: this.config.databaseUrl, connectionTimeoutMillis: 5_000 });
-    await lock.connect();
-    try {
-      const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RECONCILE_LOCK_KEY]);
-      if (!rows[0].locked) return { status: 'skipped', detail: 'another reconciliation run is in progress' };
-      return { status: 'succeeded', detail: await this.reconcile() };
-    } finally {
-      await lock.end(); // ends the session, which releases the lock
-    }
+    return withAdvisoryLock<ActionOutcome>(
+      this.config.databaseUrl,
+      RECONCILE_LOCK_KEY,
+      async () => ({ status: 'succeeded', detail: await this.reconcile() }),
+      { ifTaken: () => ({ status: 'skipped', detail: 'another reconciliation run is in progress' }) },
+    );
   }
 
   private async reconcile(): Promise<string> {
     const staleMs = this.config.jobs.staleAfterMs;
-    const deliveries = await this.inboxSweeper.sweep(staleMs);
-    const unfinished = await this.actionSweeper.sweep(staleMs);
+    const { deliveries, actions: unfinished } = await this.recovery.recover(staleMs);
     const associations = await this.mappings.associatePending('reconcile');
     const tally: Tally = { projects: 0, approvals: 0, payments: 0, created: 0 };
     for (const projectId of await this.mappedProjects()) {
@@ -72,7 +66,7 @@ export class ReconcileHandler implements ActionHandler {
     const summary =
       `${tally.projects} mapped project(s) checked; ${tally.approvals} approved proposal(s) and ${tally.payments} payment(s) replayed; ` +
       `${tally.created} action(s) created; ${associations.length} association action(s) started; ` +
-      `${deliveries} unrouted delivery(ies) and ${unfinished} unfinished action(s) re-enqueued`;
+      `${deliveries} unrouted delivery(ies) and ${unfinished} unfinished action(s) checked for a lost job`;
     this.logger.log(`reconciliation: ${summary}`);
     return summary;
   }

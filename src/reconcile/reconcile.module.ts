@@ -1,10 +1,12 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { RelayModule } from '../relay/relay.module.js';
 import { ActionRegistry } from '../sync-log/action-registry.js';
 import { ReconcileController } from './reconcile.controller.js';
 import { ReconcileHandler } from './reconcile.handler.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
+  imports: [RelayModule],
   controllers: [ReconcileController],
   providers: [ReconcileHandler, ReconcileService],
 })

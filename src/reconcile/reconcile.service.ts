@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
-import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
 import { RECONCILE_KIND } from './reconcile.handler.js';
 
@@ -10,7 +10,7 @@ import { RECONCILE_KIND } from './reconcile.handler.js';
 export class ReconcileService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly actions: ActionQueue,
+    private readonly actions: ActionRecorder,
     tasks: MaintenanceTasks,
   ) {
     tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.start('schedule').then(() => undefined) });
@@ -18,7 +18,7 @@ export class ReconcileService {
 
   /** A run still waiting to start is joined rather than doubled (its coalesce key). */
   async start(trigger: SyncTrigger): Promise<SyncLogEntry> {
-    const [entry] = await this.actions.submit([
+    const [{ entry }] = await this.actions.record([
       { kind: RECONCILE_KIND, trigger, crm: null, projectId: null, target: null, coalesceKey: RECONCILE_KIND },
     ]);
     return entry;

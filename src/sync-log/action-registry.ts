@@ -4,6 +4,9 @@ import type { ActionHandler } from './action.types.js';
 import type { CrmName } from './sync-log.entity.js';
 
 const ANY_CRM = '*';
+
+/** The reason of an action that no handler runs (its CRM was unconfigured since it was recorded). */
+export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind} (is its CRM configured?)`;
 const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
 
 /**

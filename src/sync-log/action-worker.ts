@@ -9,11 +9,11 @@ import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import type { RunActionJob } from '../queues/queues.js';
-import { ActionQueue } from './action-queue.service.js';
-import { ActionRegistry } from './action-registry.js';
+import { ActionRecorder } from './action-recorder.service.js';
+import { ActionRegistry, noHandlerFor } from './action-registry.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
-import { SyncLogService } from './sync-log.service.js';
+import { SyncLogRepository } from './sync-log.repository.js';
 
 /** Everything a worker needs, injected once so each queue's worker class stays a one-liner. */
 @Injectable()
@@ -21,9 +21,9 @@ export class ActionWorkerDeps {
   constructor(
     @Inject(APP_CONFIG) readonly config: AppConfig,
     readonly database: DatabaseService,
-    readonly syncLog: SyncLogService,
+    readonly syncLog: SyncLogRepository,
     readonly registry: ActionRegistry,
-    readonly actions: ActionQueue,
+    readonly actions: ActionRecorder,
     readonly metrics: MetricsService,
   ) {}
 }
@@ -49,7 +49,7 @@ export abstract class ActionWorker extends WorkerHost {
     const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
     const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
     try {
-      if (!handler) throw new PermanentActionError(`no handler for action kind ${entry.kind} (is its CRM configured?)`);
+      if (!handler) throw new PermanentActionError(noHandlerFor(entry.kind));
       const outcome = await handler.run(entry);
       await this.deps.syncLog.finish(entry.id, outcome.status, outcome.detail ?? null);
       await this.startNext(entry, outcome);
@@ -80,7 +80,7 @@ export abstract class ActionWorker extends WorkerHost {
 
   private async startNext(entry: SyncLogEntry, outcome: ActionOutcome): Promise<void> {
     if (!outcome.next?.length || outcome.status !== 'succeeded') return;
-    await this.deps.actions.submit(
+    await this.deps.actions.record(
       outcome.next.map((next, i) => ({
         ...next,
         trigger: next.trigger ?? entry.trigger,

@@ -87,4 +87,12 @@ export class SyncLogEntry {
 
   @Column({ name: 'duration_ms', type: 'int', nullable: true })
   durationMs: number | null;
+
+  /** When the relay handed the entry's job to its queue; null while it waits for the relay. */
+  @Column({ name: 'enqueued_at', type: 'timestamptz', nullable: true })
+  enqueuedAt: Date | null;
+
+  /** The entry runs no earlier than this (a burst of drawing events gathers behind it). */
+  @Column({ name: 'not_before', type: 'timestamptz', nullable: true })
+  notBefore: Date | null;
 }

@@ -1,18 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DatabaseService } from '../database/database.service.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { ActionQueue } from '../sync-log/action-queue.service.js';
+import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import { WebhookEventHandlers } from './event-handlers.js';
-import { InboxDelivery } from './inbox.entity.js';
+import { InboxRepository } from './inbox.repository.js';
 import { parseDelivery } from './parse-delivery.js';
 import type { RoutedDelivery } from './service-events.js';
 
 /**
  * Turns a delivery into sync actions: asks every CRM module what it wants done, records those actions and marks
- * the delivery routed in one transaction, then enqueues them. Routing the same delivery again (a crash, a lost
+ * the delivery routed in one transaction, and the relay enqueues them. Routing the same delivery again (a crash, a lost
  * queue) records nothing new, because each action's dedupe key is derived from the delivery.
  */
 @Injectable()
@@ -20,24 +19,20 @@ export class DeliveryRouter {
   private readonly logger = new Logger(DeliveryRouter.name);
 
   constructor(
-    private readonly database: DatabaseService,
+    private readonly inbox: InboxRepository,
     private readonly handlers: WebhookEventHandlers,
-    private readonly actions: ActionQueue,
+    private readonly actions: ActionRecorder,
     private readonly mappings: MappingLookup,
     private readonly service: ServiceApiClient,
   ) {}
 
   /** Routes a stored delivery; false when it needs no routing (already routed, ignored, unknown). */
   async routeStored(inboxId: string): Promise<boolean> {
-    const [row] = await this.database.prepared<Pick<InboxDelivery, 'endpoint' | 'body' | 'status'> & { receivedAt: Date }>(
-      'route_delivery_read',
-      'SELECT endpoint, body, status, received_at AS "receivedAt" FROM webhook_inbox WHERE id = $1',
-      [inboxId],
-    );
+    const row = await this.inbox.forRouting(inboxId);
     if (!row || row.status !== 'received') return false;
     const parsed = parseDelivery(row.endpoint, row.body);
     if (parsed.kind !== 'valid') {
-      await this.database.repo(InboxDelivery).update({ id: inboxId }, { status: 'failed', error: parsed.kind === 'invalid' ? parsed.reason : 'unknown event' });
+      await this.inbox.markFailed(inboxId, parsed.kind === 'invalid' ? parsed.reason : 'unknown event');
       return false;
     }
     const delivery = {
@@ -52,8 +47,7 @@ export class DeliveryRouter {
     delivery.projectId = await this.projectOf(delivery);
     const wanted = await this.actionsFor(delivery);
 
-    const recorded = await this.actions.record(wanted, { routedInboxId: inboxId });
-    await this.actions.enqueueCreated(recorded);
+    await this.actions.record(wanted, { routedInboxId: inboxId });
     return true;
   }
 
@@ -74,7 +68,6 @@ export class DeliveryRouter {
 
   private async submitCounting(actions: NewAction[]): Promise<number> {
     const recorded = await this.actions.record(actions);
-    await this.actions.enqueueCreated(recorded);
     return recorded.filter((r) => r.created).length;
   }
 

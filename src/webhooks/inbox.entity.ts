@@ -45,4 +45,8 @@ export class InboxDelivery {
 
   @Column({ name: 'routed_at', type: 'timestamptz', nullable: true })
   routedAt: Date | null;
+
+  /** When the relay put the delivery's route job on the queue; null while it waits for the relay. */
+  @Column({ name: 'enqueued_at', type: 'timestamptz', nullable: true })
+  enqueuedAt: Date | null;
 }

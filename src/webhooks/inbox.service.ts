@@ -1,11 +1,8 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { hash } from 'node:crypto';
-import { DatabaseService } from '../database/database.service.js';
-import { addUnlessLive } from '../queues/jobs.js';
-import { QUEUES, routeDeliveryJob } from '../queues/queues.js';
-import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
+import { RelaySignal } from '../queues/relay-signal.service.js';
+import type { InboxStatus, WebhookEndpoint } from './inbox.entity.js';
+import { InboxRepository, type DeliveryToStore, type StoredDelivery } from './inbox.repository.js';
 
 const MAX_BATCH = 256;
 /**
@@ -15,14 +12,9 @@ const MAX_BATCH = 256;
  */
 const MAX_WRITES_IN_FLIGHT = 1;
 
-interface PendingWrite {
-  endpoint: WebhookEndpoint;
-  event: string | null;
-  raw: Buffer;
-  hash: Buffer;
-  status: InboxStatus;
+interface PendingWrite extends DeliveryToStore {
   windowSeconds: number;
-  resolve: (result: { id: string; duplicate: boolean }) => void;
+  resolve: (result: StoredDelivery) => void;
   reject: (err: unknown) => void;
 }
 
@@ -31,17 +23,15 @@ export function deliveryHash(endpoint: WebhookEndpoint, raw: Buffer): Buffer {
   return hash('sha256', Buffer.concat([Buffer.from(`${endpoint}\n`), raw]), 'buffer');
 }
 
-/** The durable inbox of webhook deliveries, and their route jobs. */
+/** The intake's writer to the durable inbox. It only stores; the relay puts what it stored on the route queue. */
 @Injectable()
 export class InboxService {
   private readonly pendingWrites: PendingWrite[] = [];
   private writesInFlight = 0;
-  /** Deliveries handed to `store` since start: the intake's pace, read by the route feeder. */
-  private deliveriesReceived = 0;
 
   constructor(
-    private readonly database: DatabaseService,
-    @InjectQueue(QUEUES.webhooks) private readonly queue: Queue,
+    private readonly inbox: InboxRepository,
+    private readonly relay: RelaySignal,
   ) {}
 
   /**
@@ -49,8 +39,7 @@ export class InboxService {
    * arrive while a write is in flight are stored together in the next one: one commit for many webhooks, and no
    * added wait when traffic is light. Equal deliveries racing each other are serialised in Postgres.
    */
-  store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<{ id: string; duplicate: boolean }> {
-    this.deliveriesReceived++;
+  store(endpoint: WebhookEndpoint, event: string | null, raw: Buffer, status: InboxStatus, windowSeconds: number): Promise<StoredDelivery> {
     return new Promise((resolve, reject) => {
       this.pendingWrites.push({ endpoint, event, raw, hash: deliveryHash(endpoint, raw), status, windowSeconds, resolve, reject });
       this.startWrites();
@@ -69,46 +58,14 @@ export class InboxService {
   }
 
   private async write(batch: PendingWrite[]): Promise<void> {
+    let stored: StoredDelivery[];
     try {
-      const rows = await this.database.prepared<{ idx: number; delivery_id: string; duplicate: boolean }>(
-        'crm_sync_store_deliveries',
-        'SELECT idx, delivery_id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)',
-        [
-          batch.map((w) => w.endpoint),
-          batch.map((w) => w.event),
-          batch.map((w) => w.raw),
-          batch.map((w) => w.hash),
-          batch.map((w) => w.status),
-          batch[0].windowSeconds,
-        ],
-      );
-      for (const row of rows) batch[row.idx - 1].resolve({ id: String(row.delivery_id), duplicate: row.duplicate });
+      stored = await this.inbox.storeBatch(batch, batch[0].windowSeconds);
     } catch (err) {
       batch.forEach((w) => w.reject(err));
+      return;
     }
-  }
-
-  get received(): number {
-    return this.deliveriesReceived;
-  }
-
-  get(id: string): Promise<InboxDelivery | null> {
-    return this.database.repo(InboxDelivery).findOneBy({ id });
-  }
-
-  /** Puts the delivery's route job on the queue unless a live one is there (a finished one is replaced). */
-  async enqueue(inboxId: string, delayMs = 0): Promise<void> {
-    const { name, data, jobId } = routeDeliveryJob(inboxId);
-    await addUnlessLive(this.queue, name, data, jobId, { delay: delayMs });
-  }
-
-  /** A page of the deliveries stored but not routed, untouched for `olderThanMs`, after inbox id `afterId`. */
-  async unrouted(olderThanMs: number, limit: number, afterId = '0'): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.database.query(
-      `SELECT id FROM webhook_inbox WHERE status = 'received' AND received_at <= now() - make_interval(secs => $1) AND id > $3
-        ORDER BY id LIMIT $2`,
-      [olderThanMs / 1000, limit, afterId],
-    );
-    return rows.map((r) => String(r.id));
+    this.relay.deliveriesStored(batch.length, batch.some((w, i) => w.status === 'received' && !stored[i].duplicate));
+    batch.forEach((w, i) => w.resolve(stored[i]));
   }
 }

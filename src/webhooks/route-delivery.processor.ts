@@ -8,7 +8,7 @@ import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
 import { DeliveryRouter } from './delivery-router.service.js';
-import { InboxDelivery } from './inbox.entity.js';
+import { InboxRepository } from './inbox.repository.js';
 
 /** Routes stored deliveries. A failure (the service unreachable while resolving a payment's project) is retried. */
 @Processor(QUEUES.webhooks, { concurrency: 8 })
@@ -20,6 +20,7 @@ export class RouteDeliveryWorker extends WorkerHost {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
     private readonly router: DeliveryRouter,
+    private readonly inbox: InboxRepository,
   ) {
     super();
     this.backoff = retryAfterBackoff(config.jobs.backoffBaseMs);
@@ -31,22 +32,14 @@ export class RouteDeliveryWorker extends WorkerHost {
     try {
       await this.router.routeStored(inboxId);
     } catch (err) {
-      const attempts = await this.countAttempt(inboxId, err as Error);
+      const attempts = await this.inbox.countRouteAttempt(inboxId, (err as Error).message);
       const permanent = err instanceof OutboundError && !err.transient;
       if (permanent || attempts >= this.config.jobs.attempts) {
-        await this.database.repo(InboxDelivery).update({ id: inboxId }, { status: 'failed' });
+        await this.inbox.markFailed(inboxId);
         this.logger.warn(`delivery ${inboxId} could not be routed: ${(err as Error).message}`);
         return;
       }
       await runJobLater(job, token, this.backoff(attempts, 'retry-after', err as Error));
     }
-  }
-
-  private async countAttempt(inboxId: string, err: Error): Promise<number> {
-    const rows = await this.database.returning<{ attempts: number }>(
-      `UPDATE webhook_inbox SET attempts = attempts + 1, error = $2 WHERE id = $1 RETURNING attempts`,
-      [inboxId, err.message.slice(0, 2000)],
-    );
-    return rows[0]?.attempts ?? 1;
   }
 }

@@ -6,7 +6,6 @@ import { MetricsService } from '../health/metrics.service.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
 import { InboxService } from './inbox.service.js';
 import { parseDelivery } from './parse-delivery.js';
-import { RouteFeeder } from './route-feeder.js';
 import { verifySignature } from './signature.js';
 
 type Answer = { status: number; body: Record<string, unknown>; outcome: string };
@@ -21,7 +20,6 @@ export class WebhooksController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inbox: InboxService,
-    private readonly feeder: RouteFeeder,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -74,7 +72,6 @@ export class WebhooksController {
       }
       const stored = await this.inbox.store(endpoint, parsed.event, raw, 'received', window);
       if (stored.duplicate) return { status: 200, body: { status: 'duplicate' }, outcome: 'duplicate' };
-      this.feeder.feed(stored.id);
       return { status: 200, body: { status: 'accepted' }, outcome: 'accepted' };
     } catch {
       // Not stored: the service must deliver it again.

@@ -5,6 +5,7 @@ import { createApp } from '../../src/app/create-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
+import { RelaySignal } from '../../src/queues/relay-signal.service.js';
 import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
 import { ServiceSim } from '../sim/service/service-sim.js';
 import { ZohoSim } from '../sim/zoho/zoho-sim.js';
@@ -30,6 +31,8 @@ export interface HarnessOptions {
   tune?: (config: AppConfig) => void;
   /** Wait for the schema before returning (default true). */
   waitForDatabase?: boolean;
+  /** Join another harness's database, as a second replica (this harness does not drop it). */
+  databaseUrl?: string;
 }
 
 export interface Harness {
@@ -115,7 +118,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     env.RECORD_CRM_CLIENT_SECRET = 'zoho-secret';
     env.RECORD_CRM_REFRESH_TOKEN = 'zoho-refresh';
   }
-  const databaseUrl = uniqueDatabaseUrl();
+  const databaseUrl = options.databaseUrl ?? uniqueDatabaseUrl();
   const config = loadConfig({ ...baseEnv(service, databaseUrl, options.redisDb), ...env, ...(options.env ?? {}) });
   fastRetries(config);
   options.tune?.(config);
@@ -148,7 +151,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       await closeWithin(app, CLOSE_DEADLINE_MS);
       await removeQueueKeys(options.redisDb, config.queuePrefix);
       await Promise.all([service.stop(), appointmentCrm?.stop(), zoho?.stop()]);
-      await dropDatabase(databaseUrl).catch(() => undefined);
+      if (!options.databaseUrl) await dropDatabase(databaseUrl).catch(() => undefined);
     },
   };
 }
@@ -178,4 +181,16 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
+}
+
+/**
+ * Puts a finished entry back as if its run had been interrupted before its outcome was written (a crash after the
+ * CRM stored the push): queued again under a job of its own, which the relay enqueues.
+ */
+export async function runEntryAgain(h: Harness, entryId: string): Promise<void> {
+  await h.database.query(
+    `UPDATE sync_log SET status = 'queued', finished_at = NULL, enqueued_at = NULL, retry_base = attempts WHERE id = $1`,
+    [entryId],
+  );
+  h.app.get(RelaySignal).workWritten();
 }

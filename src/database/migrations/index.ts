@@ -3,6 +3,7 @@ import { Mappings1763700001000 } from './1763700001000-mappings.js';
 import { AppointmentDrawingState1763700003000 } from './1763700003000-appointment-drawing-state.js';
 import { RecordActionsFunction1763700004000 } from './1763700004000-record-actions-function.js';
 import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deliveries-set-based.js';
+import { RelayOutbox1763700006000 } from './1763700006000-relay-outbox.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   AppointmentDrawingState1763700003000,
   RecordActionsFunction1763700004000,
   StoreDeliveriesSetBased1763700005000,
+  RelayOutbox1763700006000,
 ];

@@ -2,7 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import type { NewAction } from './action.types.js';
-import { SyncLogEntry, type SyncStatus } from './sync-log.entity.js';
+import { SyncLogEntry, type CrmName, type SyncStatus } from './sync-log.entity.js';
+
+/** What the relay needs of an entry to put its job on a queue. */
+export interface UnqueuedEntry {
+  id: string;
+  kind: string;
+  crm: CrmName | null;
+  retryBase: number;
+  /** How long until the entry may run (`not_before`). */
+  delayMs: number;
+}
 
 export interface SyncLogFilter {
   status?: SyncStatus;
@@ -17,9 +27,9 @@ export interface SyncLogFilter {
 
 const ERROR_MAX = 2000;
 
-/** Writes and reads the sync log. Every state change of an action goes through here. */
+/** The SQL of the sync log. Every state change of an action goes through here. */
 @Injectable()
-export class SyncLogService {
+export class SyncLogRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /**
@@ -80,19 +90,44 @@ export class SyncLogService {
    */
   async requeue(id: string): Promise<SyncLogEntry | null> {
     const rows = await this.database.returning<Record<string, unknown>>(
-      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, updated_at = now()
+      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
+              not_before = NULL, updated_at = now()
         WHERE id = $1 AND status = 'failed' RETURNING *`,
       [id],
     );
     return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
-  /** A page of the entries that should be on a queue, untouched for `olderThanMs`, after entry id `afterId`. */
-  async unfinished(olderThanMs: number, limit: number, afterId = '0'): Promise<SyncLogEntry[]> {
+  /**
+   * The outbox claim: locks up to `limit` queued entries no job was made for (other replicas skip them), hands them
+   * to `enqueue`, and marks them enqueued when it succeeded, in one transaction: a failed or interrupted enqueue
+   * leaves them for the next claim. Returns how many were claimed.
+   */
+  async claimUnqueued(limit: number, enqueue: (entries: UnqueuedEntry[]) => Promise<void>): Promise<number> {
+    return this.database.transaction(async (m) => {
+      const rows: UnqueuedEntry[] = await m.query(
+        `SELECT id::text, kind, crm, retry_base AS "retryBase",
+                GREATEST(0, CEIL(EXTRACT(EPOCH FROM COALESCE(not_before, now()) - now()) * 1000))::int AS "delayMs"
+           FROM sync_log WHERE status = 'queued' AND enqueued_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (rows.length === 0) return 0;
+      await enqueue(rows);
+      await m.query(`UPDATE sync_log SET enqueued_at = now() WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+
+  /**
+   * A page of the entries enqueued but unfinished and untouched for `olderThanMs` (their job may be lost), after
+   * entry id `afterId`.
+   */
+  async staleEnqueued(olderThanMs: number, limit: number, afterId = '0'): Promise<SyncLogEntry[]> {
     return this.database
       .repo(SyncLogEntry)
       .createQueryBuilder('e')
       .where(`e.status IN ('queued', 'running')`)
+      .andWhere('e.enqueued_at IS NOT NULL')
       .andWhere(`e.updated_at <= now() - make_interval(secs => :seconds)`, { seconds: olderThanMs / 1000 })
       .andWhere(`e.id > :afterId`, { afterId })
       .orderBy('e.id', 'ASC')
@@ -134,7 +169,7 @@ export class SyncLogService {
   }
 }
 
-const TIMESTAMP_COLUMNS = ['created_at', 'updated_at', 'started_at', 'finished_at'];
+const TIMESTAMP_COLUMNS = ['created_at', 'updated_at', 'started_at', 'finished_at', 'enqueued_at', 'not_before'];
 
 function toRecordInput(action: NewAction) {
   const status = action.status ?? 'queued';
@@ -153,5 +188,6 @@ function toRecordInput(action: NewAction) {
     coalesce_key: status === 'queued' ? (action.coalesceKey ?? null) : null,
     inbox_id: action.inboxId ?? null,
     parent_id: action.parentId ?? null,
+    delay_ms: action.delayMs ?? 0,
   };
 }

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { RelayRecovery } from './relay-recovery.service.js';
+import { Relay } from './relay.service.js';
+
+/** The one path from stored work (inbox deliveries, queued actions) to the queues. */
+@Module({
+  imports: [SyncLogModule, WebhooksModule],
+  providers: [Relay, RelayRecovery],
+  exports: [Relay, RelayRecovery],
+})
+export class RelayModule {}
