@@ -2,7 +2,7 @@ import type { SaleItem } from '../src/appointment-crm/appointment-crm.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { DeliveryRouter } from '../src/webhooks/delivery-router.service.js';
 import { parseDelivery } from '../src/webhooks/parse-delivery.js';
-import type { RoutedDelivery } from '../src/webhooks/service-events.js';
+import type { RoutedDelivery } from '../src/domain/service-events.js';
 import { deliverEvent, deliverPrompt, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { toJson } from './sim/common/sim-server.js';
 import { events } from './sim/service/index.js';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { AdminApiGuard, AdminAuthGuard } from './admin-auth.guard.js';
 import { SyncLogsController } from './sync-logs.controller.js';
 
@@ -10,6 +11,7 @@ import { SyncLogsController } from './sync-logs.controller.js';
  * Fastify plugin registered by createApp: `console-static.ts`.
  */
 @Module({
+  imports: [SyncLogModule],
   controllers: [SyncLogsController],
   providers: [AdminAuthGuard, { provide: APP_GUARD, useClass: AdminApiGuard }],
   exports: [AdminAuthGuard],

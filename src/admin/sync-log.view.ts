@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
-import { SYNC_STATUSES, SYNC_TRIGGERS } from '../sync-log/sync-log.entity.js';
+import { SYNC_TRIGGERS } from '../domain/actions.js';
+import { SYNC_STATUSES } from '../sync-log/sync-log.entity.js';
 
 /** A sync log entry as the admin API shows it (CONTRACT §5): ids as strings, times ISO 8601 UTC. */
 export class SyncLogEntryView {

@@ -1,6 +1,8 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
-import { ActionRegistry } from '../sync-log/action-registry.js';
-import { WebhookEventHandlers } from '../webhooks/event-handlers.js';
+import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { HttpAppointmentCrm } from './appointment-crm.client.js';
 import { APPOINTMENT_CRM } from './appointment-crm.js';
 import { AppointmentEventsHandler } from './appointment-events.handler.js';
@@ -13,6 +15,7 @@ import { ConnectedProducts } from './connected-products.js';
  * when APPOINTMENT_CRM_BASE_URL is set.
  */
 @Module({
+  imports: [ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [
     { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
@@ -22,16 +25,4 @@ import { ConnectedProducts } from './connected-products.js';
   ],
   exports: [APPOINTMENT_CRM, AppointmentPushService],
 })
-export class AppointmentCrmModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistry,
-    private readonly webhookHandlers: WebhookEventHandlers,
-    private readonly pushes: AppointmentPushService,
-    @Inject(AppointmentEventsHandler) private readonly events: AppointmentEventsHandler,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(...this.pushes.handlers());
-    this.webhookHandlers.register(this.events);
-  }
-}
+export class AppointmentCrmModule {}

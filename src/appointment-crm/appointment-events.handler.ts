@@ -2,19 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import type { DeliveryAction, WebhookEventHandler } from '../webhooks/event-handlers.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/event-handlers.js';
 import type {
   AppointmentPromptData,
   PaymentReceivedData,
   ProposalApprovedData,
   ProposalStatusChangedData,
   RoutedDelivery,
-} from '../webhooks/service-events.js';
-import { paymentFact } from '../webhooks/service-events.js';
-import { APPOINTMENT_ACTIONS, AppointmentPushService, type LineItemsPayload, type ProposalPdfPayload } from './appointment-push.service.js';
+} from '../domain/service-events.js';
+import { paymentFact } from '../domain/service-events.js';
+import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
+import { AppointmentPushService } from './appointment-push.service.js';
 import { paymentNote } from './sale.js';
-
-type Kind = (typeof APPOINTMENT_ACTIONS)[keyof typeof APPOINTMENT_ACTIONS];
 
 interface Approval {
   proposalId: string;
@@ -25,6 +24,7 @@ interface Approval {
 
 /** Turns the service's deliveries into appointment CRM actions, for projects mapped to an appointment. */
 @Injectable()
+@DeliveryHandler()
 export class AppointmentEventsHandler implements WebhookEventHandler {
   readonly name = 'appointment-crm';
 
@@ -64,24 +64,24 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
   }
 
   private async drawingsChanged(projectId: string, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
-    return this.forMapping(projectId, APPOINTMENT_ACTIONS.pushDrawings, trigger, (appointmentId) => [this.drawingsAction(appointmentId, projectId)]);
+    return this.forMapping(projectId, 'push_drawings', trigger, (appointmentId) => [this.drawingsAction(appointmentId, projectId)]);
   }
 
   private drawingsAction(appointmentId: string, projectId: string): DeliveryAction {
     // A burst of drawing events for one project joins the push still waiting, which then reads every drawing.
     return {
-      ...base(APPOINTMENT_ACTIONS.pushDrawings, projectId, appointmentId),
-      coalesceKey: `${APPOINTMENT_ACTIONS.pushDrawings}:${appointmentId}`,
+      ...base('push_drawings', projectId, appointmentId),
+      coalesceKey: `push_drawings:${appointmentId}`,
       delayMs: this.config.jobs.drawingsCoalesceMs,
     };
   }
 
   private async exportPrompt(data: AppointmentPromptData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
-    return this.forMapping(data.project_id, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => {
+    return this.forMapping(data.project_id, 'push_proposal_pdf', trigger, (appointmentId) => {
       if (data.appointment_id !== appointmentId) {
         return [
           {
-            ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, data.appointment_id),
+            ...base('push_proposal_pdf', data.project_id, data.appointment_id),
             status: 'failed',
             error:
               `export prompt names appointment ${data.appointment_id}, but project ${data.project_id} is mapped to ` +
@@ -92,22 +92,22 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
       if (!data.yes_no) {
         return [
           {
-            ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId),
+            ...base('push_proposal_pdf', data.project_id, appointmentId),
             status: 'skipped',
             detail: `the user answered no to the export prompt for drawing ${data.drawing_id}; nothing pushed`,
           },
         ];
       }
       const payload: ProposalPdfPayload = { drawing_id: data.drawing_id };
-      return [{ ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId), payload: { ...payload } }];
+      return [{ ...base('push_proposal_pdf', data.project_id, appointmentId), payload: { ...payload } }];
     });
   }
 
   private async statusChanged(data: ProposalStatusChangedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
     if (data.status === 'APPROVED') return this.approved(data.project_id, approvalOf(data), trigger);
-    return this.forMapping(data.project_id, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => [
+    return this.forMapping(data.project_id, 'push_proposal_pdf', trigger, (appointmentId) => [
       {
-        ...base(APPOINTMENT_ACTIONS.pushProposalPdf, data.project_id, appointmentId),
+        ...base('push_proposal_pdf', data.project_id, appointmentId),
         status: 'skipped',
         detail: `proposal ${data.proposal_id} is now ${data.status}; only an approval is pushed`,
       },
@@ -116,7 +116,7 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
 
   /** Signed PDF, then the approved drawing's sale, then Sold: once per approved proposal, however often it is told. */
   private async approved(projectId: string, approval: Approval, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
-    return this.forMapping(projectId, APPOINTMENT_ACTIONS.pushProposalPdf, trigger, (appointmentId) => {
+    return this.forMapping(projectId, 'push_proposal_pdf', trigger, (appointmentId) => {
       const dedupeKey = `appointment:approved:${approval.proposalId}`;
       if (approval.pdfUrl) {
         const payload: ProposalPdfPayload = {
@@ -125,21 +125,21 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
           drawing_id: approval.drawingId,
           drawing_version_id: approval.drawingVersionId,
         };
-        return [{ ...base(APPOINTMENT_ACTIONS.pushProposalPdf, projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
+        return [{ ...base('push_proposal_pdf', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
       if (approval.drawingId) {
         const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId };
-        return [{ ...base(APPOINTMENT_ACTIONS.pushLineItems, projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
+        return [{ ...base('push_line_items', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
-      return [{ ...base(APPOINTMENT_ACTIONS.setStatus, projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
+      return [{ ...base('set_status', projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
     });
   }
 
   private async paymentReceived(projectId: string, data: PaymentReceivedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
-    return this.forMapping(projectId, APPOINTMENT_ACTIONS.addNote, trigger, (appointmentId) => {
+    return this.forMapping(projectId, 'add_note', trigger, (appointmentId) => {
       return [
         {
-          ...base(APPOINTMENT_ACTIONS.addNote, projectId, appointmentId),
+          ...base('add_note', projectId, appointmentId),
           payload: { text: paymentNote(data), proposal_id: data.proposal_id },
           dedupeKey: `appointment:payment:${paymentFact(data)}`,
         },
@@ -153,7 +153,7 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
    */
   private async forMapping(
     projectId: string,
-    kind: Kind,
+    kind: ActionKind,
     trigger: RoutedDelivery['trigger'],
     actions: (appointmentId: string) => DeliveryAction[],
   ): Promise<DeliveryAction[]> {
@@ -163,7 +163,7 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
       if (trigger === 'reconcile') return [];
       return [
         {
-          ...base(kind, projectId, mapping.appointmentId),
+          ...(base(kind, projectId, mapping.appointmentId) as DeliveryAction),
           status: 'skipped',
           detail: `the mapping of project ${projectId} to appointment ${mapping.appointmentId} failed (${mapping.error ?? 'no reason'}); nothing pushed`,
         },
@@ -173,8 +173,8 @@ export class AppointmentEventsHandler implements WebhookEventHandler {
   }
 }
 
-function base(kind: Kind, projectId: string, appointmentId: string): DeliveryAction {
-  return { kind, crm: 'appointment', projectId, target: appointmentId };
+function base<K extends ActionKind>(kind: K, projectId: string, appointmentId: string) {
+  return { kind, crm: 'appointment' as const, projectId, target: appointmentId };
 }
 
 function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): Approval {
@@ -187,6 +187,6 @@ function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): App
   };
 }
 
-function withoutUndefined(value: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

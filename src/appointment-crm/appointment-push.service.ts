@@ -1,41 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { withAdvisoryLock } from '../database/advisory-lock.js';
 import { DatabaseService } from '../database/database.service.js';
 import { pdfFileName } from '../http/file-names.js';
 import type { PdfStream } from '../http/pdf-download.js';
 import { withRetries } from '../http/retry.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
-import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
+import type { AppointmentNotePayload, LineItemsPayload } from '../domain/actions.js';
+import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
+import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProducts } from './connected-products.js';
 import { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { saleFromLineItems } from './sale.js';
 
-/** The sync action kinds of the appointment CRM. */
-export const APPOINTMENT_ACTIONS = {
-  pushDrawings: 'push_drawings',
-  pushProposalPdf: 'push_proposal_pdf',
-  pushLineItems: 'push_line_items',
-  setStatus: 'set_status',
-  addNote: 'add_note',
-} as const;
-
 export const SOLD = 'Sold';
 
-/** `push_proposal_pdf`: the signed PDF at `pdf_url` (an approval), or else R4's export of `drawing_id`. */
-export interface ProposalPdfPayload {
-  pdf_url?: string;
-  proposal_id?: string;
-  drawing_id?: string;
-  drawing_version_id?: string;
-}
-
-export interface LineItemsPayload {
-  drawing_id: string;
-  drawing_version_id?: string;
-}
+const ON_APPOINTMENT_QUEUE = { crm: 'appointment', queue: QUEUES.appointmentCrm } as const;
 
 export interface DrawingVersion {
   drawingId: string;
@@ -61,27 +44,34 @@ export class AppointmentPushService {
     private readonly database: DatabaseService,
   ) {}
 
-  handlers(): ActionHandler[] {
-    const handler = (kind: string, run: (entry: SyncLogEntry, appointmentId: string) => Promise<ActionOutcome>): ActionHandler => ({
-      kind,
-      crm: 'appointment',
-      queue: QUEUES.appointmentCrm,
-      run: (entry) => run(entry, targetOf(entry)),
-    });
-    return [
-      handler(APPOINTMENT_ACTIONS.pushDrawings, (entry, id) => this.pushDrawings(entry, id)),
-      handler(APPOINTMENT_ACTIONS.pushProposalPdf, (entry, id) => this.pushProposalPdf(entry, id)),
-      handler(APPOINTMENT_ACTIONS.pushLineItems, (entry, id) => this.pushLineItems(entry, id)),
-      handler(APPOINTMENT_ACTIONS.setStatus, async (entry, id) => {
-        const status = String(entry.payload.status ?? SOLD);
-        await this.crm.setStatus(id, status);
-        return { status: 'succeeded', detail: `appointment ${id} status set to ${status}` };
-      }),
-      handler(APPOINTMENT_ACTIONS.addNote, async (entry, id) => {
-        await this.crm.addNote(id, String(entry.payload.text));
-        return { status: 'succeeded', detail: `note added to appointment ${id}` };
-      }),
-    ];
+  @RunsAction('push_drawings', ON_APPOINTMENT_QUEUE)
+  pushDrawings(entry: ActionEntry<'push_drawings'>): Promise<ActionOutcome> {
+    return this.replaceDrawings(entry, targetOf(entry));
+  }
+
+  @RunsAction('push_proposal_pdf', ON_APPOINTMENT_QUEUE)
+  pushProposalPdf(entry: ActionEntry<'push_proposal_pdf'>): Promise<ActionOutcome> {
+    return this.replaceProposalPdf(entry, targetOf(entry));
+  }
+
+  @RunsAction('push_line_items', ON_APPOINTMENT_QUEUE)
+  pushLineItems(entry: ActionEntry<'push_line_items'>): Promise<ActionOutcome> {
+    return this.putSale(entry, targetOf(entry));
+  }
+
+  @RunsAction('set_status', ON_APPOINTMENT_QUEUE)
+  async setStatus(entry: ActionEntry<'set_status'>): Promise<ActionOutcome> {
+    const id = targetOf(entry);
+    const status = entry.payload.status ?? SOLD;
+    await this.crm.setStatus(id, status);
+    return { status: 'succeeded', detail: `appointment ${id} status set to ${status}` };
+  }
+
+  @RunsAction('add_note', ON_APPOINTMENT_QUEUE)
+  async addNote(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
+    const id = targetOf(entry);
+    await this.crm.addNote(id, String((entry.payload as AppointmentNotePayload).text));
+    return { status: 'succeeded', detail: `note added to appointment ${id}` };
   }
 
   /** Every drawing of the project (P8, every page) with its current version (D2). */
@@ -99,7 +89,7 @@ export class AppointmentPushService {
     return this.database.repo(AppointmentDrawingPush).findBy({ appointmentId });
   }
 
-  private async pushDrawings(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
+  private async replaceDrawings(entry: ActionEntry<'push_drawings'>, appointmentId: string): Promise<ActionOutcome> {
     const projectId = projectOf(entry);
     const sources: Array<PdfSource & { drawing: DrawingVersion }> = [];
     const withoutPdf: string[] = [];
@@ -123,8 +113,8 @@ export class AppointmentPushService {
     return { status: 'succeeded', detail: `${uploaded} drawing PDF(s) uploaded, ${deleted} old drawing file(s) deleted${missing}` };
   }
 
-  private async pushProposalPdf(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
-    const payload = entry.payload as ProposalPdfPayload;
+  private async replaceProposalPdf(entry: ActionEntry<'push_proposal_pdf'>, appointmentId: string): Promise<ActionOutcome> {
+    const payload = entry.payload;
     let url: string;
     let what: string;
     if (payload.pdf_url) {
@@ -149,8 +139,8 @@ export class AppointmentPushService {
     return { status: 'succeeded', detail: `${what} uploaded, ${deleted} old proposal file(s) deleted`, next: [next] };
   }
 
-  private async pushLineItems(entry: SyncLogEntry, appointmentId: string): Promise<ActionOutcome> {
-    const payload = entry.payload as unknown as LineItemsPayload;
+  private async putSale(entry: ActionEntry<'push_line_items'>, appointmentId: string): Promise<ActionOutcome> {
+    const payload = entry.payload;
     const projectId = projectOf(entry);
     const drawing = await this.service.getDrawing(payload.drawing_id);
     if (drawing.project_id !== projectId) {
@@ -195,19 +185,8 @@ export class AppointmentPushService {
     });
   }
 
-  private async withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const runner = this.database.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
-      }
-    } finally {
-      await runner.release();
-    }
+  private withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.config.databaseUrl, key, work);
   }
 
   private async recordPushed(appointmentId: string, drawings: DrawingVersion[]): Promise<void> {
@@ -221,20 +200,20 @@ export class AppointmentPushService {
   }
 }
 
-function lineItemsAction(entry: SyncLogEntry, appointmentId: string, payload: LineItemsPayload): Next {
-  return { kind: APPOINTMENT_ACTIONS.pushLineItems, crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
+function lineItemsAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string, payload: LineItemsPayload): Next {
+  return { kind: 'push_line_items', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
 }
 
-function soldAction(entry: SyncLogEntry, appointmentId: string): Next {
-  return { kind: APPOINTMENT_ACTIONS.setStatus, crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
+function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string): Next {
+  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
 }
 
-function targetOf(entry: SyncLogEntry): string {
+function targetOf(entry: Pick<SyncLogEntry, 'kind' | 'target'>): string {
   if (!entry.target) throw new PermanentActionError(`${entry.kind} has no appointment id`);
   return entry.target;
 }
 
-function projectOf(entry: SyncLogEntry): string {
+function projectOf(entry: Pick<SyncLogEntry, 'kind' | 'projectId'>): string {
   if (!entry.projectId) throw new PermanentActionError(`${entry.kind} has no project id`);
   return entry.projectId;
 }

@@ -5,7 +5,7 @@ import { IsNotEmpty, IsString } from 'class-validator';
 import { AdminAuthGuard } from '../admin/admin-auth.guard.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
-import { APPOINTMENT_ACTIONS, type LineItemsPayload } from './appointment-push.service.js';
+import type { LineItemsPayload } from '../domain/actions.js';
 
 /** Ids are exact strings; a small one sent as a JSON number is accepted as its digits. */
 const asIdString = ({ value }: { value: unknown }): unknown => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value);
@@ -52,7 +52,7 @@ export class AppointmentSendController {
     const payload: LineItemsPayload = { drawing_id: body.drawing_id };
     const recorded = await this.actions.record([
       {
-        kind: APPOINTMENT_ACTIONS.pushLineItems,
+        kind: 'push_line_items',
         trigger: 'admin',
         crm: 'appointment',
         projectId: body.project_id,

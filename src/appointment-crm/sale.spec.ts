@@ -1,5 +1,5 @@
 import type { LineItemsResult } from '../service-api/service-api.types.js';
-import { paymentAmountText } from '../webhooks/service-events.js';
+import { paymentAmountText } from '../domain/service-events.js';
 import { paymentNote, saleFromLineItems } from './sale.js';
 
 describe(saleFromLineItems.name, () => {

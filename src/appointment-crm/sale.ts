@@ -1,6 +1,6 @@
 import type { LineItemsResult } from '../service-api/service-api.types.js';
 import type { Sale } from './appointment-crm.js';
-import { paymentAmountText } from '../webhooks/service-events.js';
+import { paymentAmountText } from '../domain/service-events.js';
 
 /**
  * D2's line items as the appointment's sale: every price, discount, markup, tax and total carried over as given,

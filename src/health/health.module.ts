@@ -1,15 +1,13 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller.js';
-import { MetricsService } from './metrics.service.js';
-import { ReadinessRegistry } from './readiness.registry.js';
+import { ObservabilityModule } from './observability.module.js';
 import { RedisProbe } from './redis-probe.js';
 
-@Global()
+/** `/health`, `/health/ready` and `/metrics`. */
 @Module({
-  imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
+  imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false }), ObservabilityModule],
   controllers: [HealthController],
-  providers: [MetricsService, ReadinessRegistry, RedisProbe],
-  exports: [MetricsService, ReadinessRegistry],
+  providers: [RedisProbe],
 })
 export class HealthModule {}

@@ -5,11 +5,11 @@ import { OutboundError } from '../http/outbound-error.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AssociationPair } from '../service-api/service-api.types.js';
-import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
+import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
 import type { Mapping } from './mapping.entity.js';
-import { A2_CHUNK, ASSOCIATE_KIND } from './mappings.service.js';
+import { A2_CHUNK } from './mappings.service.js';
 
 const ERROR_MAX = 2000;
 
@@ -22,9 +22,7 @@ const ERROR_MAX = 2000;
  * gives up (a permanent error, or its last try) the claims are released so the next trigger picks the mappings up.
  */
 @Injectable()
-export class AssociateHandler implements ActionHandler {
-  readonly kind = ASSOCIATE_KIND;
-  readonly queue = QUEUES.service;
+export class AssociateHandler {
   private readonly logger = new Logger(AssociateHandler.name);
 
   constructor(
@@ -33,7 +31,8 @@ export class AssociateHandler implements ActionHandler {
     private readonly service: ServiceApiClient,
   ) {}
 
-  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
+  @RunsAction('associate', { queue: QUEUES.service })
+  async run(entry: ActionEntry<'associate'>): Promise<ActionOutcome> {
     const ids = mappingIdsOf(entry);
     const mine = await this.takeClaims(entry, ids);
     if (mine.length === 0) {
@@ -42,7 +41,7 @@ export class AssociateHandler implements ActionHandler {
     return entry.crm === 'record' ? this.associateRecord(entry, mine[0]) : this.associateAppointments(entry, mine);
   }
 
-  private async associateAppointments(entry: SyncLogEntry, mappings: Mapping[]): Promise<ActionOutcome> {
+  private async associateAppointments(entry: ActionEntry<'associate'>, mappings: Mapping[]): Promise<ActionOutcome> {
     if (mappings.length > A2_CHUNK) throw new PermanentActionError(`an A2 chunk holds at most ${A2_CHUNK} mappings, this one ${mappings.length}`);
     let result;
     try {
@@ -100,7 +99,7 @@ export class AssociateHandler implements ActionHandler {
     return { status: 'succeeded', detail: parts.join(', ') };
   }
 
-  private async associateRecord(entry: SyncLogEntry, mapping: Mapping): Promise<ActionOutcome> {
+  private async associateRecord(entry: ActionEntry<'associate'>, mapping: Mapping): Promise<ActionOutcome> {
     const target = `${mapping.recordCrmModule}/${mapping.recordCrmRecordId}`;
     try {
       await this.service.associateRecord({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId!, projectId: mapping.projectId });
@@ -128,7 +127,7 @@ export class AssociateHandler implements ActionHandler {
    * Takes the action's mappings for this run: pending ones no other action holds, and failed ones (an admin's retry
    * of the action sends those again). They are pending again until the answer settles them.
    */
-  private async takeClaims(entry: SyncLogEntry, ids: string[]): Promise<Mapping[]> {
+  private async takeClaims(entry: ActionEntry<'associate'>, ids: string[]): Promise<Mapping[]> {
     if (ids.length === 0) return [];
     const rows = await this.database.returning<MappingRow>(
       `UPDATE mapping SET claimed_by = $1, status = 'pending', error = NULL, updated_at = now()
@@ -140,7 +139,7 @@ export class AssociateHandler implements ActionHandler {
   }
 
   /** Mirrors the worker's decision: a permanent error, or the last try, ends the action; then the claims go back. */
-  private async releaseIfGivingUp(entry: SyncLogEntry, err: unknown): Promise<void> {
+  private async releaseIfGivingUp(entry: ActionEntry<'associate'>, err: unknown): Promise<void> {
     const permanent = err instanceof OutboundError ? !err.transient : err instanceof PermanentActionError;
     if (!permanent && entry.attempts < this.config.jobs.attempts) return;
     try {
@@ -152,7 +151,7 @@ export class AssociateHandler implements ActionHandler {
   }
 }
 
-function mappingIdsOf(entry: SyncLogEntry): string[] {
+function mappingIdsOf(entry: ActionEntry<'associate'>): string[] {
   const ids = (entry.payload as { mapping_ids?: unknown }).mapping_ids;
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && /^\d{1,19}$/.test(id))) {
     throw new PermanentActionError('payload has no valid mapping_ids');

@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
-import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
+import type { SyncTrigger } from '../domain/actions.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
 import { Mapping, type MappingCrm, type MappingStatus } from './mapping.entity.js';
@@ -13,7 +14,6 @@ import { describeMapping } from './mapping.view.js';
 export const A2_CHUNK = 100;
 /** How many record mappings one claiming transaction takes (each becomes its own C1 action). */
 const RECORD_CLAIM_CHUNK = 100;
-export const ASSOCIATE_KIND = 'associate';
 
 export type CreateResult = { status: 'created'; mapping: Mapping } | { status: 'conflict'; existing: Mapping | null; error: string };
 
@@ -201,7 +201,7 @@ export class MappingsService {
       crm === 'appointment'
         ? [
             {
-              kind: ASSOCIATE_KIND,
+              kind: 'associate',
               trigger,
               crm,
               // A chunk spans many projects; only a single mapping names its project and appointment.
@@ -212,7 +212,7 @@ export class MappingsService {
             },
           ]
         : mappings.map((m) => ({
-            kind: ASSOCIATE_KIND,
+            kind: 'associate',
             trigger,
             crm,
             projectId: m.projectId,

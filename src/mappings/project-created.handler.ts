@@ -1,24 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import { QUEUES } from '../queues/queues.js';
-import type { ActionHandler, ActionOutcome } from '../sync-log/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
-import type { DeliveryAction, WebhookEventHandler } from '../webhooks/event-handlers.js';
-import type { RoutedDelivery } from '../webhooks/service-events.js';
+import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
+import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/event-handlers.js';
+import type { RoutedDelivery } from '../domain/service-events.js';
 import { Mapping } from './mapping.entity.js';
 import { MappingsService } from './mappings.service.js';
-
-export const ASSOCIATE_PROJECT_KIND = 'associate_project';
 
 /**
  * `project.created` for a project that has a pending mapping: associate it now instead of waiting for the
  * schedule. Recorded as an action of its own, so the trigger survives a crash like any other work.
  */
 @Injectable()
-export class ProjectCreatedAssociation implements WebhookEventHandler, ActionHandler {
+@DeliveryHandler()
+export class ProjectCreatedAssociation implements WebhookEventHandler {
   readonly name = 'mappings';
-  readonly kind = ASSOCIATE_PROJECT_KIND;
-  readonly queue = QUEUES.service;
 
   constructor(
     private readonly database: DatabaseService,
@@ -29,11 +26,12 @@ export class ProjectCreatedAssociation implements WebhookEventHandler, ActionHan
     if (delivery.event !== 'project.created' || !delivery.projectId) return [];
     const pending = await this.database.repo(Mapping).countBy({ projectId: delivery.projectId, status: 'pending' });
     if (pending === 0) return [];
-    return [{ kind: this.kind, crm: null, projectId: delivery.projectId, target: null, payload: { project_id: delivery.projectId } }];
+    return [{ kind: 'associate_project', crm: null, projectId: delivery.projectId, target: null, payload: { project_id: delivery.projectId } }];
   }
 
-  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
-    const started = await this.mappings.associatePending(entry.trigger, { projectId: String(entry.payload.project_id) });
+  @RunsAction('associate_project', { queue: QUEUES.service })
+  async run(entry: ActionEntry<'associate_project'>): Promise<ActionOutcome> {
+    const started = await this.mappings.associatePending(entry.trigger, { projectId: entry.payload.project_id });
     if (started.length === 0) return { status: 'skipped', detail: 'no pending mapping left to associate' };
     return { status: 'succeeded', detail: `association started: sync log ${started.map((e) => `#${e.id}`).join(', ')}` };
   }

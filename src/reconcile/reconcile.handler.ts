@@ -7,13 +7,12 @@ import { MappingsService } from '../mappings/mappings.service.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { Payment, Proposal } from '../service-api/service-api.types.js';
-import type { ActionHandler, ActionOutcome } from '../sync-log/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
+import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
-import type { PaymentReceivedData, ProposalStatusChangedData, RoutedDelivery } from '../webhooks/service-events.js';
+import type { PaymentReceivedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
 import { RelayRecovery } from '../relay/relay-recovery.service.js';
 
-export const RECONCILE_KIND = 'reconcile';
 const RECONCILE_LOCK_KEY = 8_127_303_552;
 
 interface Tally {
@@ -31,9 +30,7 @@ interface Tally {
  * replicas: a run holds a Postgres advisory lock, and a run that cannot get it is skipped.
  */
 @Injectable()
-export class ReconcileHandler implements ActionHandler {
-  readonly kind = RECONCILE_KIND;
-  readonly queue = QUEUES.service;
+export class ReconcileHandler {
   private readonly logger = new Logger(ReconcileHandler.name);
 
   constructor(
@@ -45,7 +42,8 @@ export class ReconcileHandler implements ActionHandler {
     private readonly recovery: RelayRecovery,
   ) {}
 
-  async run(_entry: SyncLogEntry): Promise<ActionOutcome> {
+  @RunsAction('reconcile', { queue: QUEUES.service })
+  async run(_entry: ActionEntry<'reconcile'>): Promise<ActionOutcome> {
     return withAdvisoryLock<ActionOutcome>(
       this.config.databaseUrl,
       RECONCILE_LOCK_KEY,

@@ -1,22 +1,16 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { MappingsModule } from '../mappings/mappings.module.js';
 import { RelayModule } from '../relay/relay.module.js';
-import { ActionRegistry } from '../sync-log/action-registry.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
 import { ReconcileHandler } from './reconcile.handler.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
-  imports: [RelayModule],
+  imports: [SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
   providers: [ReconcileHandler, ReconcileService],
 })
-export class ReconcileModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistry,
-    private readonly handler: ReconcileHandler,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.handler);
-  }
-}
+export class ReconcileModule {}

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MaintenanceTasks } from '../queues/maintenance.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
-import type { SyncLogEntry, SyncTrigger } from '../sync-log/sync-log.entity.js';
-import { RECONCILE_KIND } from './reconcile.handler.js';
+import type { SyncTrigger } from '../domain/actions.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 
 /** Starts reconciliation runs: on the schedule (a BullMQ job scheduler, once per period across replicas) or now. */
 @Injectable()
@@ -19,7 +19,7 @@ export class ReconcileService {
   /** A run still waiting to start is joined rather than doubled (its coalesce key). */
   async start(trigger: SyncTrigger): Promise<SyncLogEntry> {
     const [{ entry }] = await this.actions.record([
-      { kind: RECONCILE_KIND, trigger, crm: null, projectId: null, target: null, coalesceKey: RECONCILE_KIND },
+      { kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile' },
     ]);
     return entry;
   }

@@ -4,28 +4,12 @@ import { safeFileName } from '../http/file-names.js';
 import { withRetries } from '../http/retry.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
-import { PermanentActionError, type ActionHandler, type ActionOutcome } from '../sync-log/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
-import { RECORD_CRM, type RecordCrm, type RecordRef } from './record-crm.js';
+import type { AttachPdfPayload, RecordNotePayload, RecordRef } from '../domain/actions.js';
+import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
+import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 
-export const ATTACH_PDF = 'attach_pdf';
-export const ADD_NOTE = 'add_note';
-
-/** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */
-export type AttachPdfPayload = RecordRef & {
-  drawingId?: string;
-  /** The delivery's short id: part of the attachment's name, so that every try of one delivery finds the same file. */
-  deliveryShortId?: string;
-  pdfUrl?: string;
-  fileName?: string;
-  proposalId?: string;
-};
-
-export type AddNotePayload = RecordRef & {
-  title: string;
-  content: string;
-  proposalId?: string;
-};
+const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;
 
 /**
  * Attaches a PDF to a record once. Before uploading, it looks for an attachment of the name an earlier try would
@@ -33,19 +17,16 @@ export type AddNotePayload = RecordRef & {
  * together with its download (a stream is sent once), looking again first in case the failed try got through.
  */
 @Injectable()
-export class AttachPdfAction implements ActionHandler {
-  readonly kind = ATTACH_PDF;
-  readonly crm = 'record' as const;
-  readonly queue = QUEUES.recordCrm;
-
+export class AttachPdfAction {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly service: ServiceApiClient,
   ) {}
 
-  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
-    const p = entry.payload as unknown as AttachPdfPayload;
+  @RunsAction('attach_pdf', ON_RECORD_QUEUE)
+  async run(entry: ActionEntry<'attach_pdf'>): Promise<ActionOutcome> {
+    const p = entry.payload;
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const { fileName, matches } = await this.nameOf(p);
 
@@ -85,15 +66,12 @@ export class AttachPdfAction implements ActionHandler {
 
 /** Adds a note to a record once: an equal note already there (an earlier try got through) is not added again. */
 @Injectable()
-export class AddNoteAction implements ActionHandler {
-  readonly kind = ADD_NOTE;
-  readonly crm = 'record' as const;
-  readonly queue = QUEUES.recordCrm;
-
+export class AddNoteAction {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm) {}
 
-  async run(entry: SyncLogEntry): Promise<ActionOutcome> {
-    const p = entry.payload as unknown as AddNotePayload;
+  @RunsAction('add_note', ON_RECORD_QUEUE)
+  async run(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
+    const p = entry.payload as RecordNotePayload;
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const find = async () => (await this.recordCrm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());
 

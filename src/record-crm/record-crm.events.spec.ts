@@ -1,6 +1,7 @@
+import type { RecordNotePayload } from '../domain/actions.js';
 import type { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import type { RoutedDelivery } from '../webhooks/service-events.js';
+import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordCrmEvents } from './record-crm.events.js';
 
 const PROJECT = '36029621652695017';
@@ -29,7 +30,7 @@ describe(RecordCrmEvents.name, () => {
       dedupeKey: 'record:payment:900:service_payment:2025-11-20T10:00:00Z:1250.00:ACH',
       payload: { module: 'Deals', recordId: RECORD, title: 'Payment received: 1250.00' },
     });
-    expect(action.payload!.content).toBe(
+    expect((action.payload as RecordNotePayload).content).toBe(
       'Payment of 1250.00 received for proposal 900.\nChannel: service_payment\nMethod: ACH\nDate: 2025-11-20T10:00:00Z',
     );
   });

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import type { DeliveryAction, WebhookEventHandler } from '../webhooks/event-handlers.js';
-import { paymentAmountText, paymentFact, type PaymentReceivedData, type RecordPromptData, type RoutedDelivery } from '../webhooks/service-events.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/event-handlers.js';
+import { paymentAmountText, paymentFact, type PaymentReceivedData, type RecordPromptData, type RoutedDelivery } from '../domain/service-events.js';
 import { safeFileName } from '../http/file-names.js';
-import { ADD_NOTE, ATTACH_PDF, type AddNotePayload, type AttachPdfPayload } from './record-crm.actions.js';
+import type { AttachPdfPayload, RecordNotePayload } from '../domain/actions.js';
 import { recordTarget, type RecordRef } from './record-crm.js';
 
 /**
@@ -13,6 +13,7 @@ import { recordTarget, type RecordRef } from './record-crm.js';
  * fact, not the delivery, because reconciliation replays them as made-up deliveries.
  */
 @Injectable()
+@DeliveryHandler()
 export class RecordCrmEvents implements WebhookEventHandler {
   readonly name = 'record-crm';
 
@@ -40,7 +41,7 @@ export class RecordCrmEvents implements WebhookEventHandler {
   /** The prompt names its record itself; a project mapped to another record is a contradiction worth a failed entry. */
   private async prompt(data: RecordPromptData, projectId: string | null, shortId: string): Promise<DeliveryAction[]> {
     const record: RecordRef = { module: data.record_crm_module, recordId: data.record_crm_record_id };
-    const base = { kind: ATTACH_PDF, crm: 'record' as const, projectId, target: recordTarget(record) };
+    const base = { kind: 'attach_pdf' as const, crm: 'record' as const, projectId, target: recordTarget(record) };
     const payload: AttachPdfPayload = { ...record, drawingId: data.drawing_id, deliveryShortId: shortId };
     if (!data.yes_no) return [{ ...base, payload, status: 'skipped', detail: 'the user answered no to the push prompt' }];
     const mapping = projectId ? await this.mappings.recordOfProject(projectId) : null;
@@ -52,7 +53,7 @@ export class RecordCrmEvents implements WebhookEventHandler {
   }
 
   private async approved(projectId: string | null, proposalId: string, pdfUrl: string | undefined): Promise<DeliveryAction[]> {
-    return this.forMappedProject(projectId, ATTACH_PDF, (record, base) => {
+    return this.forMappedProject(projectId, 'attach_pdf', (record, base) => {
       if (!pdfUrl) return { ...base, status: 'skipped', detail: `the approval of proposal ${proposalId} carries no pdf_url` };
       const payload: AttachPdfPayload = { ...record, pdfUrl, fileName: `proposal-${safeFileName(proposalId)}-signed.pdf`, proposalId };
       return { ...base, payload, dedupeKey: `record:approved:${proposalId}` };
@@ -62,8 +63,8 @@ export class RecordCrmEvents implements WebhookEventHandler {
   private async payment(projectId: string | null, data: PaymentReceivedData): Promise<DeliveryAction[]> {
     const amount = paymentAmountText(data.paid_amount);
     const date = data.paid_time ?? data.paid_date ?? '';
-    return this.forMappedProject(projectId, ADD_NOTE, (record, base) => {
-      const payload: AddNotePayload = {
+    return this.forMappedProject(projectId, 'add_note', (record, base) => {
+      const payload: RecordNotePayload = {
         ...record,
         title: `Payment received: ${amount}`,
         content: [
@@ -80,16 +81,16 @@ export class RecordCrmEvents implements WebhookEventHandler {
   }
 
   /** Pushes go to a pending or associated record mapping; a failed one gets a skipped entry saying so; none, nothing. */
-  private async forMappedProject(
+  private async forMappedProject<K extends 'attach_pdf' | 'add_note'>(
     projectId: string | null,
-    kind: string,
-    build: (record: RecordRef, base: DeliveryAction) => DeliveryAction,
+    kind: K,
+    build: (record: RecordRef, base: { kind: K; crm: 'record'; projectId: string | null; target: string }) => DeliveryAction,
   ): Promise<DeliveryAction[]> {
     const mapping = projectId ? await this.mappings.recordOfProject(projectId) : null;
     if (!mapping || !mapping.recordCrmModule || !mapping.recordCrmRecordId) return [];
     const record: RecordRef = { module: mapping.recordCrmModule, recordId: mapping.recordCrmRecordId };
-    const base: DeliveryAction = { kind, crm: 'record', projectId, target: recordTarget(record) };
-    if (mapping.status === 'failed') return [{ ...base, status: 'skipped', detail: failedMappingDetail(mapping) }];
+    const base = { kind, crm: 'record' as const, projectId, target: recordTarget(record) };
+    if (mapping.status === 'failed') return [{ ...(base as DeliveryAction), status: 'skipped', detail: failedMappingDetail(mapping) }];
     return [build(record, base)];
   }
 }

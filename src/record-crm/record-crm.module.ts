@@ -1,7 +1,8 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
-import { ActionRegistry } from '../sync-log/action-registry.js';
-import { WebhookEventHandlers } from '../webhooks/event-handlers.js';
+import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { AddNoteAction, AttachPdfAction } from './record-crm.actions.js';
 import { RecordCrmEvents } from './record-crm.events.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
@@ -17,6 +18,7 @@ const READINESS_WAIT_MS = 2_000;
 
 /** Zoho CRM: attachments and notes on records. Imported by AppModule only when RECORD_CRM_API_DOMAIN is set. */
 @Module({
+  imports: [ObservabilityModule, MappingsModule, ServiceApiModule],
   providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, AttachPdfAction, AddNoteAction, RecordCrmEvents],
   exports: [RECORD_CRM],
 })
@@ -25,17 +27,10 @@ export class RecordCrmModule implements OnModuleInit {
 
   constructor(
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
-    private readonly actions: ActionRegistry,
-    private readonly handlers: WebhookEventHandlers,
     private readonly checks: ReadinessRegistry,
-    private readonly attachPdf: AttachPdfAction,
-    private readonly addNote: AddNoteAction,
-    private readonly events: RecordCrmEvents,
   ) {}
 
   onModuleInit(): void {
-    this.actions.register(this.attachPdf, this.addNote);
-    this.handlers.register(this.events);
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -1,11 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { RecordModule } from '../service-api/service-api.types.js';
+import type { RecordRef } from '../domain/actions.js';
 
-/** A record of the record CRM: `Deals/4150868000005277036`. Ids stay exact strings. */
-export type RecordRef = {
-  module: RecordModule;
-  recordId: string;
-};
+export type { RecordRef };
 
 export interface RecordAttachment {
   id: string;

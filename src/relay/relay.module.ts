@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '../health/observability.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { RelayRecovery } from './relay-recovery.service.js';
@@ -6,7 +7,7 @@ import { Relay } from './relay.service.js';
 
 /** The one path from stored work (inbox deliveries, queued actions) to the queues. */
 @Module({
-  imports: [SyncLogModule, WebhooksModule],
+  imports: [ObservabilityModule, SyncLogModule, WebhooksModule],
   providers: [Relay, RelayRecovery],
   exports: [Relay, RelayRecovery],
 })

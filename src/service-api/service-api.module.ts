@@ -1,6 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ObservabilityModule } from '../health/observability.module.js';
 import { ServiceApiClient } from './service-api.client.js';
 
-@Global()
-@Module({ providers: [ServiceApiClient], exports: [ServiceApiClient] })
+@Module({ imports: [ObservabilityModule], providers: [ServiceApiClient], exports: [ServiceApiClient] })
 export class ServiceApiModule {}

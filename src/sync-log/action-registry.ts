@@ -1,35 +1,72 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
-import type { ActionHandler } from './action.types.js';
-import type { CrmName } from './sync-log.entity.js';
+import type { ActionOutcome, RegisteredHandler } from './action.types.js';
+import { RunsActionMetadata } from './runs-action.decorator.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
 
 const ANY_CRM = '*';
+const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
 
 /** The reason of an action that no handler runs (its CRM was unconfigured since it was recorded). */
 export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind} (is its CRM configured?)`;
-const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
 
 /**
- * Which handler runs which action, filled by the feature modules at start. Several CRMs share kind names (both add
- * notes), so an action is matched on its kind and CRM, then on its kind alone for handlers that serve every CRM.
+ * Which handler runs which action: every provider method marked `@RunsAction`, found at start. Several CRMs share
+ * kind names (both add notes), so an action is matched on its kind and CRM, then on its kind alone for handlers that
+ * serve every CRM. At start it checks that every kind the configured modules must run has its handler.
  */
 @Injectable()
-export class ActionRegistry {
-  private readonly handlers = new Map<string, ActionHandler>();
+export class ActionRegistry implements OnModuleInit {
+  private readonly handlers = new Map<string, RegisteredHandler>();
 
-  register(...handlers: ActionHandler[]): void {
-    for (const handler of handlers) {
-      const key = keyOf(handler.kind, handler.crm);
-      if (this.handlers.has(key)) throw new Error(`two handlers for action kind ${handler.kind} (${handler.crm ?? 'any CRM'})`);
-      this.handlers.set(key, handler);
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>> | undefined;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+        const options = this.discovery.getMetadataByDecorator(RunsActionMetadata, wrapper, method);
+        if (!options) continue;
+        this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
+      }
     }
+    this.assertEveryKindHandled();
   }
 
-  handlerFor(kind: string, crm: CrmName | null): ActionHandler | undefined {
+  handlerFor(kind: string, crm: CrmName | null): RegisteredHandler | undefined {
     return (crm ? this.handlers.get(keyOf(kind, crm)) : undefined) ?? this.handlers.get(keyOf(kind, ANY_CRM));
   }
 
   queueFor(kind: string, crm: CrmName | null): ActionQueueName | undefined {
     return this.handlerFor(kind, crm)?.queue;
+  }
+
+  private add(handler: RegisteredHandler): void {
+    const key = keyOf(handler.kind, handler.crm);
+    const other = this.handlers.get(key);
+    if (other) throw new Error(`two handlers for action kind ${handler.kind} (${handler.crm ?? 'any CRM'}): ${other.name} and ${handler.name}`);
+    this.handlers.set(key, handler);
+  }
+
+  private assertEveryKindHandled(): void {
+    const enabled = new Set<CrmName>([...(this.config.appointmentCrm ? ['appointment' as const] : []), ...(this.config.recordCrm ? ['record' as const] : [])]);
+    const missing: string[] = [];
+    for (const [kind, runBy] of Object.entries(ACTION_KINDS) as Array<[ActionKind, (typeof ACTION_KINDS)[ActionKind]]>) {
+      if (runBy === 'never run') continue;
+      if (runBy === 'core') {
+        if (!this.handlerFor(kind, null)) missing.push(kind);
+        continue;
+      }
+      for (const crm of runBy) if (enabled.has(crm) && !this.handlerFor(kind, crm)) missing.push(`${kind} (${crm})`);
+    }
+    if (missing.length > 0) throw new Error(`no handler for action kind(s): ${missing.join(', ')}`);
   }
 }

@@ -1,14 +1,15 @@
+import type { ActionKind, ActionPayloads, CrmName, SyncTrigger } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
-import type { CrmName, SyncLogEntry, SyncTrigger } from './sync-log.entity.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
 
-/** An action to record and, when `queued`, to run. */
-export interface NewAction {
-  kind: string;
+/** `Omit` over each member of a union (the built-in one merges the members). */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+interface NewActionFields {
   trigger: SyncTrigger;
   crm: CrmName | null;
   projectId: string | null;
   target: string | null;
-  payload?: Record<string, unknown>;
   /** `queued` (default) runs it; `skipped` or `failed` only records a decision that needs no run. */
   status?: 'queued' | 'skipped' | 'failed';
   detail?: string;
@@ -23,18 +24,27 @@ export interface NewAction {
   parentId?: string;
 }
 
+/** An action to record and, when `queued`, to run: its kind and that kind's payload. */
+export type NewAction = { [K in ActionKind]: NewActionFields & { kind: K; payload?: ActionPayloads[K] } }[ActionKind];
+
+/** A sync log entry as the handler of its kind sees it: the payload typed. */
+export type ActionEntry<K extends ActionKind> = Omit<SyncLogEntry, 'kind' | 'payload'> & { kind: K; payload: ActionPayloads[K] };
+
 /** What one run of an action achieved. `next` actions start once this one succeeded (a chain such as sale, then Sold). */
 export interface ActionOutcome {
   status: 'succeeded' | 'skipped';
   detail?: string;
-  next?: Array<Omit<NewAction, 'trigger' | 'parentId'> & { trigger?: SyncTrigger }>;
+  next?: Array<DistributiveOmit<NewAction, 'trigger' | 'parentId'> & { trigger?: SyncTrigger }>;
 }
 
-export interface ActionHandler {
-  readonly kind: string;
+/** A handler as the registry holds it (found through `@RunsAction`). */
+export interface RegisteredHandler {
+  readonly kind: ActionKind;
   /** The CRM whose actions of this kind it runs; unset: the kind's actions whatever their CRM (e.g. `associate`). */
   readonly crm?: CrmName;
   readonly queue: ActionQueueName;
+  /** `Class.method`, for messages. */
+  readonly name: string;
   run(entry: SyncLogEntry): Promise<ActionOutcome>;
 }
 

@@ -1,12 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { CrmName, SyncTrigger } from '../domain/actions.js';
 
 export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
-export const SYNC_TRIGGERS = ['webhook', 'admin', 'schedule', 'reconcile'] as const;
-export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
-
-export type CrmName = 'appointment' | 'record';
 
 /**
  * One action of the daemon and what became of it. An entry is both the admin's record of what happened and the

@@ -1,4 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ObservabilityModule } from '../health/observability.module.js';
 import { ActionRegistry } from './action-registry.js';
 import { ActionRecorder } from './action-recorder.service.js';
 import { ActionWorkerDeps } from './action-worker.js';
@@ -6,8 +8,8 @@ import { AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWork
 import { SyncLogRepository } from './sync-log.repository.js';
 
 /** The sync log and the machinery that runs actions; every feature module records its work through it. */
-@Global()
 @Module({
+  imports: [DiscoveryModule, ObservabilityModule],
   providers: [
     SyncLogRepository,
     ActionRegistry,

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import type { NewAction } from './action.types.js';
-import { SyncLogEntry, type CrmName, type SyncStatus } from './sync-log.entity.js';
+import type { CrmName } from '../domain/actions.js';
+import { SyncLogEntry, type SyncStatus } from './sync-log.entity.js';
 
 /** What the relay needs of an entry to put its job on a queue. */
 export interface UnqueuedEntry {

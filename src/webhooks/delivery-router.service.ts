@@ -7,7 +7,7 @@ import type { NewAction } from '../sync-log/action.types.js';
 import { WebhookEventHandlers } from './event-handlers.js';
 import { InboxRepository } from './inbox.repository.js';
 import { parseDelivery } from './parse-delivery.js';
-import type { RoutedDelivery } from './service-events.js';
+import type { RoutedDelivery } from '../domain/service-events.js';
 
 /**
  * Turns a delivery into sync actions: asks every CRM module what it wants done, records those actions and marks

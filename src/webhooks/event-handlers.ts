@@ -1,16 +1,18 @@
-import { Injectable } from '@nestjs/common';
-import type { NewAction } from '../sync-log/action.types.js';
-import type { RoutedDelivery } from './service-events.js';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import type { RoutedDelivery } from '../domain/service-events.js';
+import type { DistributiveOmit, NewAction } from '../sync-log/action.types.js';
 
 /**
  * An action a handler wants for a delivery. The router adds the trigger and the inbox id, and, when the handler
  * gives no dedupe key, one derived from the delivery (so routing the same delivery twice records nothing new).
  */
-export type DeliveryAction = Omit<NewAction, 'trigger' | 'inboxId'>;
+export type DeliveryAction = DistributiveOmit<NewAction, 'trigger' | 'inboxId'>;
 
 /**
- * What a CRM module implements to receive deliveries. It answers with the actions to record (possibly `skipped`
- * ones that say why nothing is pushed), or [] when the delivery is none of its business.
+ * What a module implements to receive deliveries (and marks with `@DeliveryHandler()` so the router finds it). It
+ * answers with the actions to record (possibly `skipped` ones that say why nothing is pushed), or [] when the
+ * delivery is none of its business.
  */
 export interface WebhookEventHandler {
   readonly name: string;
@@ -23,12 +25,21 @@ export interface WebhookEventHandler {
   reconcileProject?(projectId: string): Promise<DeliveryAction[]>;
 }
 
-@Injectable()
-export class WebhookEventHandlers {
-  private readonly handlers: WebhookEventHandler[] = [];
+/** Marks a provider that implements `WebhookEventHandler`. */
+export const DeliveryHandler = DiscoveryService.createDecorator<void>();
 
-  register(handler: WebhookEventHandler): void {
-    this.handlers.push(handler);
+/** Every `@DeliveryHandler()` provider, found at start. */
+@Injectable()
+export class WebhookEventHandlers implements OnModuleInit {
+  private handlers: WebhookEventHandler[] = [];
+
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    this.handlers = this.discovery
+      .getProviders({ metadataKey: DeliveryHandler.KEY })
+      .map((wrapper) => wrapper.instance as WebhookEventHandler)
+      .filter((handler) => handler && typeof handler.actionsFor === 'function');
   }
 
   all(): readonly WebhookEventHandler[] {

@@ -5,7 +5,7 @@ import { normalizeIds } from '../service-api/normalize-ids.js';
 import { AppointmentPromptDto, EVENT_DTOS, RecordPromptDto } from './dto/event-dtos.js';
 import { shapeCheck } from './dto/shape-check.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
-import type { EventDataByName, EventName } from './service-events.js';
+import type { EventDataByName, EventName } from '../domain/service-events.js';
 
 export const APPOINTMENT_PROMPT_EVENT = 'appointment_crm.export_prompt';
 export const RECORD_PROMPT_EVENT = 'record_crm.export_prompt';

@@ -1,4 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { DeliveryRouter } from './delivery-router.service.js';
 import { WebhookEventHandlers } from './event-handlers.js';
 import { InboxRepository } from './inbox.repository.js';
@@ -6,10 +11,11 @@ import { InboxService } from './inbox.service.js';
 import { RouteDeliveryWorker } from './route-delivery.processor.js';
 import { WebhooksController } from './webhooks.controller.js';
 
-@Global()
+/** The service's webhooks: intake into the inbox, and routing of stored deliveries into sync actions. */
 @Module({
+  imports: [DiscoveryModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [WebhooksController],
   providers: [WebhookEventHandlers, InboxRepository, InboxService, DeliveryRouter, RouteDeliveryWorker],
-  exports: [WebhookEventHandlers, DeliveryRouter, InboxRepository],
+  exports: [DeliveryRouter, InboxRepository],
 })
 export class WebhooksModule {}

@@ -1,0 +1,87 @@
+import type { RecordModule } from '../service-api/service-api.types.js';
+
+/** The CRMs crm-sync pushes to. */
+export type CrmName = 'appointment' | 'record';
+
+export const SYNC_TRIGGERS = ['webhook', 'admin', 'schedule', 'reconcile'] as const;
+export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
+
+/** A record of the record CRM: `Deals/4150868000005277036`. Ids stay exact strings. */
+export type RecordRef = {
+  module: RecordModule;
+  recordId: string;
+};
+
+/**
+ * Every kind of sync action, with who must run it: `core` (always), or the CRMs whose module runs it when that CRM
+ * is configured. The daemon refuses to start when one of them has no handler. `route_delivery` is only ever
+ * recorded as a decision (skipped), never run.
+ */
+export const ACTION_KINDS = {
+  associate: 'core',
+  associate_project: 'core',
+  reconcile: 'core',
+  push_drawings: ['appointment'],
+  push_proposal_pdf: ['appointment'],
+  push_line_items: ['appointment'],
+  set_status: ['appointment'],
+  add_note: ['appointment', 'record'],
+  attach_pdf: ['record'],
+  route_delivery: 'never run',
+} as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;
+
+export type ActionKind = keyof typeof ACTION_KINDS;
+
+/** `associate`: the mappings one A2 call (or one C1 call) associates. */
+export interface AssociatePayload {
+  mapping_ids: string[];
+}
+
+/** `push_proposal_pdf`: the signed PDF at `pdf_url` (an approval), or else R4's export of `drawing_id`. */
+export interface ProposalPdfPayload {
+  pdf_url?: string;
+  proposal_id?: string;
+  drawing_id?: string;
+  drawing_version_id?: string;
+}
+
+/** `push_line_items`: the drawing whose line items become the appointment's sale, at a version when given. */
+export interface LineItemsPayload {
+  drawing_id: string;
+  drawing_version_id?: string;
+}
+
+/** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */
+export type AttachPdfPayload = RecordRef & {
+  drawingId?: string;
+  /** The delivery's short id: part of the attachment's name, so that every try of one delivery finds the same file. */
+  deliveryShortId?: string;
+  pdfUrl?: string;
+  fileName?: string;
+  proposalId?: string;
+};
+
+export type RecordNotePayload = RecordRef & {
+  title: string;
+  content: string;
+  proposalId?: string;
+};
+
+export interface AppointmentNotePayload {
+  text: string;
+  proposal_id?: string;
+}
+
+/** The payload each kind of action carries (its input, stored with the entry; enough to run it again). */
+export interface ActionPayloads {
+  associate: AssociatePayload;
+  associate_project: { project_id: string };
+  reconcile: Record<string, never>;
+  push_drawings: Record<string, never>;
+  push_proposal_pdf: ProposalPdfPayload;
+  push_line_items: LineItemsPayload;
+  set_status: { status: string };
+  add_note: AppointmentNotePayload | RecordNotePayload;
+  attach_pdf: AttachPdfPayload;
+  route_delivery: Record<string, never>;
+}
