@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import pg from 'pg';
 import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { buildDataSourceOptions } from './data-source-options.js';
+import { withAdvisoryLock } from './advisory-lock.js';
+import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS } from './data-source-options.js';
 import { ensureDatabase } from './ensure-database.js';
 
 /** Thrown when Postgres is not (yet) reachable; HTTP routes turn it into 503. */
@@ -16,6 +17,12 @@ export class DatabaseUnavailableError extends Error {
 const MIGRATION_LOCK_KEY = 8_127_303_551; // any constant shared by every replica
 
 /**
+ * Connections of the pool of the per-delivery statements (`prepared`): they are short, and the webhook intake's write,
+ * the routing of deliveries and the workers' recording of actions share it.
+ */
+const STATEMENT_POOL_SIZE = 10;
+
+/**
  * Owns the TypeORM data source. The daemon must start and answer health checks even while Postgres is down,
  * so connecting, creating the database and migrating happen in the background, retried until they succeed.
  */
@@ -23,6 +30,7 @@ const MIGRATION_LOCK_KEY = 8_127_303_551; // any constant shared by every replic
 export class DatabaseService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseService.name);
   private readonly source: DataSource;
+  private statements?: pg.Pool;
   private connecting?: Promise<void>;
   private stopped = false;
   private lastError = 'not connected yet';
@@ -55,10 +63,13 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * A statement run per webhook delivery, as a named prepared statement: Postgres parses and plans it once per
-   * connection instead of on every call, which is most of the cost of such a small query.
+   * connection instead of on every call, which is most of the cost of such a small query. These run on a small pool
+   * of their own (pg's public API; TypeORM does not expose its pool), so each of its connections prepares them once,
+   * and the intake never waits for a connection behind the workers' transactions and sweeps on TypeORM's pool.
    */
   async prepared<T>(name: string, sql: string, params: unknown[]): Promise<T[]> {
-    const pool = (this.dataSource.driver as unknown as { master: pg.Pool }).master;
+    const pool = this.statements;
+    if (!pool || !this.source.isInitialized) throw new DatabaseUnavailableError(this.lastError);
     const result = await pool.query({ name, text: sql, values: params });
     return result.rows as T[];
   }
@@ -106,7 +117,9 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
     this.stopped = true;
     this.readyWaiters.splice(0).forEach((waiter) => waiter.abandon());
     await this.connecting?.catch(() => undefined);
-    if (this.source.isInitialized) await this.source.destroy();
+    const statements = this.statements;
+    this.statements = undefined;
+    await Promise.all([statements?.end(), this.source.isInitialized ? this.source.destroy() : undefined]);
   }
 
   /** Round trip with a short time-out, for readiness. */
@@ -142,14 +155,23 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
     await ensureDatabase(this.config.databaseUrl);
     await this.migrateUnderLock();
     if (!this.source.isInitialized) await this.source.initialize();
+    this.statements ??= this.createStatementPool();
+  }
+
+  private createStatementPool(): pg.Pool {
+    const pool = new pg.Pool({
+      connectionString: this.config.databaseUrl,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+      max: STATEMENT_POOL_SIZE,
+    });
+    // An idle connection that breaks (Postgres restarted) is dropped by the pool; without a listener it would crash the process.
+    pool.on('error', (err) => this.logger.warn(`database connection lost: ${describe(err)}`));
+    return pool;
   }
 
   /** Replicas starting together would race through the same migrations; a session advisory lock serialises them. */
   private async migrateUnderLock(): Promise<void> {
-    const lock = new pg.Client({ connectionString: this.config.databaseUrl, connectionTimeoutMillis: 5_000 });
-    await lock.connect();
-    try {
-      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await withAdvisoryLock(this.config.databaseUrl, MIGRATION_LOCK_KEY, async () => {
       const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl));
       await migrator.initialize();
       try {
@@ -157,9 +179,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
       } finally {
         await migrator.destroy();
       }
-    } finally {
-      await lock.end();
-    }
+    });
   }
 }
 

@@ -1,16 +1,14 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class RecordActionsFunction1763700004000 implements MigrationInterface {
-  name = 'RecordActionsFunction1763700004000';
-
-  // Records a list of actions in one round trip, and, for a routed delivery, marks it routed in the same statement
-  // (so it is atomic without a transaction). Each action is inserted unless its dedupe key exists, or a queued action
-  // holds its coalesce key: then the existing entry is returned with created = false. When the queued action it
-  // collided with started running in between (so neither is found), inserting is tried again.
-  // Entries come back as jsonb with the bigint ids as strings.
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE FUNCTION crm_sync_record_actions(p_actions jsonb, p_routed_inbox bigint)
+// Records a list of actions in one round trip, and, for a routed delivery, marks it routed in the same statement
+// (so it is atomic without a transaction). Each action is inserted unless its dedupe key exists, or a queued action
+// holds its coalesce key: then the existing entry is returned with created = false. When the queued action it
+// collided with started running in between (so neither is found), inserting is tried again.
+// Entries come back as jsonb with the bigint ids as strings.
+// Replaced by the version that sets not_before in RelayOutbox1763700006000 (the current one is in
+// sql/crm_sync_record_actions.sql); kept for that migration's down().
+export const RECORD_ACTIONS_WITHOUT_NOT_BEFORE = `
+      CREATE OR REPLACE FUNCTION crm_sync_record_actions(p_actions jsonb, p_routed_inbox bigint)
       RETURNS TABLE (idx int, created boolean, entry jsonb)
       LANGUAGE plpgsql AS $$
       DECLARE
@@ -52,7 +50,13 @@ export class RecordActionsFunction1763700004000 implements MigrationInterface {
           UPDATE webhook_inbox SET status = 'routed', routed_at = now(), error = NULL WHERE id = p_routed_inbox;
         END IF;
       END
-      $$`);
+      $$`;
+
+export class RecordActionsFunction1763700004000 implements MigrationInterface {
+  name = 'RecordActionsFunction1763700004000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(RECORD_ACTIONS_WITHOUT_NOT_BEFORE);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,5 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlFile } from '../sql/load-sql.js';
 import { STORE_DELIVERIES_ONE_BY_ONE } from './1763700000000-sync-log-and-inbox.js';
+
+// The current definition lives in sql/crm_sync_store_deliveries.sql.
+const STORE_DELIVERIES_SET_BASED = sqlFile('crm_sync_store_deliveries');
 
 export class StoreDeliveriesSetBased1763700005000 implements MigrationInterface {
   name = 'StoreDeliveriesSetBased1763700005000';
@@ -9,47 +13,7 @@ export class StoreDeliveriesSetBased1763700005000 implements MigrationInterface 
   // one batch are stored once, at the first, and counted as duplicates of it. The result type is unchanged, so
   // statements prepared by running replicas stay valid.
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION crm_sync_store_deliveries(p_endpoints text[], p_events text[], p_bodies bytea[], p_hashes bytea[],
-                                                           p_statuses text[], p_window_seconds int)
-      RETURNS TABLE (idx int, delivery_id bigint, duplicate boolean)
-      LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_advisory_xact_lock(lock_key)
-           FROM (SELECT DISTINCT ('x' || substr(encode(h, 'hex'), 1, 16))::bit(64)::bigint AS lock_key
-                   FROM unnest(p_hashes) AS h ORDER BY 1) AS locks;
-        -- A statement of its own, so its snapshot sees what an equal delivery committed while this waited for the lock.
-        RETURN QUERY
-        WITH batch AS (
-          SELECT b.i::int AS i, b.endpoint, b.event, b.body, b.hash, b.status,
-                 min(b.i) OVER same_body AS first_i, count(*) OVER same_body AS copies
-            FROM unnest(p_endpoints, p_events, p_bodies, p_hashes, p_statuses) WITH ORDINALITY AS b(endpoint, event, body, hash, status, i)
-          WINDOW same_body AS (PARTITION BY b.hash)
-        ), earlier AS (
-          SELECT batch.hash, stored.id, batch.copies
-            FROM batch
-            CROSS JOIN LATERAL (SELECT w.id FROM webhook_inbox w
-                                 WHERE w.body_hash = batch.hash
-                                   AND w.received_at > clock_timestamp() - make_interval(secs => p_window_seconds)
-                                 ORDER BY w.received_at DESC LIMIT 1) AS stored
-           WHERE batch.i = batch.first_i
-        ), counted AS (
-          UPDATE webhook_inbox w SET duplicates = w.duplicates + earlier.copies FROM earlier WHERE w.id = earlier.id
-        ), inserted AS (
-          INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, duplicates, received_at)
-          SELECT batch.endpoint, batch.event, batch.body, batch.hash, batch.status, batch.copies - 1, clock_timestamp()
-            FROM batch
-           WHERE batch.i = batch.first_i AND NOT EXISTS (SELECT 1 FROM earlier WHERE earlier.hash = batch.hash)
-           ORDER BY batch.i
-          RETURNING id, body_hash
-        )
-        SELECT batch.i, coalesce(earlier.id, inserted.id), earlier.id IS NOT NULL OR batch.i <> batch.first_i
-          FROM batch
-          LEFT JOIN earlier ON earlier.hash = batch.hash
-          LEFT JOIN inserted ON inserted.body_hash = batch.hash
-         ORDER BY batch.i;
-      END
-      $$`);
+    await q.query(STORE_DELIVERIES_SET_BASED);
   }
 
   async down(q: QueryRunner): Promise<void> {
