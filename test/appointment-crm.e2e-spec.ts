@@ -1,4 +1,4 @@
-import { AppointmentEventsHandler } from '../src/appointment-crm/appointment-events.handler.js';
+import { AppointmentDeliveriesService } from '../src/appointment-crm/appointment-deliveries.service.js';
 import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
 import { ActionRecorder } from '../src/sync-log/action-recorder.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
@@ -100,7 +100,7 @@ describe('appointment CRM: drawings', () => {
     const appointmentId = '90071992547409934';
     crm().addAppointment(appointmentId);
     await mapAppointment(h, project.id, appointmentId, 'pending');
-    const handler = h.app.get(AppointmentEventsHandler, { strict: false });
+    const handler = h.app.get(AppointmentDeliveriesService, { strict: false });
 
     expect(await handler.reconcileProject(project.id)).toEqual([
       expect.objectContaining({ kind: 'push_drawings', target: appointmentId, coalesceKey: `push_drawings:${appointmentId}` }),

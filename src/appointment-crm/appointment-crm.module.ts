@@ -5,10 +5,10 @@ import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { HttpAppointmentCrm } from './appointment-crm.client.js';
 import { APPOINTMENT_CRM } from './appointment-crm.js';
-import { AppointmentEventsHandler } from './appointment-events.handler.js';
-import { AppointmentPushService } from './appointment-push.service.js';
+import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
+import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
-import { ConnectedProducts } from './connected-products.js';
+import { ConnectedProducts } from './connected-products.service.js';
 
 /**
  * The appointment CRM: its adapter, push flows, webhook handling and send action. Imported by AppModule only
@@ -20,9 +20,9 @@ import { ConnectedProducts } from './connected-products.js';
   providers: [
     { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
     ConnectedProducts,
-    AppointmentPushService,
-    AppointmentEventsHandler,
+    AppointmentActionsService,
+    AppointmentDeliveriesService,
   ],
-  exports: [APPOINTMENT_CRM, AppointmentPushService],
+  exports: [APPOINTMENT_CRM, AppointmentActionsService],
 })
 export class AppointmentCrmModule {}

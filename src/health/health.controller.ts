@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessRegistry } from './readiness.registry.js';
-import { RedisProbe } from './redis-probe.js';
+import { RedisProbe } from './redis-probe.service.js';
 
 @ApiTags('health')
 @Controller()

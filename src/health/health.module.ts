@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller.js';
 import { ObservabilityModule } from './observability.module.js';
-import { RedisProbe } from './redis-probe.js';
+import { RedisProbe } from './redis-probe.service.js';
 
 /** `/health`, `/health/ready` and `/metrics`. */
 @Module({

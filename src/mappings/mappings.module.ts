@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
-import { AssociateHandler } from './associate.handler.js';
+import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
 import { MappingLookup } from './mapping-lookup.service.js';
 import { MappingsController } from './mappings.controller.js';
 import { MappingsService } from './mappings.service.js';
-import { ProjectCreatedAssociation } from './project-created.handler.js';
+import { MappingDeliveriesService } from './mapping-deliveries.service.js';
 
 /**
  * Mappings and their association with the service. Other modules use MappingLookup (where a project's pushes go)
@@ -15,7 +15,7 @@ import { ProjectCreatedAssociation } from './project-created.handler.js';
 @Module({
   imports: [SyncLogModule, ServiceApiModule],
   controllers: [MappingsController],
-  providers: [MappingLookup, MappingsService, MappingImportService, AssociateHandler, ProjectCreatedAssociation],
+  providers: [MappingLookup, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
   exports: [MappingLookup, MappingsService],
 })
 export class MappingsModule {}

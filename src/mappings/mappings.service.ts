@@ -43,7 +43,7 @@ const keyOf = (m: { crm: string; appointmentId: string | null; recordCrmModule: 
 
 /**
  * Mappings: creating them (one, many, or an import), listing and removing them, and starting their association with
- * the service. Association runs as `associate` actions on the service queue (see AssociateHandler); this class only
+ * the service. Association runs as `associate` actions on the service queue (see MappingActionsService); this class only
  * claims pending mappings for them.
  */
 @Injectable()

@@ -5,12 +5,12 @@ import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
-import { ReconcileHandler } from './reconcile.handler.js';
+import { ReconcileActionsService } from './reconcile-actions.service.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
   imports: [SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
-  providers: [ReconcileHandler, ReconcileService],
+  providers: [ReconcileActionsService, ReconcileService],
 })
 export class ReconcileModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MaintenanceTasks } from '../queues/maintenance.js';
+import { MaintenanceTasks } from '../queues/maintenance.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';

@@ -3,8 +3,8 @@ import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.re
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { AddNoteAction, AttachPdfAction } from './record-crm.actions.js';
-import { RecordCrmEvents } from './record-crm.events.js';
+import { RecordActionsService } from './record-actions.service.js';
+import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 import { ZohoClient } from './zoho.client.js';
 
@@ -19,7 +19,7 @@ const READINESS_WAIT_MS = 2_000;
 /** Zoho CRM: attachments and notes on records. Imported by AppModule only when RECORD_CRM_API_DOMAIN is set. */
 @Module({
   imports: [ObservabilityModule, MappingsModule, ServiceApiModule],
-  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, AttachPdfAction, AddNoteAction, RecordCrmEvents],
+  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, RecordActionsService, RecordDeliveriesService],
   exports: [RECORD_CRM],
 })
 export class RecordCrmModule implements OnModuleInit {

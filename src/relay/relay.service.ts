@@ -6,7 +6,7 @@ import { MetricsService } from '../health/metrics.service.js';
 import { ActionQueues } from '../queues/action-queues.service.js';
 import { actionJobId, JOB_NAMES, QUEUES, routeDeliveryJob, type ActionQueueName, type RunActionJob } from '../queues/queues.js';
 import { RelaySignal, type RelayListener } from '../queues/relay-signal.service.js';
-import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.js';
+import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
 import type { UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';

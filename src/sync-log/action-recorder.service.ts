@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { RelaySignal } from '../queues/relay-signal.service.js';
-import { ActionRegistry, noHandlerFor } from './action-registry.js';
+import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
 import type { NewAction } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';

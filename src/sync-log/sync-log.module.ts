@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ObservabilityModule } from '../health/observability.module.js';
-import { ActionRegistry } from './action-registry.js';
+import { ActionRegistry } from './action-registry.service.js';
 import { ActionRecorder } from './action-recorder.service.js';
-import { ActionWorkerDeps } from './action-worker.js';
-import { AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from './action.processors.js';
+import { ActionWorkerDeps, AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from './action.processor.js';
 import { SyncLogRepository } from './sync-log.repository.js';
 
 /** The sync log and the machinery that runs actions; every feature module records its work through it. */

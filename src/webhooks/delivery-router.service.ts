@@ -4,7 +4,7 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
-import { WebhookEventHandlers } from './event-handlers.js';
+import { DeliveryHandlersService } from './delivery-handlers.service.js';
 import { InboxRepository } from './inbox.repository.js';
 import { parseDelivery } from './parse-delivery.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
@@ -20,7 +20,7 @@ export class DeliveryRouter {
 
   constructor(
     private readonly inbox: InboxRepository,
-    private readonly handlers: WebhookEventHandlers,
+    private readonly handlers: DeliveryHandlersService,
     private readonly actions: ActionRecorder,
     private readonly mappings: MappingLookup,
     private readonly service: ServiceApiClient,

@@ -5,7 +5,7 @@ import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { DeliveryRouter } from './delivery-router.service.js';
-import { WebhookEventHandlers } from './event-handlers.js';
+import { DeliveryHandlersService } from './delivery-handlers.service.js';
 import { InboxRepository } from './inbox.repository.js';
 import { InboxService } from './inbox.service.js';
 import { RouteDeliveryWorker } from './route-delivery.processor.js';
@@ -15,7 +15,7 @@ import { WebhooksController } from './webhooks.controller.js';
 @Module({
   imports: [DiscoveryModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [WebhooksController],
-  providers: [WebhookEventHandlers, InboxRepository, InboxService, DeliveryRouter, RouteDeliveryWorker],
+  providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouter, RouteDeliveryWorker],
   exports: [DeliveryRouter, InboxRepository],
 })
 export class WebhooksModule {}

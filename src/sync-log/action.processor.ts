@@ -1,4 +1,4 @@
-import { WorkerHost } from '@nestjs/bullmq';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -8,9 +8,9 @@ import { OutboundError } from '../http/outbound-error.js';
 import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
-import type { RunActionJob } from '../queues/queues.js';
+import { QUEUES, type RunActionJob } from '../queues/queues.js';
 import { ActionRecorder } from './action-recorder.service.js';
-import { ActionRegistry, noHandlerFor } from './action-registry.js';
+import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
@@ -108,4 +108,28 @@ function reasonOf(err: unknown): string {
   if (err instanceof DatabaseUnavailableError) return err.message;
   const e = err as Error;
   return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
+}
+
+// One worker class per queue, because @Processor binds a class to one queue name. Concurrency lets association
+// chunks pipeline up to the service's rate cap while CRM pushes stay gentle.
+
+@Processor(QUEUES.service, { concurrency: 10 })
+export class ServiceActionsWorker extends ActionWorker {
+  constructor(deps: ActionWorkerDeps) {
+    super(deps, QUEUES.service);
+  }
+}
+
+@Processor(QUEUES.appointmentCrm, { concurrency: 4 })
+export class AppointmentCrmActionsWorker extends ActionWorker {
+  constructor(deps: ActionWorkerDeps) {
+    super(deps, QUEUES.appointmentCrm);
+  }
+}
+
+@Processor(QUEUES.recordCrm, { concurrency: 4 })
+export class RecordCrmActionsWorker extends ActionWorker {
+  constructor(deps: ActionWorkerDeps) {
+    super(deps, QUEUES.recordCrm);
+  }
 }

@@ -22,8 +22,8 @@ const ERROR_MAX = 2000;
  * gives up (a permanent error, or its last try) the claims are released so the next trigger picks the mappings up.
  */
 @Injectable()
-export class AssociateHandler {
-  private readonly logger = new Logger(AssociateHandler.name);
+export class MappingActionsService {
+  private readonly logger = new Logger(MappingActionsService.name);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -1,6 +1,6 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { DatabaseService } from '../database/database.service.js';
 import { QUEUES } from './queues.js';
 
@@ -58,23 +58,5 @@ export class MaintenanceTasks implements OnApplicationBootstrap {
   async runNow(name: string, data: Record<string, unknown> = {}, jobId?: string): Promise<string> {
     const job = await this.queue.add(name, { trigger: 'admin', ...data }, { jobId, removeOnComplete: { age: 3600 }, removeOnFail: { age: 86400 } });
     return job.id ?? name;
-  }
-}
-
-@Processor(QUEUES.maintenance, { concurrency: 2 })
-export class MaintenanceWorker extends WorkerHost {
-  private readonly logger = new Logger(MaintenanceWorker.name);
-
-  constructor(private readonly tasks: MaintenanceTasks) {
-    super();
-  }
-
-  async process(job: Job<{ trigger?: MaintenanceTrigger } & Record<string, unknown>>): Promise<void> {
-    const task = this.tasks.get(job.name);
-    if (!task) {
-      this.logger.warn(`no maintenance task named ${job.name}; job dropped`);
-      return;
-    }
-    await task.run(job.data.trigger ?? 'schedule', job.data);
   }
 }

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from './action.types.js';
-import { ActionRegistry } from './action-registry.js';
+import { ActionRegistry } from './action-registry.service.js';
 import { RunsAction } from './runs-action.decorator.js';
 
 @Injectable()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/event-handlers.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
 import { paymentAmountText, paymentFact, type PaymentReceivedData, type RecordPromptData, type RoutedDelivery } from '../domain/service-events.js';
 import { safeFileName } from '../http/file-names.js';
 import type { AttachPdfPayload, RecordNotePayload } from '../domain/actions.js';
@@ -14,7 +14,7 @@ import { recordTarget, type RecordRef } from './record-crm.js';
  */
 @Injectable()
 @DeliveryHandler()
-export class RecordCrmEvents implements WebhookEventHandler {
+export class RecordDeliveriesService implements WebhookEventHandler {
   readonly name = 'record-crm';
 
   constructor(private readonly mappings: MappingLookup) {}

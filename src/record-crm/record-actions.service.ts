@@ -11,21 +11,22 @@ import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 
 const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;
 
-/**
- * Attaches a PDF to a record once. Before uploading, it looks for an attachment of the name an earlier try would
- * have used, so a job retry, or a crash between upload and bookkeeping, adds nothing; a failed upload is retried
- * together with its download (a stream is sent once), looking again first in case the failed try got through.
- */
+/** The record CRM's sync actions: each pushes once, whatever a retry or a crash between push and bookkeeping does. */
 @Injectable()
-export class AttachPdfAction {
+export class RecordActionsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly service: ServiceApiClient,
   ) {}
 
+  /**
+   * Attaches a PDF to a record once. Before uploading, it looks for an attachment of the name an earlier try would
+   * have used, so a job retry, or a crash between upload and bookkeeping, adds nothing; a failed upload is retried
+   * together with its download (a stream is sent once), looking again first in case the failed try got through.
+   */
   @RunsAction('attach_pdf', ON_RECORD_QUEUE)
-  async run(entry: ActionEntry<'attach_pdf'>): Promise<ActionOutcome> {
+  async attachPdf(entry: ActionEntry<'attach_pdf'>): Promise<ActionOutcome> {
     const p = entry.payload;
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const { fileName, matches } = await this.nameOf(p);
@@ -62,15 +63,10 @@ export class AttachPdfAction {
     const base = safeFileName(drawing.name).slice(0, 120) || `drawing-${p.drawingId}`;
     return { fileName: `${base}${suffix}`, matches: (name) => name.endsWith(suffix) };
   }
-}
 
-/** Adds a note to a record once: an equal note already there (an earlier try got through) is not added again. */
-@Injectable()
-export class AddNoteAction {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm) {}
-
+  /** Adds a note to a record once: an equal note already there (an earlier try got through) is not added again. */
   @RunsAction('add_note', ON_RECORD_QUEUE)
-  async run(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
+  async addNote(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
     const p = entry.payload as RecordNotePayload;
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const find = async () => (await this.recordCrm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());

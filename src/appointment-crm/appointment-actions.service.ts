@@ -12,7 +12,7 @@ import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../s
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
-import { ConnectedProducts } from './connected-products.js';
+import { ConnectedProducts } from './connected-products.service.js';
 import { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { saleFromLineItems } from './sale.js';
 
@@ -35,7 +35,7 @@ type Next = NonNullable<ActionOutcome['next']>[number];
 
 /** The appointment CRM's push flows, one sync action kind each. */
 @Injectable()
-export class AppointmentPushService {
+export class AppointmentActionsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,

@@ -2,15 +2,15 @@ import type { RecordNotePayload } from '../domain/actions.js';
 import type { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
-import { RecordCrmEvents } from './record-crm.events.js';
+import { RecordDeliveriesService } from './record-deliveries.service.js';
 
 const PROJECT = '36029621652695017';
 const RECORD = '4150868000005277036';
 
-function handler(mapping: Partial<Mapping> | null): RecordCrmEvents {
+function handler(mapping: Partial<Mapping> | null): RecordDeliveriesService {
   const row = mapping && ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
   const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookup;
-  return new RecordCrmEvents(lookup);
+  return new RecordDeliveriesService(lookup);
 }
 
 function delivery(event: string, data: Record<string, unknown>, projectId: string | null = PROJECT): RoutedDelivery {
@@ -19,7 +19,7 @@ function delivery(event: string, data: Record<string, unknown>, projectId: strin
 
 const payment = { proposal_id: '900', drawing_id: '800', paid_amount: 1250, pay_channel: 'service_payment', paid_time: '2025-11-20T10:00:00Z', payment_method: 'ACH' };
 
-describe(RecordCrmEvents.name, () => {
+describe(RecordDeliveriesService.name, () => {
   it('a payment becomes a note keyed on the fact, the amount with two decimals', async () => {
     const [action] = await handler({}).actionsFor(delivery('proposal.payment.received', payment));
     expect(action).toMatchObject({

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/event-handlers.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
 import type {
   AppointmentPromptData,
   PaymentReceivedData,
@@ -12,7 +12,7 @@ import type {
 } from '../domain/service-events.js';
 import { paymentFact } from '../domain/service-events.js';
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
-import { AppointmentPushService } from './appointment-push.service.js';
+import { AppointmentActionsService } from './appointment-actions.service.js';
 import { paymentNote } from './sale.js';
 
 interface Approval {
@@ -25,13 +25,13 @@ interface Approval {
 /** Turns the service's deliveries into appointment CRM actions, for projects mapped to an appointment. */
 @Injectable()
 @DeliveryHandler()
-export class AppointmentEventsHandler implements WebhookEventHandler {
+export class AppointmentDeliveriesService implements WebhookEventHandler {
   readonly name = 'appointment-crm';
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mappings: MappingLookup,
-    private readonly pushes: AppointmentPushService,
+    private readonly pushes: AppointmentActionsService,
   ) {}
 
   async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {

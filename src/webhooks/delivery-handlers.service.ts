@@ -30,7 +30,7 @@ export const DeliveryHandler = DiscoveryService.createDecorator<void>();
 
 /** Every `@DeliveryHandler()` provider, found at start. */
 @Injectable()
-export class WebhookEventHandlers implements OnModuleInit {
+export class DeliveryHandlersService implements OnModuleInit {
   private handlers: WebhookEventHandler[] = [];
 
   constructor(private readonly discovery: DiscoveryService) {}

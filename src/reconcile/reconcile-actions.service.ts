@@ -30,8 +30,8 @@ interface Tally {
  * replicas: a run holds a Postgres advisory lock, and a run that cannot get it is skipped.
  */
 @Injectable()
-export class ReconcileHandler {
-  private readonly logger = new Logger(ReconcileHandler.name);
+export class ReconcileActionsService {
+  private readonly logger = new Logger(ReconcileActionsService.name);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -1,0 +1,24 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { MaintenanceTasks, type MaintenanceTrigger } from './maintenance.service.js';
+import { QUEUES } from './queues.js';
+
+/** Runs the maintenance task a scheduled or requested job names. */
+@Processor(QUEUES.maintenance, { concurrency: 2 })
+export class MaintenanceWorker extends WorkerHost {
+  private readonly logger = new Logger(MaintenanceWorker.name);
+
+  constructor(private readonly tasks: MaintenanceTasks) {
+    super();
+  }
+
+  async process(job: Job<{ trigger?: MaintenanceTrigger } & Record<string, unknown>>): Promise<void> {
+    const task = this.tasks.get(job.name);
+    if (!task) {
+      this.logger.warn(`no maintenance task named ${job.name}; job dropped`);
+      return;
+    }
+    await task.run(job.data.trigger ?? 'schedule', job.data);
+  }
+}
