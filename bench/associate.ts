@@ -13,11 +13,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
+import { DAEMON_ENTRY } from './support.js';
 import { ServiceSim } from '../test/sim/service/index.js';
 
 const N = Number(process.env.BENCH_MAPPINGS ?? 10_000);
@@ -30,8 +29,6 @@ const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_TOKEN = 'bench-admin-token';
 const HEADER = 'crm,appointment_id,record_crm_module,record_crm_record_id,project_id';
-// dist/bench/associate.js -> dist/src/main.js
-const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,7 +72,7 @@ async function main(): Promise<number> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const childLog: string[] = [];
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+  const child: ChildProcess = spawn(process.execPath, [DAEMON_ENTRY], {
     env: {
       ...process.env,
       PORT: String(port),
