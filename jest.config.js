@@ -3,7 +3,15 @@
  * metadata. A few CommonJS dependencies require() packages that ship ESM only, which Jest cannot do on Node 20;
  * those packages are compiled to CommonJS for the test run (the built daemon needs none of this: Node 20.19+
  * does require(esm) natively).
+ *
+ * Two lanes (Jest projects), run together by `npm test` or alone with `--selectProjects`:
+ * - unit: `src/**\/*.spec.ts` and `test/unit/**\/*.spec.ts`, in-process only, no Postgres, Redis or build
+ *   (`npm run test:unit`);
+ * - e2e: `test/**\/*.e2e-spec.ts`, the real app on Postgres and Redis, some starting the built daemon from dist/
+ *   (`npm run test:e2e` builds first).
  */
+import { fileURLToPath } from 'node:url';
+
 const ESM_ONLY_REQUIRED_FROM_CJS = ['content-disposition'];
 
 const swc = (moduleType) => [
@@ -21,7 +29,11 @@ const swc = (moduleType) => [
 
 const esmOnly = ESM_ONLY_REQUIRED_FROM_CJS.join('|');
 
-export default {
+const rootDir = fileURLToPath(new URL('.', import.meta.url));
+
+/** What both lanes share: ESM, the SWC transforms and the CommonJS workaround above. */
+const lane = {
+  rootDir,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
@@ -30,7 +42,14 @@ export default {
     '^.+\\.ts$': swc('es6'),
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly})/)`],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testTimeout: 30000,
+};
+
+export default {
+  projects: [
+    { ...lane, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...lane, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
   testTimeout: 30000,
   maxWorkers: 2,
 };
