@@ -5,8 +5,9 @@ import { basename, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The admin console (CONTRACT §5): static files from the `ui` folder next to this module, i.e. `src/admin/ui` when
- * the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build copies the folder).
+ * The admin console (README "HTTP interface"): static files from the `ui` folder next to this module, i.e.
+ * `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build copies
+ * the folder).
  * `GET /admin` (and `/admin/`) answer index.html, `/admin/<file>` the folder's files; anything else under `/admin/`
  * is the app's 404. Served without auth since they hold no data: the page asks for the admin token and calls the
  * `/api` routes with it. Fastify routes of their own, so they are not in the OpenAPI document.

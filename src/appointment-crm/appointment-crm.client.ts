@@ -18,10 +18,10 @@ import {
 const enc = encodeURIComponent;
 
 /**
- * The bundled AppointmentCrm adapter: CONTRACT §6 over HTTP with the bearer key, time-outs, typed errors, and
- * retries of 429 (honouring Retry-After), 408/409, 5xx and time-outs. Other 4xx fail at once; a 404 on an
- * appointment becomes AppointmentNotFoundError. Uploads are sent once: their caller retries download and upload
- * together, since a stream can only be read once.
+ * The bundled AppointmentCrm adapter: the REST interface of docs/appointment-crm.md over HTTP with the bearer
+ * key, time-outs, typed errors, and retries of 429 (honouring Retry-After), 408/409, 5xx and time-outs. Other 4xx
+ * fail at once; a 404 on an appointment becomes AppointmentNotFoundError. Uploads are sent once: their caller
+ * retries download and upload together, since a stream can only be read once.
  */
 @Injectable()
 export class HttpAppointmentCrm implements AppointmentCrm {

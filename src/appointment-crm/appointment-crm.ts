@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { PermanentActionError } from '../sync-log/action.types.js';
 
-/** The interface the appointment flows depend on; the bundled adapter speaks CONTRACT §6 over HTTP. */
+/** The interface the appointment flows depend on; the bundled adapter speaks docs/appointment-crm.md over HTTP. */
 export interface AppointmentCrm {
   getAppointment(appointmentId: string): Promise<Appointment>;
   listFiles(appointmentId: string): Promise<AppointmentFile[]>;

@@ -13,8 +13,8 @@ const toInt = Transform(({ value }) => {
 });
 
 /**
- * The environment as the daemon reads it (CONTRACT §1). Every variable is validated here, once, at start;
- * `loadConfig` maps it into the typed `AppConfig`.
+ * The environment as the daemon reads it (README "Configuration"). Every variable is validated here, once, at
+ * start; `loadConfig` maps it into the typed `AppConfig`.
  */
 export class EnvironmentVariables {
   @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)

@@ -23,7 +23,7 @@ interface ZohoEnvelope {
 }
 
 /**
- * The record CRM adapter over Zoho CRM's v8 REST API (see /work/shared/design/zoho-crm.md): OAuth refresh-token
+ * The record CRM adapter over Zoho CRM's v8 REST API (see docs/zoho-crm.md): OAuth refresh-token
  * grant, `Authorization: Zoho-oauthtoken`, a stale token refreshed and the call tried once more, 429 and 5xx
  * retried with backoff, and Zoho's error bodies (`code`, `message`, `details`) carried into the error message.
  */

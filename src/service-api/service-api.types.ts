@@ -1,4 +1,4 @@
-/** Shapes of the service's v1 API (../shared/spec/service-api.md). Every id is an exact decimal string. */
+/** Shapes of the service's v1 API (docs/service-api.md). Every id is an exact decimal string. */
 
 export interface Address {
   street?: string;

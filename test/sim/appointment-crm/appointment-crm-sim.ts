@@ -40,7 +40,7 @@ interface ParsedUpload {
 
 const CATEGORIES: readonly string[] = ['drawing', 'proposal'];
 
-/** The appointment CRM of CONTRACT §6 as a real HTTP server, with state tests can seed and inspect. */
+/** The appointment CRM of docs/appointment-crm.md as a real HTTP server, with state tests can seed and inspect. */
 export class AppointmentCrmSim extends SimServer {
   readonly appointments = new Map<string, SimAppointment>();
   readonly uploads: SimUpload[] = [];

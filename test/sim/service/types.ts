@@ -1,4 +1,4 @@
-/** Resource shapes of the service, as in /work/shared/spec/service-api.md. Ids are exact decimal strings here. */
+/** Resource shapes of the service, as in docs/service-api.md. Ids are exact decimal strings here. */
 
 export interface Address {
   street?: string;

@@ -68,7 +68,7 @@ const invalidRecord = (): SimResponse => ({
 
 /**
  * Zoho CRM: its OAuth accounts server (`accounts`) and its v8 REST API (`api`), each a real HTTP server.
- * Follows /work/shared/design/zoho-crm.md; where the sources are unsure, a switch picks the reading.
+ * Follows docs/zoho-crm.md; where the sources are unsure, a switch picks the reading.
  */
 export class ZohoSim {
   readonly accounts = new SimServer('zoho-accounts');
