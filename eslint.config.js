@@ -2,15 +2,32 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/'] },
+  // src/metadata.ts is written by `nest build` (the @nestjs/swagger plugin's metadata).
+  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', 'src/metadata.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        Buffer: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setImmediate: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+      },
+      // Type-aware rules: each TypeScript file is checked with the tsconfig that includes it (tsconfig.json: src, test, bench, scripts).
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Nest's DI needs classes imported as values for decorator metadata, so type-only import rules stay off.
       '@typescript-eslint/consistent-type-imports': 'off',
+      // A promise nobody awaits or handles fails silently (or crashes the process as an unhandled rejection).
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   {
@@ -23,10 +40,26 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'module',
       globals: {
-        process: 'off', Buffer: 'off', setImmediate: 'off',
-        window: 'readonly', document: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URL: 'readonly', Node: 'readonly',
-        console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+        process: 'off',
+        Buffer: 'off',
+        setImmediate: 'off',
+        window: 'readonly',
+        document: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        Node: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
       },
     },
+  },
+  {
+    // Plain JavaScript (the console's browser modules, scripts/*.mjs, these config files) is in no tsconfig: no type-aware rules.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
   },
 );
