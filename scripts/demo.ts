@@ -85,8 +85,8 @@ const stop = async () => {
   await Promise.all([service.stop(), appointments.stop(), zoho.stop()]);
   process.exit(0);
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());
 
 const admin = (path: string, body?: unknown) =>
   fetch(`${daemon.url}${path}`, {
@@ -118,14 +118,28 @@ const sender = new WebhookSender();
 const post = (path: string, body: object, secret: string) => sender.deliverOnce(`${daemon.url}${path}`, body, { secret });
 await post('/webhooks/events', events.drawingCreated(service.drawingView(kitchenDrawing.id)), SECRETS.events);
 await settled(() => appointments.filesOf(appointmentId, 'drawing').length > 0);
-await post('/webhooks/appointment-crm/export-prompt', appointmentPrompt({ project_id: kitchen.id, drawing_id: kitchenDrawing.id, appointment_id: appointmentId, yes_no: true }), SECRETS.appointment);
+await post(
+  '/webhooks/appointment-crm/export-prompt',
+  appointmentPrompt({ project_id: kitchen.id, drawing_id: kitchenDrawing.id, appointment_id: appointmentId, yes_no: true }),
+  SECRETS.appointment,
+);
 await settled(() => appointments.get(appointmentId)?.status === 'Sold');
-await post('/webhooks/record-crm/export-prompt', recordPrompt({ drawing_id: roofDrawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true }), SECRETS.record);
+await post(
+  '/webhooks/record-crm/export-prompt',
+  recordPrompt({ drawing_id: roofDrawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true }),
+  SECRETS.record,
+);
 await settled(() => zoho.attachmentsOf('Deals', dealId).length === 1);
 const proposal = service.addProposal({ project_id: roof.id, status: 'APPROVED', approved_option: { drawing_id: roofDrawing.id } });
 await post('/webhooks/events', events.proposalStatusChanged(proposal), SECRETS.events);
 await settled(() => zoho.attachmentsOf('Deals', dealId).length === 2);
-const payment = service.addPayment(proposal.proposal_id, { paid_amount: 4250, pay_channel: 'service_payment', paid_time: new Date().toISOString(), payment_method: 'ACH', status: 'succeeded' });
+const payment = service.addPayment(proposal.proposal_id, {
+  paid_amount: 4250,
+  pay_channel: 'service_payment',
+  paid_time: new Date().toISOString(),
+  payment_method: 'ACH',
+  status: 'succeeded',
+});
 await post('/webhooks/events', events.paymentReceived(proposal.proposal_id, roofDrawing.id, payment), SECRETS.events);
 await settled(() => zoho.notesOf('Deals', dealId).length === 1);
 
@@ -136,12 +150,21 @@ await settled(async () => (await syncLog()).some((e) => e.kind === 'reconcile' &
 const log = (await syncLog()).reverse();
 console.log('\nSync log (oldest first):');
 for (const e of log) {
-  console.log(`  #${e.id.padEnd(3)} ${e.kind.padEnd(18)} ${e.status.padEnd(10)} ${(e.crm ?? '').padEnd(12)} ${(e.target ?? '').padEnd(30)} ${e.detail ?? e.error ?? ''}`);
+  console.log(
+    `  #${e.id.padEnd(3)} ${e.kind.padEnd(18)} ${e.status.padEnd(10)} ${(e.crm ?? '').padEnd(12)} ${(e.target ?? '').padEnd(30)} ${e.detail ?? e.error ?? ''}`,
+  );
 }
 const appointment = appointments.get(appointmentId)!;
 const sale = appointment.sale as { items: unknown[]; total: number } | null;
-console.log(`\nAppointment ${appointmentId}: status ${appointment.status}; files ${appointment.files.map((f) => `${f.category}:${f.name}`).join(', ')}; sale ${sale ? `${sale.items.length} item(s), total ${sale.total}` : 'none'}`);
-console.log(`Zoho deal ${dealId}: attachments ${zoho.attachmentsOf('Deals', dealId).map((a) => a.fileName).join(', ')}; notes ${zoho.notesOf('Deals', dealId).length}`);
+console.log(
+  `\nAppointment ${appointmentId}: status ${appointment.status}; files ${appointment.files.map((f) => `${f.category}:${f.name}`).join(', ')}; sale ${sale ? `${sale.items.length} item(s), total ${sale.total}` : 'none'}`,
+);
+console.log(
+  `Zoho deal ${dealId}: attachments ${zoho
+    .attachmentsOf('Deals', dealId)
+    .map((a) => a.fileName)
+    .join(', ')}; notes ${zoho.notesOf('Deals', dealId).length}`,
+);
 const failed = log.filter((e) => e.status === 'failed').length;
 console.log(failed === 0 ? '\nNo failed entries.' : `\n${failed} failed entr${failed === 1 ? 'y' : 'ies'}: see the dashboard.`);
 console.log(`\nDashboard: ${daemon.url}/admin (token: ${ADMIN_TOKEN})   API docs: ${daemon.url}/docs   Ctrl-C stops the demo.`);
