@@ -166,6 +166,21 @@ describe(ServiceActionsWorker.name, () => {
       expect(await w.counted('succeeded')).toBe(1);
     });
 
+    it('records the next links before finishing the entry, so a failure between the two keeps the chain', async () => {
+      w.startRun.mockResolvedValueOnce(entryOf({ id: '7', attempts: 8, retryBase: 0 }));
+      w.run.mockResolvedValueOnce({
+        status: 'succeeded',
+        next: [{ kind: 'set_status', crm: 'appointment', projectId: '1', target: 'APT-1', payload: { status: 'Sold' } }],
+      });
+      w.record.mockRejectedValueOnce(new DatabaseUnavailableError('connection terminated'));
+
+      await w.worker.process(jobOf('7').job);
+
+      // Not marked succeeded with its chain unrecorded: the run counts as failed, and an admin's retry (or the
+      // next try) runs the idempotent push again and records the links.
+      expect(w.finish.mock.calls).toEqual([['7', 'failed', null, 'database unavailable: connection terminated']]);
+    });
+
     it('a skipped outcome is recorded as such and starts no chain', async () => {
       w.startRun.mockResolvedValueOnce(entryOf({ id: '9', trigger: 'reconcile', inboxId: null }));
       w.run.mockResolvedValueOnce({

@@ -51,8 +51,10 @@ export abstract class ActionWorker extends WorkerHost {
     try {
       if (!handler) throw new PermanentActionError(noHandlerFor(entry.kind));
       const outcome = await handler.run(entry);
-      await this.deps.syncLog.finish(entry.id, outcome.status, outcome.detail ?? null);
+      // The chain's next links first: their dedupe keys make recording them again a no-op, so a crash or a lost
+      // connection between the two writes runs this action again (idempotent) instead of ending the chain here.
       await this.startNext(entry, outcome);
+      await this.deps.syncLog.finish(entry.id, outcome.status, outcome.detail ?? null);
       this.count(entry, outcome.status);
       this.logger.log(`#${entry.id} ${entry.kind} ${outcome.status}${outcome.detail ? `: ${outcome.detail}` : ''}`);
     } catch (err) {
