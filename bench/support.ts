@@ -44,7 +44,10 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   const deadline = Date.now() + readyTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${output.slice(-2000)}`);
-    const ready = await fetch(`${url}${probe}`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}${probe}`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -103,7 +103,8 @@ async function unroutedDeliveries(databaseUrl: string): Promise<number> {
 }
 
 type Figures = Awaited<ReturnType<typeof load>>;
-const row = (name: string, f: Figures) => `${name.padEnd(22)} ${String(f.rps).padStart(8)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
+const row = (name: string, f: Figures) =>
+  `${name.padEnd(22)} ${String(f.rps).padStart(8)} req/s   p50 ${f.p50} ms   p99 ${f.p99} ms   non-2xx ${f.non2xx}   errors ${f.errors}`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 console.log(`\nwebhook intake, ${CONNECTIONS} connections, ${DURATION} s each after ${WARMUP} s of warm-up, loopback, ${ROUNDS} round(s)`);

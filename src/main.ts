@@ -25,4 +25,7 @@ const pinoLogger = createPino(config.logLevel);
 const app = await createApp(config, { logger: new PinoNestLogger(pinoLogger) });
 await app.listen({ port: config.port, host: '0.0.0.0' });
 const crms = [config.appointmentCrm && 'appointment', config.recordCrm && 'record'].filter(Boolean);
-pinoLogger.info({ context: 'Main', port: config.port, crms }, `crm-sync listening on port ${config.port}; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none'}`);
+pinoLogger.info(
+  { context: 'Main', port: config.port, crms },
+  `crm-sync listening on port ${config.port}; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none'}`,
+);

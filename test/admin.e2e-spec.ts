@@ -1,6 +1,5 @@
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
 
- 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
 const HEADER = 'crm,appointment_id,record_crm_module,record_crm_record_id,project_id';
@@ -64,7 +63,9 @@ describe('admin API: auth, mappings, CSV import', () => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         updated_at: expect.stringMatching(/Z$/),
       });
-      const small = await json(await post({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: 4150868000004357001n.toString(), project_id: 77 }));
+      const small = await json(
+        await post({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: 4150868000004357001n.toString(), project_id: 77 }),
+      );
       expect(small).toMatchObject({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: '4150868000004357001', project_id: '77' });
     });
 

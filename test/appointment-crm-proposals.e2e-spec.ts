@@ -27,7 +27,17 @@ describe('appointment CRM: proposals, sales and notes', () => {
     const drawing = h.service.addDrawing(project.id);
     const appointmentId = `9007199254740993${seq++}`;
     crm().addAppointment(appointmentId, {
-      files: [{ id: `old-${appointmentId}`, name: 'old.pdf', category: 'proposal', size: 5, contentType: 'application/pdf', bytes: Buffer.from('%PDF-'), uploadedAt: 0 }],
+      files: [
+        {
+          id: `old-${appointmentId}`,
+          name: 'old.pdf',
+          category: 'proposal',
+          size: 5,
+          contentType: 'application/pdf',
+          bytes: Buffer.from('%PDF-'),
+          uploadedAt: 0,
+        },
+      ],
     });
     await mapAppointment(h, project.id, appointmentId, mappingStatus, mappingStatus === 'failed' ? 'project already associated with an appointment' : null);
     return { project, drawing, appointmentId };
@@ -84,7 +94,9 @@ describe('appointment CRM: proposals, sales and notes', () => {
     expect(sale.items[1].external_product_id).toBeNull();
     expect(sale.items[2]).toMatchObject({ product_id: null, external_product_id: null, price: null });
     expect(crm().get(appointmentId)!.status).toBe('Sold');
-    const writes = crmRequestsFor(appointmentId).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.split('/').slice(3, 4).join('') || 'appointment'}`);
+    const writes = crmRequestsFor(appointmentId)
+      .filter((r) => r.method !== 'GET')
+      .map((r) => `${r.method} ${r.path.split('/').slice(3, 4).join('') || 'appointment'}`);
     expect(writes).toEqual(['POST files', 'DELETE files', 'PUT sale', 'PATCH appointment']);
   });
 
@@ -135,7 +147,11 @@ describe('appointment CRM: proposals, sales and notes', () => {
     ]);
     expectSaleOf(appointmentId, drawing.id, drawing.versionId);
     expect(crm().get(appointmentId)!.status).toBe('Sold');
-    expect(crm().filesOf(appointmentId, 'proposal').map((f) => f.id)).toEqual([`old-${appointmentId}`]);
+    expect(
+      crm()
+        .filesOf(appointmentId, 'proposal')
+        .map((f) => f.id),
+    ).toEqual([`old-${appointmentId}`]);
     expect(h.service.calls.a3).toBe(a3Before); // both products were looked up by the first test
 
     expect((await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: '1', drawing_id: drawing.id } })).status).toBe(404);
@@ -203,7 +219,12 @@ describe('appointment CRM: proposals, sales and notes', () => {
   it('payment received: one note with amount, channel, method and date, also when replayed', async () => {
     const { project, drawing, appointmentId } = await scenario();
     const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED' });
-    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 120.5, pay_channel: 'mark_as_paid', paid_date: '2025-03-04', payment_method: 'Check' });
+    const payment = h.service.addPayment(proposal.proposal_id, {
+      paid_amount: 120.5,
+      pay_channel: 'mark_as_paid',
+      paid_date: '2025-03-04',
+      payment_method: 'Check',
+    });
     const body = events.paymentReceived(proposal.proposal_id, drawing.id, payment);
     await deliverEvent(h, body);
     const [entry] = await settled(h, project.id, ['add_note']);
@@ -233,6 +254,14 @@ describe('appointment CRM: proposals, sales and notes', () => {
   function synthetic(body: object): RoutedDelivery {
     const parsed = parseDelivery('events', Buffer.from(toJson(body)));
     if (parsed.kind !== 'valid') throw new Error(`not a valid event: ${JSON.stringify(parsed)}`);
-    return { trigger: 'reconcile', inboxId: null, receivedAt: new Date(), shortId: `r${seq++}`, event: parsed.event, data: parsed.data, projectId: null } as RoutedDelivery;
+    return {
+      trigger: 'reconcile',
+      inboxId: null,
+      receivedAt: new Date(),
+      shortId: `r${seq++}`,
+      event: parsed.event,
+      data: parsed.data,
+      projectId: null,
+    } as RoutedDelivery;
   }
 });

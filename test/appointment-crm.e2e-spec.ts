@@ -39,10 +39,22 @@ describe('appointment CRM: drawings', () => {
 
     expect(h.service.requestsTo('GET', `/v1/projects/${project.id}/drawings`).map((r) => r.query.get('page'))).toEqual(['1', '2', '3']);
     expect(sortedHex(crm().fileBytes(appointmentId, 'drawing'))).toEqual(sortedHex(pdfsOf(project.id)));
-    expect(crm().filesOf(appointmentId, 'drawing').map((f) => f.id)).not.toEqual(expect.arrayContaining(['old-1']));
+    expect(
+      crm()
+        .filesOf(appointmentId, 'drawing')
+        .map((f) => f.id),
+    ).not.toEqual(expect.arrayContaining(['old-1']));
     expect(crm().filesOf(appointmentId, 'drawing')).toHaveLength(101);
-    expect(crm().filesOf(appointmentId, 'proposal').map((f) => f.id)).toEqual(['keep-1']);
-    expect(crm().filesOf(appointmentId, 'drawing').find((f) => f.bytes.equals(drawings[100].pdf))?.name).toBe('Sheet 101.pdf');
+    expect(
+      crm()
+        .filesOf(appointmentId, 'proposal')
+        .map((f) => f.id),
+    ).toEqual(['keep-1']);
+    expect(
+      crm()
+        .filesOf(appointmentId, 'drawing')
+        .find((f) => f.bytes.equals(drawings[100].pdf))?.name,
+    ).toBe('Sheet 101.pdf');
 
     const pushed = await h.database.repo(AppointmentDrawingPush).findBy({ appointmentId });
     expect(pushed).toHaveLength(101);

@@ -21,7 +21,8 @@ describe('GET /admin (the dashboard page)', () => {
   });
   afterAll(() => h?.close());
 
-  const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  const CSP =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
   const expectConsoleHeaders = (res: Response, cacheControl: string) => {
     expect(res.headers.get('content-security-policy')).toBe(CSP);
@@ -31,7 +32,7 @@ describe('GET /admin (the dashboard page)', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   };
 
-  it('answers 200 text/html without auth, with a CSP that allows only its own origin\'s files', async () => {
+  it("answers 200 text/html without auth, with a CSP that allows only its own origin's files", async () => {
     const res = await fetch(`${h.url}/admin`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -103,7 +104,14 @@ describe('GET /admin (the dashboard page)', () => {
     const head = await fetch(`${h.url}/admin/app.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    for (const path of ['/admin/nope.js', '/admin/ui/app.js', '/admin/.env', '/admin/%2e%2e/console-static.ts', '/admin/..%2fconsole-static.ts', '/admin/app.js/']) {
+    for (const path of [
+      '/admin/nope.js',
+      '/admin/ui/app.js',
+      '/admin/.env',
+      '/admin/%2e%2e/console-static.ts',
+      '/admin/..%2fconsole-static.ts',
+      '/admin/app.js/',
+    ]) {
       const res = await fetch(`${h.url}${path}`);
       expect([path, res.status]).toEqual([path, 404]);
       await res.arrayBuffer();
@@ -111,133 +119,153 @@ describe('GET /admin (the dashboard page)', () => {
   });
 
   // In CI the browser test always runs (.ci/run installs Chromium), so a missing browser fails rather than skips.
-  (haveChromium || process.env.CI ? it : it.skip)('in a browser: token prompt, sync log filter and retry, mappings', async () => {
-    // Seed: a mapping through the API, a failed and a succeeded sync log entry straight into the table.
-    const created = await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: 'A-1', project_id: PROJECT } });
-    expect(created.status).toBe(201);
-    const mapping = (await created.json()) as Json;
-    const [{ id: failedId }] = await h.database.query<Array<{ id: string }>>(
-      `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, payload, finished_at, duration_ms)
+  (haveChromium || process.env.CI ? it : it.skip)(
+    'in a browser: token prompt, sync log filter and retry, mappings',
+    async () => {
+      // Seed: a mapping through the API, a failed and a succeeded sync log entry straight into the table.
+      const created = await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: 'A-1', project_id: PROJECT } });
+      expect(created.status).toBe(201);
+      const mapping = (await created.json()) as Json;
+      const [{ id: failedId }] = await h.database.query<Array<{ id: string }>>(
+        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, payload, finished_at, duration_ms)
        VALUES ('associate', 'admin', 'appointment', $1, 'A-1', 'failed', 4, $2, $3, now(), 1234) RETURNING id`,
-      [PROJECT, FAILED_ERROR, JSON.stringify({ mapping_ids: [], note: 'seeded by the dashboard test' })],
-    );
-    const [{ id: okId }] = await h.database.query<Array<{ id: string }>>(
-      `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, detail, finished_at, duration_ms)
+        [PROJECT, FAILED_ERROR, JSON.stringify({ mapping_ids: [], note: 'seeded by the dashboard test' })],
+      );
+      const [{ id: okId }] = await h.database.query<Array<{ id: string }>>(
+        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, detail, finished_at, duration_ms)
        VALUES ('push_drawings', 'webhook', 'appointment', $1, 'A-1', 'succeeded', 1, NULL, '2 drawings pushed', now(), 87) RETURNING id`,
-      [PROJECT],
-    );
+        [PROJECT],
+      );
 
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const pageErrors: string[] = [];
-      const consoleErrors: string[] = [];
-      const requests: string[] = [];
-      page.on('pageerror', (err) => pageErrors.push(String(err)));
-      page.on('console', (msg) => {
-        if (msg.type() === 'error') consoleErrors.push(msg.text());
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
       });
-      page.on('request', (req) => requests.push(req.url()));
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const pageErrors: string[] = [];
+        const consoleErrors: string[] = [];
+        const requests: string[] = [];
+        page.on('pageerror', (err) => pageErrors.push(String(err)));
+        page.on('console', (msg) => {
+          if (msg.type() === 'error') consoleErrors.push(msg.text());
+        });
+        page.on('request', (req) => requests.push(req.url()));
 
-      await page.goto(`${h.url}/admin`);
-      // The stylesheet applied (the page's own background colour) and the module ran (the prompt shows).
-      await page.locator('#login').waitFor({ state: 'visible' });
-      expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(245, 246, 248)');
+        await page.goto(`${h.url}/admin`);
+        // The stylesheet applied (the page's own background colour) and the module ran (the prompt shows).
+        await page.locator('#login').waitFor({ state: 'visible' });
+        expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(245, 246, 248)');
 
-      // A wrong token: back to the prompt with a clear message.
-      await page.fill('#token-input', 'not-the-token');
-      await page.click('#login-button');
-      const loginMessage = page.locator('#login-message');
-      await loginMessage.waitFor({ state: 'visible' });
-      expect(await loginMessage.textContent()).toContain('refused (401');
-      expect(await page.locator('#app').isHidden()).toBe(true);
-      await page.screenshot({ path: SCREENSHOT.replace('.png', '-login.png') });
+        // A wrong token: back to the prompt with a clear message.
+        await page.fill('#token-input', 'not-the-token');
+        await page.click('#login-button');
+        const loginMessage = page.locator('#login-message');
+        await loginMessage.waitFor({ state: 'visible' });
+        expect(await loginMessage.textContent()).toContain('refused (401');
+        expect(await page.locator('#app').isHidden()).toBe(true);
+        await page.screenshot({ path: SCREENSHOT.replace('.png', '-login.png') });
 
-      // The right one: the sync log shows both entries, the failed one with its error (as text, not markup).
-      await page.fill('#token-input', ADMIN_TOKEN);
-      await page.click('#login-button');
-      const failedRow = page.locator(`#log-rows tr.row[data-id="${failedId}"]`);
-      await failedRow.waitFor();
-      await page.locator(`#log-rows tr.row[data-id="${okId}"]`).waitFor();
-      expect(await failedRow.locator('td.err').textContent()).toBe(FAILED_ERROR);
-      expect(await failedRow.locator('b').count()).toBe(0);
-      expect(await failedRow.textContent()).toContain(PROJECT);
-      expect(await failedRow.locator('.badge').textContent()).toBe('failed');
-      await waitFor(async () => /^Failed: [1-9]/.test((await page.locator('#count-failed').textContent()) ?? ''), 5_000, 'the failed counter');
-      expect(await page.locator('#count-queued').textContent()).toMatch(/^Queued: \d+/);
-      expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBe(ADMIN_TOKEN);
+        // The right one: the sync log shows both entries, the failed one with its error (as text, not markup).
+        await page.fill('#token-input', ADMIN_TOKEN);
+        await page.click('#login-button');
+        const failedRow = page.locator(`#log-rows tr.row[data-id="${failedId}"]`);
+        await failedRow.waitFor();
+        await page.locator(`#log-rows tr.row[data-id="${okId}"]`).waitFor();
+        expect(await failedRow.locator('td.err').textContent()).toBe(FAILED_ERROR);
+        expect(await failedRow.locator('b').count()).toBe(0);
+        expect(await failedRow.textContent()).toContain(PROJECT);
+        expect(await failedRow.locator('.badge').textContent()).toBe('failed');
+        await waitFor(async () => /^Failed: [1-9]/.test((await page.locator('#count-failed').textContent()) ?? ''), 5_000, 'the failed counter');
+        expect(await page.locator('#count-queued').textContent()).toMatch(/^Queued: \d+/);
+        expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBe(ADMIN_TOKEN);
 
-      // Filter by status=failed: only failed rows.
-      await page.selectOption('#log-status', 'failed');
-      await waitFor(async () => (await page.locator(`#log-rows tr.row[data-id="${okId}"]`).count()) === 0, 5_000, 'the succeeded row to go');
-      const statuses = await page.locator('#log-rows tr.row').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { status: string } }).dataset.status));
-      expect(statuses.length).toBeGreaterThan(0);
-      expect(new Set(statuses)).toEqual(new Set(['failed']));
+        // Filter by status=failed: only failed rows.
+        await page.selectOption('#log-status', 'failed');
+        await waitFor(async () => (await page.locator(`#log-rows tr.row[data-id="${okId}"]`).count()) === 0, 5_000, 'the succeeded row to go');
+        const statuses = await page
+          .locator('#log-rows tr.row')
+          .evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { status: string } }).dataset.status));
+        expect(statuses.length).toBeGreaterThan(0);
+        expect(new Set(statuses)).toEqual(new Set(['failed']));
 
-      // Open the failed entry: detail, error, pretty payload, a Retry button.
-      await failedRow.click();
-      const detail = page.locator('#log-detail');
-      await detail.waitFor();
-      expect(await detail.getAttribute('data-id')).toBe(failedId);
-      expect(await detail.locator('pre.error').textContent()).toBe(FAILED_ERROR);
-      expect(await detail.textContent()).toContain('"note": "seeded by the dashboard test"');
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+        // Open the failed entry: detail, error, pretty payload, a Retry button.
+        await failedRow.click();
+        const detail = page.locator('#log-detail');
+        await detail.waitFor();
+        expect(await detail.getAttribute('data-id')).toBe(failedId);
+        expect(await detail.locator('pre.error').textContent()).toBe(FAILED_ERROR);
+        expect(await detail.textContent()).toContain('"note": "seeded by the dashboard test"');
+        await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
-      const retryAnswer = page.waitForResponse((r) => r.url().endsWith(`/api/sync-logs/${failedId}/retry`) && r.request().method() === 'POST');
-      await page.click('#retry-button');
-      const answer = await retryAnswer;
-      expect(answer.status()).toBe(202);
-      expect(((await answer.json()) as Json).status).toBe('queued');
-      await page.locator('#notice.ok').waitFor();
-      expect(await page.locator('#notice-text').textContent()).toContain(`Entry ${failedId} is queued to run again`);
-      // Through the API: no longer failed (queued, then run: an associate action with no mappings is skipped).
-      const after = await waitFor(async () => {
-        const e = (await (await h.admin(`/api/sync-logs/${failedId}`)).json()) as Json;
-        return e.status !== 'failed' ? e : null;
-      }, 10_000, 'the retried entry');
-      expect(['queued', 'running', 'skipped']).toContain(after.status);
+        const retryAnswer = page.waitForResponse((r) => r.url().endsWith(`/api/sync-logs/${failedId}/retry`) && r.request().method() === 'POST');
+        await page.click('#retry-button');
+        const answer = await retryAnswer;
+        expect(answer.status()).toBe(202);
+        expect(((await answer.json()) as Json).status).toBe('queued');
+        await page.locator('#notice.ok').waitFor();
+        expect(await page.locator('#notice-text').textContent()).toContain(`Entry ${failedId} is queued to run again`);
+        // Through the API: no longer failed (queued, then run: an associate action with no mappings is skipped).
+        const after = await waitFor(
+          async () => {
+            const e = (await (await h.admin(`/api/sync-logs/${failedId}`)).json()) as Json;
+            return e.status !== 'failed' ? e : null;
+          },
+          10_000,
+          'the retried entry',
+        );
+        expect(['queued', 'running', 'skipped']).toContain(after.status);
 
-      // Reconcile now: started, or a clear note when the route is not there yet.
-      await page.click('#reconcile-button');
-      await waitFor(async () => /Reconciliation started|Reconcile is not available|already going/.test((await page.locator('#notice-text').textContent()) ?? ''), 5_000, 'the reconcile notice');
+        // Reconcile now: started, or a clear note when the route is not there yet.
+        await page.click('#reconcile-button');
+        await waitFor(
+          async () => /Reconciliation started|Reconcile is not available|already going/.test((await page.locator('#notice-text').textContent()) ?? ''),
+          5_000,
+          'the reconcile notice',
+        );
 
-      // A daemon without the reconcile route: the page says so instead of failing.
-      await page.route('**/api/reconcile', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"statusCode":404,"message":"Cannot POST /api/reconcile"}' }));
-      await page.click('#reconcile-button');
-      await waitFor(async () => /Reconcile is not available on this daemon/.test((await page.locator('#notice-text').textContent()) ?? ''), 5_000, 'the reconcile 404 note');
-      await page.unroute('**/api/reconcile');
+        // A daemon without the reconcile route: the page says so instead of failing.
+        await page.route('**/api/reconcile', (route) =>
+          route.fulfill({ status: 404, contentType: 'application/json', body: '{"statusCode":404,"message":"Cannot POST /api/reconcile"}' }),
+        );
+        await page.click('#reconcile-button');
+        await waitFor(
+          async () => /Reconcile is not available on this daemon/.test((await page.locator('#notice-text').textContent()) ?? ''),
+          5_000,
+          'the reconcile 404 note',
+        );
+        await page.unroute('**/api/reconcile');
 
-      // Mappings: the project id digit for digit.
-      await page.click('#tab-mappings');
-      const mappingRow = page.locator(`#map-rows tr[data-id="${mapping.id}"]`);
-      await mappingRow.waitFor();
-      expect(await mappingRow.locator('td.project').textContent()).toBe(PROJECT);
-      expect(await mappingRow.textContent()).toContain('A-1');
-      await page.fill('#map-project', '1');
-      await page.click('#map-apply');
-      await waitFor(async () => (await page.locator(`#map-rows tr[data-id="${mapping.id}"]`).count()) === 0, 5_000, 'the project filter');
-      await page.click('#map-clear');
-      await mappingRow.waitFor();
-      await page.screenshot({ path: SCREENSHOT.replace('.png', '-mappings.png'), fullPage: true });
+        // Mappings: the project id digit for digit.
+        await page.click('#tab-mappings');
+        const mappingRow = page.locator(`#map-rows tr[data-id="${mapping.id}"]`);
+        await mappingRow.waitFor();
+        expect(await mappingRow.locator('td.project').textContent()).toBe(PROJECT);
+        expect(await mappingRow.textContent()).toContain('A-1');
+        await page.fill('#map-project', '1');
+        await page.click('#map-apply');
+        await waitFor(async () => (await page.locator(`#map-rows tr[data-id="${mapping.id}"]`).count()) === 0, 5_000, 'the project filter');
+        await page.click('#map-clear');
+        await mappingRow.waitFor();
+        await page.screenshot({ path: SCREENSHOT.replace('.png', '-mappings.png'), fullPage: true });
 
-      // A token that stops working mid-session: back to the prompt, saying so.
-      await page.evaluate('sessionStorage.setItem("crm-sync.admin-token", "revoked")');
-      await page.click('#refresh-button');
-      await loginMessage.waitFor({ state: 'visible' });
-      expect(await loginMessage.textContent()).toContain('no longer accepts');
-      expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBeNull();
+        // A token that stops working mid-session: back to the prompt, saying so.
+        await page.evaluate('sessionStorage.setItem("crm-sync.admin-token", "revoked")');
+        await page.click('#refresh-button');
+        await loginMessage.waitFor({ state: 'visible' });
+        expect(await loginMessage.textContent()).toContain('no longer accepts');
+        expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBeNull();
 
-      // The token never travels in a URL, nothing is fetched from elsewhere, the CSP blocked nothing.
-      expect(requests.filter((u) => u.includes(ADMIN_TOKEN) || u.includes('not-the-token'))).toEqual([]);
-      expect(requests.filter((u) => !u.startsWith(h.url) && !u.startsWith('data:'))).toEqual([]);
-      expect(pageErrors).toEqual([]);
-      expect(consoleErrors.filter((m) => !/^Failed to load resource: the server responded with a status of (401|404|409)/.test(m))).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+        // The token never travels in a URL, nothing is fetched from elsewhere, the CSP blocked nothing.
+        expect(requests.filter((u) => u.includes(ADMIN_TOKEN) || u.includes('not-the-token'))).toEqual([]);
+        expect(requests.filter((u) => !u.startsWith(h.url) && !u.startsWith('data:'))).toEqual([]);
+        expect(pageErrors).toEqual([]);
+        expect(consoleErrors.filter((m) => !/^Failed to load resource: the server responded with a status of (401|404|409)/.test(m))).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

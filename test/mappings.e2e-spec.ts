@@ -1,7 +1,6 @@
 import { events, WebhookSender } from './sim/service/index.js';
 import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
- 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
 const A2 = '/v1/appointment_crm/batch/associate_project';
@@ -43,12 +42,19 @@ describe('mapping association (A2, C1) as sync actions', () => {
   };
   const entry = async (id: string): Promise<Json> => json(await h.admin(`/api/sync-logs/${id}`));
   const settled = (ids: string[]) =>
-    waitFor(async () => {
-      const all = await Promise.all(ids.map(entry));
-      return all.every((e) => ['succeeded', 'failed', 'skipped'].includes(e.status)) ? all : null;
-    }, 15_000, 'associate actions to finish');
+    waitFor(
+      async () => {
+        const all = await Promise.all(ids.map(entry));
+        return all.every((e) => ['succeeded', 'failed', 'skipped'].includes(e.status)) ? all : null;
+      },
+      15_000,
+      'associate actions to finish',
+    );
   const a2Items = (from: number) =>
-    h.service.requestsTo('POST', A2).slice(from).map((r) => (JSON.parse(r.body.toString('utf8')).items as Json[]).map((i) => i.appointment_id));
+    h.service
+      .requestsTo('POST', A2)
+      .slice(from)
+      .map((r) => (JSON.parse(r.body.toString('utf8')).items as Json[]).map((i) => i.appointment_id));
 
   it('sends 250 appointment mappings in exactly 3 A2 calls of at most 100', async () => {
     const maps = await appointmentMappings(250);
@@ -100,7 +106,13 @@ describe('mapping association (A2, C1) as sync actions', () => {
 
   it('leaves mappings missing from the answer pending and unclaimed', async () => {
     const maps = await appointmentMappings(2);
-    h.service.injectFault({ method: 'POST', path: A2, times: 1, status: 200, body: { success_items: [{ appointment_id: maps[0].appointment_id, project_id: maps[0].project_id }], fail_items: [] } });
+    h.service.injectFault({
+      method: 'POST',
+      path: A2,
+      times: 1,
+      status: 200,
+      body: { success_items: [{ appointment_id: maps[0].appointment_id, project_id: maps[0].project_id }], fail_items: [] },
+    });
     const [id] = await trigger();
     const [done] = await settled([id]);
     expect(done.detail).toContain('1 left pending');
@@ -113,7 +125,14 @@ describe('mapping association (A2, C1) as sync actions', () => {
   it('sends record mappings one by one through C1, project_id as an exact JSON integer', async () => {
     const projects = [h.service.addProject().id, h.service.addProject().id];
     for (const [i, projectId] of projects.entries()) {
-      expect((await h.admin('/api/mappings', { method: 'POST', json: { crm: 'record', record_crm_module: 'Deals', record_crm_record_id: `41508680000043570${i}`, project_id: projectId } })).status).toBe(201);
+      expect(
+        (
+          await h.admin('/api/mappings', {
+            method: 'POST',
+            json: { crm: 'record', record_crm_module: 'Deals', record_crm_record_id: `41508680000043570${i}`, project_id: projectId },
+          })
+        ).status,
+      ).toBe(201);
     }
     const before = h.service.requestsTo('POST', C1).length;
     const ids = await trigger();
@@ -121,7 +140,10 @@ describe('mapping association (A2, C1) as sync actions', () => {
     const entries = await settled(ids);
     expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
     expect(entries[0]).toMatchObject({ crm: 'record', project_id: projects[0], target: 'Deals/415086800000435700' });
-    const bodies = h.service.requestsTo('POST', C1).slice(before).map((r) => r.body.toString('utf8'));
+    const bodies = h.service
+      .requestsTo('POST', C1)
+      .slice(before)
+      .map((r) => r.body.toString('utf8'));
     expect(bodies).toHaveLength(2);
     // The two actions run concurrently, so in either order; each project id bare and exact (e.g. 36029621652695267).
     for (const projectId of projects) expect(bodies.filter((b) => b.endsWith(`"project_id":${projectId}}`))).toHaveLength(1);
@@ -129,7 +151,10 @@ describe('mapping association (A2, C1) as sync actions', () => {
   });
 
   it('fails a record mapping with the reason when C1 answers 4xx', async () => {
-    const res = await h.admin('/api/mappings', { method: 'POST', json: { crm: 'record', record_crm_module: 'Leads', record_crm_record_id: '123', project_id: '999999999999999999999' } });
+    const res = await h.admin('/api/mappings', {
+      method: 'POST',
+      json: { crm: 'record', record_crm_module: 'Leads', record_crm_record_id: '123', project_id: '999999999999999999999' },
+    });
     const m = await json(res);
     const [id] = await trigger();
     const [done] = await settled([id]);
@@ -171,7 +196,10 @@ describe('mapping association (A2, C1) as sync actions', () => {
     );
     expect(body.project_id).toBe(projectId);
     await settled(await trigger());
-    const sent = h.service.requestsTo('POST', C1).map((r) => r.body.toString('utf8')).filter((b) => b.includes('"77"'));
+    const sent = h.service
+      .requestsTo('POST', C1)
+      .map((r) => r.body.toString('utf8'))
+      .filter((b) => b.includes('"77"'));
     expect(sent).toEqual([`{"record_crm_module":"Quotes","record_crm_record_id":"77","project_id":${projectId}}`]);
     expect(h.service.recordAssociations.get(projectId)).toEqual({ module: 'Quotes', recordId: '77' });
   });

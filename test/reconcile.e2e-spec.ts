@@ -4,7 +4,7 @@ import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
-type Json = Record<string, any>;  
+type Json = Record<string, any>;
 
 describe('reconciliation', () => {
   let h: Harness;
@@ -19,14 +19,22 @@ describe('reconciliation', () => {
     const res = await h.admin('/api/reconcile', { method: 'POST' });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: string };
-    return waitFor(async () => {
-      const entry = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
-      return ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
-    }, 20_000, 'the reconciliation run');
+    return waitFor(
+      async () => {
+        const entry = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
+        return ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
+      },
+      20_000,
+      'the reconciliation run',
+    );
   }
 
   async function quiet(): Promise<void> {
-    await waitFor(async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0, 15_000, 'all actions to finish');
+    await waitFor(
+      async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0,
+      15_000,
+      'all actions to finish',
+    );
   }
 
   /** A project mapped to a fresh appointment, with one drawing. */
@@ -42,7 +50,13 @@ describe('reconciliation', () => {
   it('pushes an approval and a payment whose webhooks never came, once, and only once', async () => {
     const m = await mappedProject();
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
-    h.service.addPayment(proposal.proposal_id, { paid_amount: 1200, pay_channel: 'mark_as_paid', paid_date: '2026-11-19', payment_method: 'ACH', status: 'succeeded' });
+    h.service.addPayment(proposal.proposal_id, {
+      paid_amount: 1200,
+      pay_channel: 'mark_as_paid',
+      paid_date: '2026-11-19',
+      payment_method: 'ACH',
+      status: 'succeeded',
+    });
 
     const run = await reconcile();
     expect(run).toMatchObject({ kind: 'reconcile', trigger: 'admin', status: 'succeeded' });
@@ -100,18 +114,28 @@ describe('reconciliation', () => {
   it('with both CRMs on, a payment of a project mapped to both becomes a note in each', async () => {
     const m = await mappedProject();
     const recordId = h.zoho!.addRecord('Deals');
-    await h.database.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`, [
-      recordId,
-      m.project.id,
-    ]);
+    await h.database.query(
+      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
+      [recordId, m.project.id],
+    );
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
-    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 75.25, pay_channel: 'mark_as_paid', paid_date: '2026-11-18', payment_method: 'Cash', status: 'succeeded' });
+    const payment = h.service.addPayment(proposal.proposal_id, {
+      paid_amount: 75.25,
+      pay_channel: 'mark_as_paid',
+      paid_date: '2026-11-18',
+      payment_method: 'Cash',
+      status: 'succeeded',
+    });
     await deliverEvent(h, events.paymentReceived(proposal.proposal_id, m.drawing.id, payment));
     // The CRM holds the note a moment before the log entry is marked succeeded: wait for the log.
-    const notes = await waitFor(async () => {
-      const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
-      return entries.length === 2 && entries.every((e) => e.status !== 'queued' && e.status !== 'running') ? entries : null;
-    }, 15_000, 'both note actions to finish');
+    const notes = await waitFor(
+      async () => {
+        const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
+        return entries.length === 2 && entries.every((e) => e.status !== 'queued' && e.status !== 'running') ? entries : null;
+      },
+      15_000,
+      'both note actions to finish',
+    );
     expect(notes.map((e) => `${e.crm}:${e.status}`).sort()).toEqual(['appointment:succeeded', 'record:succeeded']);
     expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(1);
     expect(h.zoho!.notesOf('Deals', recordId)).toHaveLength(1);
@@ -120,14 +144,18 @@ describe('reconciliation', () => {
   it('runs one reconciliation at a time', async () => {
     const answers = await Promise.all([1, 2, 3].map(() => h.admin('/api/reconcile', { method: 'POST' }).then((r) => r.json() as Promise<Json>)));
     const ids = new Set(answers.map((a) => a.id));
-    const runs = await waitFor(async () => {
-      const entries = await h.database.repo(SyncLogEntry).findBy([...ids].map((id) => ({ id })));
-      return entries.every((e) => ['succeeded', 'skipped'].includes(e.status)) ? entries : null;
-    }, 20_000, 'the runs');
-    // Joined while waiting (one id), or refused by the lock while another ran (skipped): never two at once.
-    const overlapping = runs.filter((a) => a.status === 'succeeded').some((a) =>
-      runs.some((b) => b !== a && b.status === 'succeeded' && a.startedAt! < b.finishedAt! && b.startedAt! < a.finishedAt!),
+    const runs = await waitFor(
+      async () => {
+        const entries = await h.database.repo(SyncLogEntry).findBy([...ids].map((id) => ({ id })));
+        return entries.every((e) => ['succeeded', 'skipped'].includes(e.status)) ? entries : null;
+      },
+      20_000,
+      'the runs',
     );
+    // Joined while waiting (one id), or refused by the lock while another ran (skipped): never two at once.
+    const overlapping = runs
+      .filter((a) => a.status === 'succeeded')
+      .some((a) => runs.some((b) => b !== a && b.status === 'succeeded' && a.startedAt! < b.finishedAt! && b.startedAt! < a.finishedAt!));
     expect(overlapping).toBe(false);
   });
 });

@@ -19,10 +19,14 @@ async function mappedPrompt(h: Harness): Promise<{ target: string; status: numbe
 }
 
 async function finished(h: Harness, target: string): Promise<SyncLogEntry> {
-  return waitFor(async () => {
-    const entry = await h.database.repo(SyncLogEntry).findOneBy({ target });
-    return entry && ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
-  }, 15_000, `the entry of ${target}`);
+  return waitFor(
+    async () => {
+      const entry = await h.database.repo(SyncLogEntry).findOneBy({ target });
+      return entry && ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
+    },
+    15_000,
+    `the entry of ${target}`,
+  );
 }
 
 async function readiness(h: Harness): Promise<{ status: number; body: Record<string, Record<string, { status: string; message?: string }>> }> {

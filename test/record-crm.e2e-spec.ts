@@ -25,10 +25,12 @@ describe('record CRM (Zoho) flows', () => {
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);
     const recordId = zoho().addRecord(module);
-    await h.database.query(
-      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', $1, $2, $3, $4)`,
-      [module, recordId, project.id, status],
-    );
+    await h.database.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', $1, $2, $3, $4)`, [
+      module,
+      recordId,
+      project.id,
+      status,
+    ]);
     return { project, drawing, module, recordId, target: `${module}/${recordId}` };
   }
 
@@ -48,10 +50,14 @@ describe('record CRM (Zoho) flows', () => {
 
   /** Waits until `count` entries of the target exist and all are finished. */
   async function settled(target: string, count = 1): Promise<SyncLogEntry[]> {
-    return waitFor(async () => {
-      const entries = await entriesOf(target);
-      return entries.length >= count && entries.every((e) => FINISHED.includes(e.status)) ? entries : null;
-    }, 15_000, `${count} finished entries for ${target}`);
+    return waitFor(
+      async () => {
+        const entries = await entriesOf(target);
+        return entries.length >= count && entries.every((e) => FINISHED.includes(e.status)) ? entries : null;
+      },
+      15_000,
+      `${count} finished entries for ${target}`,
+    );
   }
 
   async function bytesAt(url: string): Promise<Buffer> {
@@ -111,7 +117,9 @@ describe('record CRM (Zoho) flows', () => {
     await new Promise((r) => setTimeout(r, 2_100));
     expect(await deliverPrompt(body)).toBe('accepted');
     await settled(m.target, 2);
-    const names = zoho().attachmentsOf('Quotes', m.recordId).map((a) => a.fileName);
+    const names = zoho()
+      .attachmentsOf('Quotes', m.recordId)
+      .map((a) => a.fileName);
     expect(names).toHaveLength(2);
     expect(new Set(names).size).toBe(2);
   });
@@ -151,12 +159,14 @@ describe('record CRM (Zoho) flows', () => {
     expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(0);
   });
 
-  it('an unknown record fails at once with Zoho\'s message, before anything is exported', async () => {
+  it("an unknown record fails at once with Zoho's message, before anything is exported", async () => {
     const recordId = '4150868000000000999';
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);
     const exportsBefore = h.service.exports.length;
-    await deliverPrompt(recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true, project_id: project.id }));
+    await deliverPrompt(
+      recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true, project_id: project.id }),
+    );
     const [entry] = await settled(`Deals/${recordId}`);
     expect(entry.status).toBe('failed');
     expect(entry.attempts).toBe(1);
@@ -164,10 +174,12 @@ describe('record CRM (Zoho) flows', () => {
     expect(h.service.exports.length).toBe(exportsBefore);
   });
 
-  it('a prompt naming another record than the project\'s mapping fails naming both', async () => {
+  it("a prompt naming another record than the project's mapping fails naming both", async () => {
     const m = await mappedProject();
     const other = zoho().addRecord('Deals');
-    await deliverPrompt(recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: other, yes_no: true, project_id: m.project.id }));
+    await deliverPrompt(
+      recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: other, yes_no: true, project_id: m.project.id }),
+    );
     const [entry] = await settled(`Deals/${other}`);
     expect(entry.status).toBe('failed');
     expect(entry.error).toContain(`Deals/${other}`);
@@ -193,14 +205,22 @@ describe('record CRM (Zoho) flows', () => {
     const m = await mappedProject();
     const issued = zoho().tokensIssued;
     // The token dies between the listing and the upload.
-    zoho().api.injectFault({ method: 'POST', path: `/crm/v8/Deals/${m.recordId}/Attachments`, times: 1, status: 401, body: zohoError('INVALID_TOKEN', 'invalid oauth token') });
+    zoho().api.injectFault({
+      method: 'POST',
+      path: `/crm/v8/Deals/${m.recordId}/Attachments`,
+      times: 1,
+      status: 401,
+      body: zohoError('INVALID_TOKEN', 'invalid oauth token'),
+    });
     await deliverPrompt(promptFor(m));
     const [entry] = await settled(m.target);
     expect(entry).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(zoho().tokensIssued).toBe(issued + 1);
     const [attachment] = zoho().attachmentsOf('Deals', m.recordId);
     expect(attachment.bytes.equals(await bytesAt(h.service.exports.at(-1)!.url))).toBe(true);
-    const auths = zoho().api.requestsTo('POST', `/crm/v8/Deals/${m.recordId}/Attachments`).map((r) => r.headers.authorization);
+    const auths = zoho()
+      .api.requestsTo('POST', `/crm/v8/Deals/${m.recordId}/Attachments`)
+      .map((r) => r.headers.authorization);
     expect(auths).toHaveLength(2);
     expect(auths[0]).not.toBe(auths[1]);
   });
@@ -254,7 +274,12 @@ describe('record CRM (Zoho) flows', () => {
   it('payment: a note with amount, channel, method and date, added once', async () => {
     const m = await mappedProject('Contacts');
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED' });
-    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 120.5, pay_channel: 'mark_as_paid', paid_date: '2025-11-20', payment_method: 'Check' });
+    const payment = h.service.addPayment(proposal.proposal_id, {
+      paid_amount: 120.5,
+      pay_channel: 'mark_as_paid',
+      paid_date: '2025-11-20',
+      payment_method: 'Check',
+    });
     const body = events.paymentReceived(proposal.proposal_id, m.drawing.id, payment);
     expect(await deliverEvent(body)).toBe('accepted');
     const [entry] = await settled(m.target);

@@ -118,7 +118,13 @@ describe(ServiceApiClient.name, () => {
       const project = sim.addProject();
       const drawing = sim.addDrawing(project.id);
       const proposal = sim.addProposal({ project_id: project.id, status: 'APPROVED', approved_option: { drawing_id: drawing.id } });
-      sim.addPayment(proposal.proposal_id, { paid_amount: 99.5, pay_channel: 'mark_as_paid', paid_date: '2026-11-01', payment_method: 'Cash', status: 'succeeded' });
+      sim.addPayment(proposal.proposal_id, {
+        paid_amount: 99.5,
+        pay_channel: 'mark_as_paid',
+        paid_date: '2026-11-01',
+        payment_method: 'Cash',
+        status: 'succeeded',
+      });
       const proposals = await client.listProposals({ projectId: project.id });
       expect(proposals[0].proposal_id).toBe(proposal.proposal_id); // a bare JSON number in R3, exact here
       expect(await client.listPayments(proposal.proposal_id)).toEqual([expect.objectContaining({ paid_amount: 99.5 })]);

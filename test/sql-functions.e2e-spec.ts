@@ -107,7 +107,8 @@ describe('SQL functions', () => {
     const store = (batch: Delivery[], windowSeconds?: number) => storeOn(db, batch, windowSeconds);
     const row = async (id: string) =>
       (await db.query('SELECT id::text, endpoint, event, body, body_hash, status, duplicates FROM webhook_inbox WHERE id = $1', [id])).rows[0];
-    const rowsOf = async (body: Buffer) => (await db.query('SELECT id::text, endpoint, duplicates FROM webhook_inbox WHERE body = $1 ORDER BY id', [body])).rows;
+    const rowsOf = async (body: Buffer) =>
+      (await db.query('SELECT id::text, endpoint, duplicates FROM webhook_inbox WHERE body = $1 ORDER BY id', [body])).rows;
 
     it('stores a delivery and answers its id', async () => {
       const d = delivery(uniqueBody(), 'events', 'ignored');
@@ -343,7 +344,11 @@ describe('migrations', () => {
 
       // What undoing a migration that replaced a function must give back: the version before it.
       const restored: Record<string, { fn: string; is: RegExp; isNot: RegExp }> = {
-        StoreDeliveriesSetBased1763700005000: { fn: 'crm_sync_store_deliveries', is: /FOR i IN 1 \.\. coalesce\(array_length\(p_hashes, 1\), 0\) LOOP/, isNot: /RETURN QUERY/ },
+        StoreDeliveriesSetBased1763700005000: {
+          fn: 'crm_sync_store_deliveries',
+          is: /FOR i IN 1 \.\. coalesce\(array_length\(p_hashes, 1\), 0\) LOOP/,
+          isNot: /RETURN QUERY/,
+        },
         RelayOutbox1763700006000: { fn: 'crm_sync_record_actions', is: /finished_at, duration_ms\)/, isNot: /not_before/ },
       };
       const checked: string[] = [];
@@ -396,7 +401,11 @@ describe('withAdvisoryLock', () => {
     // The same lock as before the helper (replicas of both versions can run side by side during a deploy).
     const seen: boolean[] = [];
     await withAdvisoryLock(databaseUrl, 8_127_303_559, async () => void seen.push(await free('$1', 8_127_303_559)));
-    await withAdvisoryLock(databaseUrl, 'appointment-files:42:proposal', async () => void seen.push(await free('hashtextextended($1, 0)', 'appointment-files:42:proposal')));
+    await withAdvisoryLock(
+      databaseUrl,
+      'appointment-files:42:proposal',
+      async () => void seen.push(await free('hashtextextended($1, 0)', 'appointment-files:42:proposal')),
+    );
     expect(seen).toEqual([false, false]);
     expect(await free('$1', 8_127_303_559)).toBe(true);
     expect(await free('hashtextextended($1, 0)', 'appointment-files:42:proposal')).toBe(true);

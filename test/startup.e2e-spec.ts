@@ -50,12 +50,16 @@ describe('start-up of the built daemon', () => {
     const daemon = await startDaemon({ ...baseEnv(service, databaseUrl, 5), ...change }, { until: 'live' });
     try {
       // The other dependency may still be connecting; wait until only the unreachable one is reported down.
-      const body = await waitFor(async () => {
-        const res = await fetch(`${daemon.url}/health/ready`);
-        expect(res.status).toBe(503);
-        const answer = (await res.json()) as { error: Record<string, { status: string }> };
-        return Object.keys(answer.error).length === 1 ? answer : null;
-      }, 15_000, 'readiness to name only the unreachable dependency');
+      const body = await waitFor(
+        async () => {
+          const res = await fetch(`${daemon.url}/health/ready`);
+          expect(res.status).toBe(503);
+          const answer = (await res.json()) as { error: Record<string, { status: string }> };
+          return Object.keys(answer.error).length === 1 ? answer : null;
+        },
+        15_000,
+        'readiness to name only the unreachable dependency',
+      );
       expect(Object.keys(body.error)).toEqual([down]);
       expect(body.error[down].status).toBe('down');
       await new Promise((r) => setTimeout(r, 1_000));

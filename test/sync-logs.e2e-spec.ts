@@ -1,7 +1,6 @@
 import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
- 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
 const A2 = '/v1/appointment_crm/batch/associate_project';
@@ -15,16 +14,23 @@ describe('sync log routes', () => {
 
   const entry = async (id: string): Promise<Json> => json(await h.admin(`/api/sync-logs/${id}`));
   const finished = (id: string, status: string) =>
-    waitFor(async () => {
-      const e = await entry(id);
-      return e.status === status ? e : null;
-    }, 15_000, `entry ${id} ${status}`);
+    waitFor(
+      async () => {
+        const e = await entry(id);
+        return e.status === status ? e : null;
+      },
+      15_000,
+      `entry ${id} ${status}`,
+    );
   const associate = async (): Promise<string[]> => (await json(await h.admin('/api/mappings/associate', { method: 'POST' }))).sync_log_ids;
   const addMapping = async (crm: 'appointment' | 'record', projectId: string, key: string) =>
     json(
       await h.admin('/api/mappings', {
         method: 'POST',
-        json: crm === 'appointment' ? { crm, appointment_id: key, project_id: projectId } : { crm, record_crm_module: 'Deals', record_crm_record_id: key, project_id: projectId },
+        json:
+          crm === 'appointment'
+            ? { crm, appointment_id: key, project_id: projectId }
+            : { crm, record_crm_module: 'Deals', record_crm_record_id: key, project_id: projectId },
       }),
     );
 
@@ -65,7 +71,9 @@ describe('sync log routes', () => {
     const projectId = h.service.addProject().id;
     const m = await addMapping('appointment', projectId, 'STALE-1');
     // As if a worker died mid-way and its action was failed without releasing: the claim points at a failed entry.
-    const [{ id: fake }] = await h.database.query<Array<{ id: string }>>(`INSERT INTO sync_log (kind, trigger, status, finished_at) VALUES ('associate', 'admin', 'failed', now()) RETURNING id`);
+    const [{ id: fake }] = await h.database.query<Array<{ id: string }>>(
+      `INSERT INTO sync_log (kind, trigger, status, finished_at) VALUES ('associate', 'admin', 'failed', now()) RETURNING id`,
+    );
     await h.database.query(`UPDATE mapping SET claimed_by = $1 WHERE id = $2`, [fake, m.id]);
     const [id] = await associate();
     await finished(id, 'succeeded');

@@ -48,7 +48,10 @@ describe('a crash after the 200 loses nothing and pushes once', () => {
     const recordId = zoho.addRecord('Deals');
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    await db.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`, [recordId, project.id]);
+    await db.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`, [
+      recordId,
+      project.id,
+    ]);
 
     // Routing a payment reads its drawing (D1); holding that answer keeps the delivery mid-routing when the kill comes.
     const drawingPath = `/v1/drawings/${drawing.id}`;

@@ -100,7 +100,9 @@ describe('webhook intake', () => {
 
   it('stores one of many equal deliveries arriving at the same instant', async () => {
     const body = uniqueEvent();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => post(body, signWebhook(EVENTS_SECRET, body)).then((r) => r.json() as Promise<{ status: string }>)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post(body, signWebhook(EVENTS_SECRET, body)).then((r) => r.json() as Promise<{ status: string }>)),
+    );
     expect(answers.filter((a) => a.status === 'accepted')).toHaveLength(1);
     expect(answers.filter((a) => a.status === 'duplicate')).toHaveLength(7);
     const rows = await inboxRows(body);
@@ -184,7 +186,13 @@ describe('webhook intake', () => {
     // More failures than the client's own retries: the routing job itself must come back.
     h.service.injectFault({ method: 'GET', path: `/v1/drawings/${drawing.id}`, times: 4, status: 503 });
     const body = toJson(
-      events.paymentReceived('36029621652695123', drawing.id, { paid_amount: 10, pay_channel: 'mark_as_paid', paid_date: '2026-11-20', payment_method: 'Cash', status: 'succeeded' }),
+      events.paymentReceived('36029621652695123', drawing.id, {
+        paid_amount: 10,
+        pay_channel: 'mark_as_paid',
+        paid_date: '2026-11-20',
+        payment_method: 'Cash',
+        status: 'succeeded',
+      }),
     );
     expect(await (await post(body, signWebhook(EVENTS_SECRET, body))).json()).toEqual({ status: 'accepted' });
     const [row] = await inboxRows(body);
@@ -240,7 +248,11 @@ describe('webhook intake', () => {
     await waitFor(async () => (await Promise.all(unrelayed.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the relay');
     expect((await Promise.all(lost.map(inboxRows))).map((rows) => rows[0].status)).toEqual(lost.map(() => 'received'));
     expect((await h.app.get(RelayRecovery).recover(60_000, 2)).deliveries).toBeGreaterThanOrEqual(lost.length);
-    await waitFor(async () => (await Promise.all(lost.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the recovered deliveries to be routed');
+    await waitFor(
+      async () => (await Promise.all(lost.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'),
+      10_000,
+      'the recovered deliveries to be routed',
+    );
   });
 
   it('relays only a trickle of deliveries during a burst, and the rest when it ends', async () => {
@@ -251,7 +263,9 @@ describe('webhook intake', () => {
     });
     const bursting = async () => Number(/^crm_sync_relay_bursting (\d+)$/m.exec(await (await fetch(`${paced.url}/metrics`)).text())?.[1]);
     const waiting = async () =>
-      ((await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received' AND enqueued_at IS NULL`)) as Array<{ n: number }>)[0].n;
+      (
+        (await paced.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received' AND enqueued_at IS NULL`)) as Array<{ n: number }>
+      )[0].n;
     try {
       const bodies = Array.from({ length: 60 }, () => uniqueEvent());
       const answers: number[] = [];
@@ -277,10 +291,14 @@ describe('webhook intake', () => {
       const trickled = seen.some((s, i) => i > 0 && s.bursting === 1 && seen[i - 1].bursting === 1 && s.routed > seen[i - 1].routed);
       expect(trickled).toBe(true);
       expect(Math.max(...seen.map((s) => s.waiting))).toBeGreaterThan(10);
-      const routed = await waitFor(async () => {
-        const n = await routedCount(paced);
-        return n === bodies.length ? n : null;
-      }, 20_000, 'every delivery routed');
+      const routed = await waitFor(
+        async () => {
+          const n = await routedCount(paced);
+          return n === bodies.length ? n : null;
+        },
+        20_000,
+        'every delivery routed',
+      );
       expect(routed).toBe(60);
       expect(await waiting()).toBe(0);
       expect(await bursting()).toBe(0);

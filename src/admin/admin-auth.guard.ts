@@ -35,11 +35,7 @@ export class AdminAuthGuard implements CanActivate {
 
 /** Marks a controller or route as admin-only: the guard plus the OpenAPI security requirement. */
 export const AdminRoute = (): ClassDecorator & MethodDecorator =>
-  applyDecorators(
-    UseGuards(AdminAuthGuard),
-    ApiBearerAuth('admin'),
-    ApiUnauthorizedResponse({ description: 'Missing or wrong admin token.' }),
-  );
+  applyDecorators(UseGuards(AdminAuthGuard), ApiBearerAuth('admin'), ApiUnauthorizedResponse({ description: 'Missing or wrong admin token.' }));
 
 /**
  * Every route under `/api` needs the admin token, whichever module declares it; registered app-wide by AdminModule

@@ -38,7 +38,8 @@ export function pageLimit(query: PageQueryDto): number {
  */
 export function idCursor(query: PageQueryDto): string | undefined {
   if (query.cursor === undefined || query.cursor === '') return undefined;
-  if (!/^\d{1,19}$/.test(query.cursor)) throw new BadRequestException({ statusCode: 400, message: 'cursor is not a cursor this API gave out', error: 'Bad Request' });
+  if (!/^\d{1,19}$/.test(query.cursor))
+    throw new BadRequestException({ statusCode: 400, message: 'cursor is not a cursor this API gave out', error: 'Bad Request' });
   return query.cursor;
 }
 

@@ -2,6 +2,7 @@ import { ValidationPipe, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { existsSync } from 'node:fs';
 import { adminConsole } from '../admin/console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
@@ -26,6 +27,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.enableShutdownHooks();
   await app.register(adminConsole); // GET /admin: the console's static files
 
+  // What the @nestjs/swagger CLI plugin read from the DTOs at build time (absent when running from sources).
+  const pluginMetadata = new URL('../metadata.js', import.meta.url);
+  if (existsSync(pluginMetadata)) {
+    await SwaggerModule.loadPluginMetadata(async () => ((await import(pluginMetadata.href)) as { default: () => Promise<Record<string, unknown>> }).default());
+  }
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

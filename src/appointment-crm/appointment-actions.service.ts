@@ -108,7 +108,10 @@ export class AppointmentActionsService {
       return { status: 'skipped', detail: `project ${projectId} has no drawing with a PDF; the appointment's drawing files are left as they are` };
     }
     const { uploaded, deleted } = await this.replaceFiles(appointmentId, 'drawing', sources);
-    await this.recordPushed(appointmentId, sources.map((s) => s.drawing));
+    await this.recordPushed(
+      appointmentId,
+      sources.map((s) => s.drawing),
+    );
     const missing = withoutPdf.length > 0 ? `; without a PDF yet: ${withoutPdf.join(', ')}` : '';
     return { status: 'succeeded', detail: `${uploaded} drawing PDF(s) uploaded, ${deleted} old drawing file(s) deleted${missing}` };
   }
@@ -129,9 +132,10 @@ export class AppointmentActionsService {
     }
     const fileName = payload.proposal_id ? `proposal-${payload.proposal_id}.pdf` : `proposal-${payload.drawing_id}.pdf`;
     const projectId = entry.projectId;
-    const open = payload.pdf_url && payload.proposal_id && projectId
-      ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
-      : () => this.service.openPdf(url);
+    const open =
+      payload.pdf_url && payload.proposal_id && projectId
+        ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
+        : () => this.service.openPdf(url);
     const { deleted } = await this.replaceFiles(appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
@@ -217,4 +221,3 @@ function projectOf(entry: Pick<SyncLogEntry, 'kind' | 'projectId'>): string {
   if (!entry.projectId) throw new PermanentActionError(`${entry.kind} has no project id`);
   return entry.projectId;
 }
-

@@ -74,10 +74,13 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     });
     const headers: Record<string, string> = form.getHeaders();
     if (file.size !== null) headers['content-length'] = String(form.getLengthSync());
-    const data = await this.call<Record<string, unknown>>(
-      appointmentId,
-      { endpoint: 'POST /appointments/:id/files', method: 'POST', path: `/appointments/${enc(appointmentId)}/files`, body: form, headers },
-    );
+    const data = await this.call<Record<string, unknown>>(appointmentId, {
+      endpoint: 'POST /appointments/:id/files',
+      method: 'POST',
+      path: `/appointments/${enc(appointmentId)}/files`,
+      body: form,
+      headers,
+    });
     if (data?.id === undefined || data.id === null) throw this.invalid('POST /appointments/:id/files', 'answer has no file id');
     return { id: idString(data.id), name: String(data.name ?? file.fileName), category: String(data.category ?? category) };
   }
@@ -101,7 +104,12 @@ export class HttpAppointmentCrm implements AppointmentCrm {
   }
 
   async addNote(appointmentId: string, text: string): Promise<void> {
-    await this.call(appointmentId, { endpoint: 'POST /appointments/:id/notes', method: 'POST', path: `/appointments/${enc(appointmentId)}/notes`, json: { text } });
+    await this.call(appointmentId, {
+      endpoint: 'POST /appointments/:id/notes',
+      method: 'POST',
+      path: `/appointments/${enc(appointmentId)}/notes`,
+      json: { text },
+    });
   }
 
   /** A call about one appointment: its 404 names the appointment. */

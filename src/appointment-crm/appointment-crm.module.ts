@@ -17,12 +17,7 @@ import { ConnectedProducts } from './connected-products.service.js';
 @Module({
   imports: [ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
-  providers: [
-    { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
-    ConnectedProducts,
-    AppointmentActionsService,
-    AppointmentDeliveriesService,
-  ],
+  providers: [{ provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm }, ConnectedProducts, AppointmentActionsService, AppointmentDeliveriesService],
   exports: [APPOINTMENT_CRM, AppointmentActionsService],
 })
 export class AppointmentCrmModule {}

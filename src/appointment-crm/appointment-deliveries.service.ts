@@ -3,13 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
-import type {
-  AppointmentPromptData,
-  PaymentReceivedData,
-  ProposalApprovedData,
-  ProposalStatusChangedData,
-  RoutedDelivery,
-} from '../domain/service-events.js';
+import type { AppointmentPromptData, PaymentReceivedData, ProposalApprovedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
 import { paymentFact } from '../domain/service-events.js';
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';

@@ -28,7 +28,17 @@ describe(saleFromLineItems.name, () => {
     expect(asked).toEqual(['36029621652695017', '36029621652695018']);
     expect(sale).toEqual({
       items: [
-        { external_product_id: '90071992547409931234', product_id: '36029621652695017', name: 'Fence', sku: 'F-1', unit: 'ft', quantity: 10, price: 25, cost: 15, total: 250 },
+        {
+          external_product_id: '90071992547409931234',
+          product_id: '36029621652695017',
+          name: 'Fence',
+          sku: 'F-1',
+          unit: 'ft',
+          quantity: 10,
+          price: 25,
+          cost: 15,
+          total: 250,
+        },
         { external_product_id: null, product_id: '36029621652695018', name: 'Gate', sku: 'G-1', unit: 'ea', quantity: 2, price: 100, cost: 60, total: 200 },
         { external_product_id: null, product_id: null, name: 'Custom labor', sku: null, unit: null, quantity: 1, price: null, cost: null, total: 150 },
       ],
@@ -47,9 +57,9 @@ describe(saleFromLineItems.name, () => {
 
 describe(paymentNote.name, () => {
   it('names amount with two decimals, channel, method and date', () => {
-    expect(paymentNote({ proposal_id: '7', paid_amount: 120.5, pay_channel: 'service_payment', payment_method: 'ACH', paid_time: '2025-03-04T10:00:00Z' })).toBe(
-      'Payment received: 120.50; channel: service_payment; method: ACH; date: 2025-03-04T10:00:00Z; proposal 7',
-    );
+    expect(
+      paymentNote({ proposal_id: '7', paid_amount: 120.5, pay_channel: 'service_payment', payment_method: 'ACH', paid_time: '2025-03-04T10:00:00Z' }),
+    ).toBe('Payment received: 120.50; channel: service_payment; method: ACH; date: 2025-03-04T10:00:00Z; proposal 7');
     expect(paymentAmountText(3)).toBe('3.00');
   });
 });

@@ -78,9 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     adminToken: v.ADMIN_TOKEN,
-    appointmentCrm: v.APPOINTMENT_CRM_BASE_URL
-      ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! }
-      : null,
+    appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,
     recordCrm: v.RECORD_CRM_API_DOMAIN
       ? {
           accountsUrl: (v.RECORD_CRM_ACCOUNTS_URL ?? 'https://accounts.zoho.com').replace(/\/+$/, ''),

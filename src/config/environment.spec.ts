@@ -48,7 +48,12 @@ describe(loadConfig.name, () => {
     ['a value outside its list', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent'],
     ['a too short admin token', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', 'must be at least 16 characters'],
     ['an empty secret list', { WEBHOOK_SECRETS_EVENTS: ' , ' }, 'WEBHOOK_SECRETS_EVENTS', 'is required (comma-separated secrets)'],
-    ['a CRM base URL without its key', { APPOINTMENT_CRM_BASE_URL: 'http://crm.local' }, 'APPOINTMENT_CRM_API_KEY', 'is required when APPOINTMENT_CRM_BASE_URL is set'],
+    [
+      'a CRM base URL without its key',
+      { APPOINTMENT_CRM_BASE_URL: 'http://crm.local' },
+      'APPOINTMENT_CRM_API_KEY',
+      'is required when APPOINTMENT_CRM_BASE_URL is set',
+    ],
   ])('names the variable and the reason for %s', (_name, change, variable, reason) => {
     expect(problemsOf({ ...valid, ...change })).toEqual([{ variable, reason }]);
   });
@@ -65,7 +70,13 @@ describe(loadConfig.name, () => {
       'RECORD_CRM_CLIENT_SECRET',
       'RECORD_CRM_REFRESH_TOKEN',
     ]);
-    const config = loadConfig({ ...valid, RECORD_CRM_API_DOMAIN: 'https://www.zohoapis.eu', RECORD_CRM_CLIENT_ID: 'i', RECORD_CRM_CLIENT_SECRET: 's', RECORD_CRM_REFRESH_TOKEN: 'r' });
+    const config = loadConfig({
+      ...valid,
+      RECORD_CRM_API_DOMAIN: 'https://www.zohoapis.eu',
+      RECORD_CRM_CLIENT_ID: 'i',
+      RECORD_CRM_CLIENT_SECRET: 's',
+      RECORD_CRM_REFRESH_TOKEN: 'r',
+    });
     expect(config.recordCrm).toMatchObject({ accountsUrl: 'https://accounts.zoho.com', apiDomain: 'https://www.zohoapis.eu' });
   });
 });

@@ -17,85 +17,148 @@ const toInt = Transform(({ value }) => {
  * start; `loadConfig` maps it into the typed `AppConfig`.
  */
 export class EnvironmentVariables {
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1) @Max(65535)
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(65535)
   PORT?: number;
 
-  @blankAsUnset @IsOptional() @IsUrl(dbUrl, { message: 'must be a postgres:// URL' })
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(dbUrl, { message: 'must be a postgres:// URL' })
   DATABASE_URL?: string;
 
-  @blankAsUnset @IsOptional() @IsUrl(redisUrl, { message: 'must be a redis:// URL' })
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(redisUrl, { message: 'must be a redis:// URL' })
   REDIS_URL?: string;
 
-  @blankAsUnset @IsOptional() @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, dots, dashes or underscores' })
+  @blankAsUnset
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, dots, dashes or underscores' })
   QUEUE_PREFIX?: string;
 
-  @blankAsUnset @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://api.example.com/v1' })
+  @blankAsUnset
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://api.example.com/v1' })
   SERVICE_API_BASE_URL!: string;
 
-  @blankAsUnset @IsString({ message: 'is required' }) @MinLength(1)
+  @blankAsUnset
+  @IsString({ message: 'is required' })
+  @MinLength(1)
   SERVICE_API_TOKEN!: string;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' }) @Max(10000)
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(10000)
   SERVICE_API_MAX_RPS?: number;
 
-  @blankAsUnset @IsString({ message: 'is required (comma-separated secrets)' })
+  @blankAsUnset
+  @IsString({ message: 'is required (comma-separated secrets)' })
   WEBHOOK_SECRETS_EVENTS!: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   WEBHOOK_SECRETS_APPOINTMENT_PROMPT?: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   WEBHOOK_SECRETS_RECORD_PROMPT?: string;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
   WEBHOOK_TOLERANCE_SECONDS?: number;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 or more' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
   WEBHOOK_DEDUPE_WINDOW_SECONDS?: number;
 
-  @blankAsUnset @IsString({ message: 'is required' }) @MinLength(16, { message: 'must be at least 16 characters' })
+  @blankAsUnset
+  @IsString({ message: 'is required' })
+  @MinLength(16, { message: 'must be at least 16 characters' })
   ADMIN_TOKEN!: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   PROPOSAL_TEMPLATE_ID?: string;
 
-  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
   APPOINTMENT_CRM_BASE_URL?: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   APPOINTMENT_CRM_API_KEY?: string;
 
-  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
   RECORD_CRM_ACCOUNTS_URL?: string;
 
-  @blankAsUnset @IsOptional() @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://www.zohoapis.com' })
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://www.zohoapis.com' })
   RECORD_CRM_API_DOMAIN?: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   RECORD_CRM_CLIENT_ID?: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   RECORD_CRM_CLIENT_SECRET?: string;
 
-  @blankAsUnset @IsOptional() @IsString()
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
   RECORD_CRM_REFRESH_TOKEN?: string;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 (off) or more' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
   RECONCILE_INTERVAL_SECONDS?: number;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(100, { message: 'must be at least 100' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(100, { message: 'must be at least 100' })
   HTTP_TIMEOUT_MS?: number;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1000, { message: 'must be at least 1000' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1000, { message: 'must be at least 1000' })
   HTTP_UPLOAD_TIMEOUT_MS?: number;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(1, { message: 'must be at least 1' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
   PDF_MAX_BYTES?: number;
 
-  @toInt @IsOptional() @IsInt({ message: 'must be an integer' }) @Min(0, { message: 'must be 0 or more' })
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 or more' })
   DRAWINGS_COALESCE_MS?: number;
 
-  @blankAsUnset @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     message: 'must be one of fatal, error, warn, info, debug, trace, silent',
   })
   LOG_LEVEL?: string;

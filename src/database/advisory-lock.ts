@@ -24,12 +24,7 @@ const logger = new Logger('AdvisoryLock');
  * length of the work, and a process that dies releases it with its session. The lock is released and the
  * connection closed however `work` ends.
  */
-export async function withAdvisoryLock<T>(
-  databaseUrl: string,
-  key: AdvisoryLockKey,
-  work: () => Promise<T>,
-  options: AdvisoryLockOptions<T> = {},
-): Promise<T> {
+export async function withAdvisoryLock<T>(databaseUrl: string, key: AdvisoryLockKey, work: () => Promise<T>, options: AdvisoryLockOptions<T> = {}): Promise<T> {
   const { sql, param } = keyOf(key);
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
   // A connection lost while the work runs must not crash the process (an 'error' event without a listener does);

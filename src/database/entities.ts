@@ -4,9 +4,4 @@ import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
 /** Every entity of the daemon; modules add theirs here. */
-export const ENTITIES = [
-  SyncLogEntry,
-  InboxDelivery,
-  Mapping,
-  AppointmentDrawingPush,
-];
+export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush];

@@ -1,7 +1,14 @@
 import { paymentAmountText, paymentFact, type PaymentReceivedData } from './service-events.js';
 
 describe(paymentFact.name, () => {
-  const webhook: PaymentReceivedData = { proposal_id: '36029621652695017', drawing_id: '1', pay_channel: 'mark_as_paid', paid_date: '2026-11-20', paid_amount: 120.5, payment_method: 'Check' };
+  const webhook: PaymentReceivedData = {
+    proposal_id: '36029621652695017',
+    drawing_id: '1',
+    pay_channel: 'mark_as_paid',
+    paid_date: '2026-11-20',
+    paid_amount: 120.5,
+    payment_method: 'Check',
+  };
 
   it('is the same for a webhook payload and the same payment read from R5', () => {
     const fromR5 = { ...webhook, status: 'succeeded', paid_amount: 120.5 };

@@ -107,7 +107,9 @@ export function paymentAmountText(amount: number | string): string {
  * What makes a payment one fact, whether a webhook or reconciliation (R5) reports it: the payloads carry no payment
  * id, so proposal, channel, time or date, amount and method. Every CRM module keys its payment note on this.
  */
-export function paymentFact(payment: Pick<PaymentReceivedData, 'proposal_id' | 'pay_channel' | 'paid_time' | 'paid_date' | 'payment_method'> & { paid_amount: number | string }): string {
+export function paymentFact(
+  payment: Pick<PaymentReceivedData, 'proposal_id' | 'pay_channel' | 'paid_time' | 'paid_date' | 'payment_method'> & { paid_amount: number | string },
+): string {
   const date = payment.paid_time ?? payment.paid_date ?? '';
   return [payment.proposal_id, payment.pay_channel, date, paymentAmountText(payment.paid_amount), payment.payment_method].join(':');
 }

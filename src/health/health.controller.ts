@@ -30,8 +30,16 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: Postgres (schema migrated) and Redis reachable; 503 naming what is down.' })
   ready() {
     return this.health.check([
-      () => this.indicators.check('postgres').attempt(() => this.database.ping()).withTimeout(2_500),
-      () => this.indicators.check('redis').attempt(() => this.redis.ping()).withTimeout(2_500),
+      () =>
+        this.indicators
+          .check('postgres')
+          .attempt(() => this.database.ping())
+          .withTimeout(2_500),
+      () =>
+        this.indicators
+          .check('redis')
+          .attempt(() => this.redis.ping())
+          .withTimeout(2_500),
       ...this.readiness.entries().map(([name, check]) => async () => {
         const outcome = await check();
         const session = this.indicators.check(name);

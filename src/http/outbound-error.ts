@@ -2,15 +2,7 @@
  * Why an outbound call failed. `transient` failures (429, 408, 409, 5xx, time-outs, connection errors) are worth
  * retrying; the others (400, 401, 403, 404, ...) fail at once.
  */
-export type OutboundFailure =
-  | 'rate_limited'
-  | 'unavailable'
-  | 'timeout'
-  | 'network'
-  | 'not_found'
-  | 'unauthorized'
-  | 'rejected'
-  | 'invalid_response';
+export type OutboundFailure = 'rate_limited' | 'unavailable' | 'timeout' | 'network' | 'not_found' | 'unauthorized' | 'rejected' | 'invalid_response';
 
 const TRANSIENT: ReadonlySet<OutboundFailure> = new Set(['rate_limited', 'unavailable', 'timeout', 'network']);
 
@@ -27,9 +19,7 @@ export class OutboundError extends Error {
     /** How long the other side asked us to wait (Retry-After), in ms. */
     readonly retryAfterMs?: number,
   ) {
-    super(
-      `${system} ${endpoint} failed: ${status ? `HTTP ${status}` : failure}${excerpt ? ` ${excerpt}` : ''}`.slice(0, 600),
-    );
+    super(`${system} ${endpoint} failed: ${status ? `HTTP ${status}` : failure}${excerpt ? ` ${excerpt}` : ''}`.slice(0, 600));
     this.name = 'OutboundError';
     this.transient = TRANSIENT.has(failure);
   }

@@ -6,7 +6,10 @@ import { redactUrl } from './redact.js';
 
 /** A download that is not a PDF, or is larger than allowed. Permanent: trying again fetches the same bytes. */
 export class PdfRejectedError extends Error {
-  constructor(readonly url: string, reason: string) {
+  constructor(
+    readonly url: string,
+    reason: string,
+  ) {
     super(`PDF at ${redactUrl(url)} refused: ${reason}`);
     this.name = 'PdfRejectedError';
   }

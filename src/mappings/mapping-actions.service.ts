@@ -107,10 +107,11 @@ export class MappingActionsService {
       // The service refused this record (400, 404, ...): the mapping fails with the reason. Not for 401/403, which
       // say our token is wrong, not the mapping: those release it for a later try, like a transient failure given up.
       if (err instanceof OutboundError && !err.transient && err.failure !== 'unauthorized') {
-        await this.database.query(
-          `UPDATE mapping SET status = 'failed', error = $2, claimed_by = NULL, updated_at = now() WHERE id = $1 AND claimed_by = $3`,
-          [mapping.id, err.message.slice(0, ERROR_MAX), entry.id],
-        );
+        await this.database.query(`UPDATE mapping SET status = 'failed', error = $2, claimed_by = NULL, updated_at = now() WHERE id = $1 AND claimed_by = $3`, [
+          mapping.id,
+          err.message.slice(0, ERROR_MAX),
+          entry.id,
+        ]);
       } else {
         await this.releaseIfGivingUp(entry, err);
       }

@@ -132,7 +132,9 @@ export class MappingsController {
       'Good rows are created, bad ones refused; the answer gives per row `{ line, status: "created" | "error", error, mapping_id }`, ' +
       '`line` being the physical line where the row starts (the header is line 1). Blank lines are passed over.',
   })
-  @ApiBody({ schema: { type: 'string', example: 'crm,appointment_id,record_crm_module,record_crm_record_id,project_id\nappointment,APT-1,,,36029621652695017\n' } })
+  @ApiBody({
+    schema: { type: 'string', example: 'crm,appointment_id,record_crm_module,record_crm_record_id,project_id\nappointment,APT-1,,,36029621652695017\n' },
+  })
   @ApiOkResponse({ description: '`{ created, errors, items: [{ line, status, error, mapping_id }] }`' })
   @ApiBadRequestResponse({ description: 'No header row, or a wrong one.' })
   async import(@Req() request: FastifyRequest): Promise<ImportResult> {

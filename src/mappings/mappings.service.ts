@@ -110,7 +110,11 @@ export class MappingsService {
   }
 
   async list(filter: MappingFilter): Promise<{ items: Mapping[]; nextCursor: string | null }> {
-    const query = this.database.repo(Mapping).createQueryBuilder('m').orderBy('m.id', 'DESC').limit(filter.limit + 1);
+    const query = this.database
+      .repo(Mapping)
+      .createQueryBuilder('m')
+      .orderBy('m.id', 'DESC')
+      .limit(filter.limit + 1);
     if (filter.crm) query.andWhere('m.crm = :crm', { crm: filter.crm });
     if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
     if (filter.projectId) query.andWhere('m.project_id = :projectId', { projectId: filter.projectId });
@@ -221,7 +225,10 @@ export class MappingsService {
           }));
     const recorded = await this.actions.record(actions, { manager });
     if (crm === 'appointment') {
-      await manager.query(`UPDATE mapping SET claimed_by = $1, updated_at = now() WHERE id = ANY($2::bigint[])`, [recorded[0].entry.id, mappings.map((m) => m.id)]);
+      await manager.query(`UPDATE mapping SET claimed_by = $1, updated_at = now() WHERE id = ANY($2::bigint[])`, [
+        recorded[0].entry.id,
+        mappings.map((m) => m.id),
+      ]);
     } else {
       await manager.query(
         `UPDATE mapping m SET claimed_by = c.entry_id, updated_at = now() FROM unnest($1::bigint[], $2::bigint[]) AS c(mapping_id, entry_id) WHERE m.id = c.mapping_id`,

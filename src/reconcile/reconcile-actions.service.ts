@@ -44,12 +44,9 @@ export class ReconcileActionsService {
 
   @RunsAction('reconcile', { queue: QUEUES.service })
   async run(_entry: ActionEntry<'reconcile'>): Promise<ActionOutcome> {
-    return withAdvisoryLock<ActionOutcome>(
-      this.config.databaseUrl,
-      RECONCILE_LOCK_KEY,
-      async () => ({ status: 'succeeded', detail: await this.reconcile() }),
-      { ifTaken: () => ({ status: 'skipped', detail: 'another reconciliation run is in progress' }) },
-    );
+    return withAdvisoryLock<ActionOutcome>(this.config.databaseUrl, RECONCILE_LOCK_KEY, async () => ({ status: 'succeeded', detail: await this.reconcile() }), {
+      ifTaken: () => ({ status: 'skipped', detail: 'another reconciliation run is in progress' }),
+    });
   }
 
   private async reconcile(): Promise<string> {

@@ -18,9 +18,7 @@ export class ReconcileService {
 
   /** A run still waiting to start is joined rather than doubled (its coalesce key). */
   async start(trigger: SyncTrigger): Promise<SyncLogEntry> {
-    const [{ entry }] = await this.actions.record([
-      { kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile' },
-    ]);
+    const [{ entry }] = await this.actions.record([{ kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile' }]);
     return entry;
   }
 }

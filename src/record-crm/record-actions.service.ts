@@ -39,9 +39,10 @@ export class RecordActionsService {
     const attachmentId = await withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.recordCrm.findAttachment(record, matches) : null;
       if (earlier) return earlier.id;
-      const open = p.proposalId && entry.projectId && !p.drawingId
-        ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
-        : () => this.service.openPdf(url);
+      const open =
+        p.proposalId && entry.projectId && !p.drawingId
+          ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
+          : () => this.service.openPdf(url);
       return this.recordCrm.uploadAttachment(record, fileName, async () => (await open()).stream);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
@@ -80,5 +81,3 @@ export class RecordActionsService {
     return { status: 'succeeded', detail: `note added (note ${noteId})` };
   }
 }
-
-

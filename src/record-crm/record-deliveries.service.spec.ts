@@ -8,7 +8,9 @@ const PROJECT = '36029621652695017';
 const RECORD = '4150868000005277036';
 
 function handler(mapping: Partial<Mapping> | null): RecordDeliveriesService {
-  const row = mapping && ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
+  const row =
+    mapping &&
+    ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
   const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookup;
   return new RecordDeliveriesService(lookup);
 }
@@ -17,7 +19,14 @@ function delivery(event: string, data: Record<string, unknown>, projectId: strin
   return { trigger: 'webhook', inboxId: '42', receivedAt: new Date(), shortId: '16', event, data, projectId } as unknown as RoutedDelivery;
 }
 
-const payment = { proposal_id: '900', drawing_id: '800', paid_amount: 1250, pay_channel: 'service_payment', paid_time: '2025-11-20T10:00:00Z', payment_method: 'ACH' };
+const payment = {
+  proposal_id: '900',
+  drawing_id: '800',
+  paid_amount: 1250,
+  pay_channel: 'service_payment',
+  paid_time: '2025-11-20T10:00:00Z',
+  payment_method: 'ACH',
+};
 
 describe(RecordDeliveriesService.name, () => {
   it('a payment becomes a note keyed on the fact, the amount with two decimals', async () => {

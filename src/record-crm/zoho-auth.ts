@@ -103,7 +103,11 @@ export class ZohoAuth {
     const error = typeof answer.error === 'string' ? answer.error : 'no access_token in the answer';
     const description = typeof answer.error_description === 'string' ? `: ${answer.error_description}` : '';
     if (error === 'Access Denied' || /too many requests/i.test(description)) {
-      return fail('rate_limited', `Zoho throttled token requests (${error}${description}); at most 10 tokens per refresh token per 10 minutes`, THROTTLED_FOR_MS);
+      return fail(
+        'rate_limited',
+        `Zoho throttled token requests (${error}${description}); at most 10 tokens per refresh token per 10 minutes`,
+        THROTTLED_FOR_MS,
+      );
     }
     return fail(
       'unauthorized',

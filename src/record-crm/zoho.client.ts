@@ -34,10 +34,19 @@ export class ZohoClient implements RecordCrm {
   /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
   private scopeProblem: string | null = null;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, metrics: MetricsService) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
     const credentials = config.recordCrm;
     if (!credentials) throw new Error('ZohoClient needs RECORD_CRM_API_DOMAIN');
-    this.http = new OutboundHttp({ system: 'zoho', timeoutMs: config.http.timeoutMs, uploadTimeoutMs: config.http.uploadTimeoutMs, retry: config.http.retry, metrics });
+    this.http = new OutboundHttp({
+      system: 'zoho',
+      timeoutMs: config.http.timeoutMs,
+      uploadTimeoutMs: config.http.uploadTimeoutMs,
+      retry: config.http.retry,
+      metrics,
+    });
     const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
     this.auth = new ZohoAuth(accounts, credentials, config.http.retry);
   }

@@ -43,7 +43,10 @@ export class ServiceApiClient {
   private readonly downloads: OutboundHttp;
   private firstTemplate?: Promise<string>;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, metrics: MetricsService) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
     const throttle = pThrottle({ limit: config.service.maxRps, interval: 1000 });
     this.http = new OutboundHttp({
       system: 'service',
@@ -190,7 +193,8 @@ export class ServiceApiClient {
   proposalTemplateId(): Promise<string> {
     if (this.config.service.proposalTemplateId) return Promise.resolve(this.config.service.proposalTemplateId);
     this.firstTemplate ??= this.listProposalTemplates({ page: 1, perPage: 10 }).then(([first]) => {
-      if (!first) throw new OutboundError('service', 'R2 GET /proposal_templates', 'rejected', 200, 'the service lists no proposal template; set PROPOSAL_TEMPLATE_ID');
+      if (!first)
+        throw new OutboundError('service', 'R2 GET /proposal_templates', 'rejected', 200, 'the service lists no proposal template; set PROPOSAL_TEMPLATE_ID');
       return first.id;
     });
     return this.firstTemplate.catch((err: unknown) => {
@@ -206,7 +210,10 @@ export class ServiceApiClient {
 
   /** R3, every page. */
   allProposals(query: { projectId?: string } = {}): AsyncGenerator<Proposal> {
-    return paginate((page) => this.listProposals({ ...query, page, perPage: PER_PAGE }), (p) => p.proposal_id);
+    return paginate(
+      (page) => this.listProposals({ ...query, page, perPage: PER_PAGE }),
+      (p) => p.proposal_id,
+    );
   }
 
   /** R4: the URL of the exported PDF. */
@@ -310,7 +317,13 @@ export class ServiceApiClient {
     }
   }
 
-  private async call<T>(endpoint: string, method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown, params?: Record<string, string | number | undefined>): Promise<T> {
+  private async call<T>(
+    endpoint: string,
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    json?: unknown,
+    params?: Record<string, string | number | undefined>,
+  ): Promise<T> {
     const response = await this.http.request({ endpoint, method, path, json, params });
     return normalizeIds<T>(response.data);
   }

@@ -37,7 +37,10 @@ export abstract class ActionWorker extends WorkerHost {
   private readonly logger = new Logger(this.constructor.name);
   private readonly backoff: (attemptsMade: number, type?: string, err?: Error) => number;
 
-  protected constructor(private readonly deps: ActionWorkerDeps, private readonly queueName: string) {
+  protected constructor(
+    private readonly deps: ActionWorkerDeps,
+    private readonly queueName: string,
+  ) {
     super();
     this.backoff = retryAfterBackoff(deps.config.jobs.backoffBaseMs);
   }

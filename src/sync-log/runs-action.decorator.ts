@@ -20,11 +20,7 @@ export const RunsActionMetadata = DiscoveryService.createDecorator<RunsActionOpt
  * enabled module must run has no handler, or has two.
  */
 export function RunsAction<K extends ActionKind>(kind: K, options: Omit<RunsActionOptions, 'kind'>) {
-  return (
-    target: object,
-    key: string | symbol,
-    descriptor: TypedPropertyDescriptor<(entry: ActionEntry<K>) => Promise<ActionOutcome>>,
-  ): void => {
+  return (target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<(entry: ActionEntry<K>) => Promise<ActionOutcome>>): void => {
     RunsActionMetadata({ kind, ...options })(target, key, descriptor);
   };
 }

@@ -4,7 +4,6 @@ import type { CrmName, SyncTrigger } from '../domain/actions.js';
 export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
-
 /**
  * One action of the daemon and what became of it. An entry is both the admin's record of what happened and the
  * durable description of the work: its job on the queue carries only the entry id, so a lost queue loses nothing.

@@ -9,15 +9,7 @@ import { SyncLogRepository } from './sync-log.repository.js';
 /** The sync log and the machinery that runs actions; every feature module records its work through it. */
 @Module({
   imports: [DiscoveryModule, ObservabilityModule],
-  providers: [
-    SyncLogRepository,
-    ActionRegistry,
-    ActionRecorder,
-    ActionWorkerDeps,
-    ServiceActionsWorker,
-    AppointmentCrmActionsWorker,
-    RecordCrmActionsWorker,
-  ],
+  providers: [SyncLogRepository, ActionRegistry, ActionRecorder, ActionWorkerDeps, ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker],
   exports: [SyncLogRepository, ActionRegistry, ActionRecorder],
 })
 export class SyncLogModule {}

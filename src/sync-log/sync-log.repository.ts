@@ -79,10 +79,7 @@ export class SyncLogRepository {
 
   /** The run failed but will be tried again: back to `queued`, keeping the reason. */
   async awaitRetry(id: string, error: string): Promise<void> {
-    await this.database.query(`UPDATE sync_log SET status = 'queued', error = $2, updated_at = now() WHERE id = $1`, [
-      id,
-      error.slice(0, ERROR_MAX),
-    ]);
+    await this.database.query(`UPDATE sync_log SET status = 'queued', error = $2, updated_at = now() WHERE id = $1`, [id, error.slice(0, ERROR_MAX)]);
   }
 
   /**
@@ -137,7 +134,11 @@ export class SyncLogRepository {
   }
 
   async list(filter: SyncLogFilter): Promise<{ items: SyncLogEntry[]; nextCursor: string | null }> {
-    const query = this.database.repo(SyncLogEntry).createQueryBuilder('e').orderBy('e.id', 'DESC').limit(filter.limit + 1);
+    const query = this.database
+      .repo(SyncLogEntry)
+      .createQueryBuilder('e')
+      .orderBy('e.id', 'DESC')
+      .limit(filter.limit + 1);
     if (filter.status) query.andWhere('e.status = :status', { status: filter.status });
     if (filter.kind) query.andWhere('e.kind = :kind', { kind: filter.kind });
     if (filter.projectId) query.andWhere('e.project_id = :projectId', { projectId: filter.projectId });

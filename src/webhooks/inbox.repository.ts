@@ -30,14 +30,7 @@ export class InboxRepository {
     const rows = await this.database.prepared<{ idx: number; delivery_id: string; duplicate: boolean }>(
       'crm_sync_store_deliveries',
       'SELECT idx, delivery_id, duplicate FROM crm_sync_store_deliveries($1, $2, $3, $4, $5, $6)',
-      [
-        batch.map((d) => d.endpoint),
-        batch.map((d) => d.event),
-        batch.map((d) => d.raw),
-        batch.map((d) => d.hash),
-        batch.map((d) => d.status),
-        windowSeconds,
-      ],
+      [batch.map((d) => d.endpoint), batch.map((d) => d.event), batch.map((d) => d.raw), batch.map((d) => d.hash), batch.map((d) => d.status), windowSeconds],
     );
     const stored: StoredDelivery[] = new Array(batch.length);
     for (const row of rows) stored[row.idx - 1] = { id: String(row.delivery_id), duplicate: row.duplicate };

@@ -65,7 +65,10 @@ export class InboxService {
       batch.forEach((w) => w.reject(err));
       return;
     }
-    this.relay.deliveriesStored(batch.length, batch.some((w, i) => w.status === 'received' && !stored[i].duplicate));
+    this.relay.deliveriesStored(
+      batch.length,
+      batch.some((w, i) => w.status === 'received' && !stored[i].duplicate),
+    );
     batch.forEach((w, i) => w.resolve(stored[i]));
   }
 }

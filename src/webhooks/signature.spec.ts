@@ -3,8 +3,7 @@ import { verifySignature } from './signature.js';
 
 const body = Buffer.from('{"event":"project.created","data":{"id":36029621652695017}}');
 const now = 1_800_000_000;
-const sign = (secret: string, t: number, raw = body) =>
-  createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex');
+const sign = (secret: string, t: number, raw = body) => createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex');
 
 describe(verifySignature.name, () => {
   it('accepts a valid signature', () => {
@@ -29,7 +28,9 @@ describe(verifySignature.name, () => {
 
   it('refuses stale and future timestamps beyond the tolerance, accepts them at its edge', () => {
     const old = now - 301;
-    expect(verifySignature(`t=${old},v=${sign('s', old)}`, body, ['s'], 300, now)).toMatchObject({ reason: 'signature timestamp outside the tolerance window' });
+    expect(verifySignature(`t=${old},v=${sign('s', old)}`, body, ['s'], 300, now)).toMatchObject({
+      reason: 'signature timestamp outside the tolerance window',
+    });
     const future = now + 301;
     expect(verifySignature(`t=${future},v=${sign('s', future)}`, body, ['s'], 300, now)).toMatchObject({ ok: false });
     const edge = now - 300;

@@ -188,9 +188,6 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
  * CRM stored the push): queued again under a job of its own, which the relay enqueues.
  */
 export async function runEntryAgain(h: Harness, entryId: string): Promise<void> {
-  await h.database.query(
-    `UPDATE sync_log SET status = 'queued', finished_at = NULL, enqueued_at = NULL, retry_base = attempts WHERE id = $1`,
-    [entryId],
-  );
+  await h.database.query(`UPDATE sync_log SET status = 'queued', finished_at = NULL, enqueued_at = NULL, retry_base = attempts WHERE id = $1`, [entryId]);
   h.app.get(RelaySignal).workWritten();
 }

@@ -23,13 +23,19 @@ export function initSyncLog({ showTab }) {
   // ---- counters ----
 
   function loadCounters() {
-    for (const [status, label] of [['failed', 'Failed'], ['queued', 'Queued']]) {
-      api('GET', '/api/sync-logs' + query({ status, limit: COUNT_LIMIT })).then((page) => {
-        const n = page.items.length;
-        const node = $('count-' + status);
-        node.textContent = label + ': ' + n + (page.next_cursor ? '+' : '');
-        node.classList.toggle('zero', n === 0);
-      }, failed('Counting ' + status + ' entries failed'));
+    for (const [status, label] of [
+      ['failed', 'Failed'],
+      ['queued', 'Queued'],
+    ]) {
+      api('GET', '/api/sync-logs' + query({ status, limit: COUNT_LIMIT })).then(
+        (page) => {
+          const n = page.items.length;
+          const node = $('count-' + status);
+          node.textContent = label + ': ' + n + (page.next_cursor ? '+' : '');
+          node.classList.toggle('zero', n === 0);
+        },
+        failed('Counting ' + status + ' entries failed'),
+      );
     }
   }
 
@@ -135,13 +141,16 @@ export function initSyncLog({ showTab }) {
     selected = id;
     fetched = null;
     render();
-    api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then((entry) => {
-      if (selected !== id) return;
-      fetched = entry;
-      const i = list.items.findIndex((x) => x.id === id);
-      if (i >= 0) list.items[i] = entry;
-      render();
-    }, failed('Loading entry ' + id + ' failed'));
+    api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then(
+      (entry) => {
+        if (selected !== id) return;
+        fetched = entry;
+        const i = list.items.findIndex((x) => x.id === id);
+        if (i >= 0) list.items[i] = entry;
+        render();
+      },
+      failed('Loading entry ' + id + ' failed'),
+    );
   }
 
   // ---- an entry's details ----

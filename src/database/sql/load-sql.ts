@@ -24,10 +24,7 @@ export function sqlFile(name: string): string {
       text = readFileSync(url, 'utf8');
     } catch (err) {
       if ((err as { code?: string }).code !== 'ENOENT') throw err;
-      throw new Error(
-        `SQL file ${fileURLToPath(url)} is missing: the build must copy src/database/sql/*.sql next to the compiled load-sql.js`,
-        { cause: err },
-      );
+      throw new Error(`SQL file ${fileURLToPath(url)} is missing: the build must copy src/database/sql/*.sql next to the compiled load-sql.js`, { cause: err });
     }
     loaded.set(name, text);
   }

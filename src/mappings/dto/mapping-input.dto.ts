@@ -98,7 +98,5 @@ export function parseMappingInput(raw: unknown): ParsedMappingInput {
 }
 
 function messagesOf(errors: ValidationError[]): string[] {
-  return errors.flatMap((e) =>
-    e.constraints ? Object.values(e.constraints).map((m) => (m.startsWith('property ') ? `unknown field ${e.property}` : m)) : [],
-  );
+  return errors.flatMap((e) => (e.constraints ? Object.values(e.constraints).map((m) => (m.startsWith('property ') ? `unknown field ${e.property}` : m)) : []));
 }

@@ -87,7 +87,8 @@ function* variants(valid: Plain): Generator<Plain> {
   }
   // Pairs, for the properties whose validation depends on another one (ValidateIf).
   const keys = Object.keys(valid);
-  for (const a of keys) for (const b of keys) for (const x of CANDIDATES.slice(0, 4)) for (const y of CANDIDATES.slice(-6)) yield withValue(withValue(valid, a, y), b, x);
+  for (const a of keys)
+    for (const b of keys) for (const x of CANDIDATES.slice(0, 4)) for (const y of CANDIDATES.slice(-6)) yield withValue(withValue(valid, a, y), b, x);
 }
 
 function withValue(object: Plain, key: string, value: unknown): Plain {

@@ -6,8 +6,7 @@ describe(AppointmentCrmSim.name, () => {
   const apptId = '36029621652695017';
   const auth = { authorization: 'Bearer appt-key' };
   const json = { ...auth, 'content-type': 'application/json' };
-  const call = (method: string, path: string, init: RequestInit = {}) =>
-    fetch(`${sim.url}${path}`, { method, headers: auth, ...init });
+  const call = (method: string, path: string, init: RequestInit = {}) => fetch(`${sim.url}${path}`, { method, headers: auth, ...init });
 
   const upload = (category: string, pdf?: Buffer, name = 'Plan ü.pdf') => {
     const form = new FormData();

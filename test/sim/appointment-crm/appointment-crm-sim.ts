@@ -51,7 +51,11 @@ export class AppointmentCrmSim extends SimServer {
     super('appointment-crm');
     this.apiKey = options.apiKey ?? 'appt-key';
 
-    this.route('GET', '/appointments/:id', this.guarded((_req, appt) => ({ status: 200, body: summary(appt) })));
+    this.route(
+      'GET',
+      '/appointments/:id',
+      this.guarded((_req, appt) => ({ status: 200, body: summary(appt) })),
+    );
 
     this.route(
       'GET',
@@ -59,7 +63,11 @@ export class AppointmentCrmSim extends SimServer {
       this.guarded((_req, appt) => ({ status: 200, body: appt.files.map(fileSummary) })),
     );
 
-    this.route('POST', '/appointments/:id/files', this.guarded((req, appt) => this.upload(req, appt)));
+    this.route(
+      'POST',
+      '/appointments/:id/files',
+      this.guarded((req, appt) => this.upload(req, appt)),
+    );
 
     this.route(
       'DELETE',

@@ -6,7 +6,13 @@ import { WebhookSender, appointmentPrompt } from '../service/index.js';
 const sender = new WebhookSender();
 
 /** A mapping row as the mappings API would leave it (that API is not this module's). */
-export async function mapAppointment(h: Harness, projectId: string, appointmentId: string, status: 'pending' | 'associated' | 'failed' = 'associated', error: string | null = null): Promise<void> {
+export async function mapAppointment(
+  h: Harness,
+  projectId: string,
+  appointmentId: string,
+  status: 'pending' | 'associated' | 'failed' = 'associated',
+  error: string | null = null,
+): Promise<void> {
   await h.database.repo(Mapping).insert({ crm: 'appointment', appointmentId, projectId, status, error });
 }
 

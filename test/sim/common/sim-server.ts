@@ -109,9 +109,7 @@ export class SimServer {
   }
 
   requestsTo(method: string, path: string | RegExp): RecordedRequest[] {
-    return this.requests.filter(
-      (r) => r.method === method.toUpperCase() && (typeof path === 'string' ? r.path === path : path.test(r.path)),
-    );
+    return this.requests.filter((r) => r.method === method.toUpperCase() && (typeof path === 'string' ? r.path === path : path.test(r.path)));
   }
 
   async start(port = 0): Promise<string> {

@@ -46,13 +46,24 @@ describe(ServiceSim.name, () => {
   it('associates appointments in batch, with flat or wrapped fail items', async () => {
     const [a, b] = [sim.addProject(), sim.addProject()];
     const batch = (items: object[]): Promise<Response> => post('/appointment_crm/batch/associate_project', JSON.stringify({ items }));
-    const first = await (await batch([{ appointment_id: 'apt-1', project_id: a.id }, { appointment_id: 'apt-2', project_id: '999' }])).json();
+    const first = await (
+      await batch([
+        { appointment_id: 'apt-1', project_id: a.id },
+        { appointment_id: 'apt-2', project_id: '999' },
+      ])
+    ).json();
     expect(first).toEqual({
       success_items: [{ appointment_id: 'apt-1', project_id: a.id }],
       fail_items: [{ appointment_id: 'apt-2', project_id: '999', message: 'project not found' }],
     });
     sim.failItemStyle = 'wrapped';
-    const second = await json<{ success_items: unknown[]; fail_items: unknown[] }>(batch([{ appointment_id: 'apt-1', project_id: a.id }, { appointment_id: 'apt-3', project_id: a.id }, { appointment_id: 'apt-1', project_id: b.id }]));
+    const second = await json<{ success_items: unknown[]; fail_items: unknown[] }>(
+      batch([
+        { appointment_id: 'apt-1', project_id: a.id },
+        { appointment_id: 'apt-3', project_id: a.id },
+        { appointment_id: 'apt-1', project_id: b.id },
+      ]),
+    );
     expect(second.success_items).toEqual([{ appointment_id: 'apt-1', project_id: a.id }]);
     expect(second.fail_items).toEqual([
       { data: { appointment_id: 'apt-3', project_id: a.id }, message: 'project already associated with an appointment' },

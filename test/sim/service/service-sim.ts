@@ -168,9 +168,16 @@ export class ServiceSim extends SimServer {
     const { job_number, customer, work_site_address, sales_rep } = fields;
     // Spec field order; absent optional fields stay undefined, which JSON answers omit.
     const project: Project = {
-      id, name, created_at: created, updated_at: fields.updated_at ?? created,
-      job_number, customer, work_site_address, sales_rep,
-      tags: fields.tags ?? [], archived: fields.archived ?? false,
+      id,
+      name,
+      created_at: created,
+      updated_at: fields.updated_at ?? created,
+      job_number,
+      customer,
+      work_site_address,
+      sales_rep,
+      tags: fields.tags ?? [],
+      archived: fields.archived ?? false,
     };
     this.projects.set(id, project);
     this.projectOwners.set(id, owner ?? [...this.members][0] ?? 'owner@example.com');
@@ -191,7 +198,14 @@ export class ServiceSim extends SimServer {
       takeoff: seed.takeoff ?? takeoffFrom(lineItems),
       fieldData: seed.fieldData ?? defaultFieldData(),
     };
-    const drawing: SimDrawing = { id, projectId, name: seed.name ?? `Drawing ${this.drawings.size + 1}`, tags: seed.tags ?? [], ...version, versions: [{ ...version }] };
+    const drawing: SimDrawing = {
+      id,
+      projectId,
+      name: seed.name ?? `Drawing ${this.drawings.size + 1}`,
+      tags: seed.tags ?? [],
+      ...version,
+      versions: [{ ...version }],
+    };
     this.drawings.set(id, drawing);
     this.created(id);
     return drawing;
@@ -217,7 +231,13 @@ export class ServiceSim extends SimServer {
 
   addProduct(seed: Partial<Product> = {}): Product {
     const n = this.products.size + 1;
-    const product: Product = { id: seed.id ?? this.newId(), name: seed.name ?? `Product ${n}`, sku: seed.sku ?? `SKU-${n}`, description: seed.description ?? '', cost: seed.cost ?? 10 };
+    const product: Product = {
+      id: seed.id ?? this.newId(),
+      name: seed.name ?? `Product ${n}`,
+      sku: seed.sku ?? `SKU-${n}`,
+      description: seed.description ?? '',
+      cost: seed.cost ?? 10,
+    };
     this.products.set(product.id, product);
     this.created(product.id);
     this.touched(product.id);
@@ -302,7 +322,15 @@ export class ServiceSim extends SimServer {
     if (!drawing) throw new Error(`drawing ${id} not found`);
     const version = versionId ?? drawing.versionId;
     const base = `${this.url}/files/drawings/${drawing.id}/${version}`;
-    return { id: drawing.id, project_id: drawing.projectId, name: drawing.name, pdf_url: `${base}.pdf`, png_url: `${base}.png`, dxf_url: null, tags: drawing.tags };
+    return {
+      id: drawing.id,
+      project_id: drawing.projectId,
+      name: drawing.name,
+      pdf_url: `${base}.pdf`,
+      png_url: `${base}.png`,
+      dxf_url: null,
+      tags: drawing.tags,
+    };
   }
 
   /** Serves these bytes without auth (like a signed download address) and returns the URL. Needs the server started. */
@@ -391,7 +419,10 @@ export class ServiceSim extends SimServer {
       const project = this.project(req.params.id);
       const emails = objectBody(req).emails;
       if (!isStringList(emails)) throw bad('emails is required');
-      this.collaborators.set(project.id, this.collaborators.get(project.id)!.filter((c) => !emails.includes(c.email)));
+      this.collaborators.set(
+        project.id,
+        this.collaborators.get(project.id)!.filter((c) => !emails.includes(c.email)),
+      );
       return ok({});
     });
 
@@ -550,7 +581,11 @@ export class ServiceSim extends SimServer {
       if (!match || !version) return { status: 404, body: { error: 'not found' } };
       return match[2] === 'pdf'
         ? { status: 200, raw: version.pdf, headers: { 'content-type': 'application/pdf' } }
-        : { status: 200, raw: Buffer.concat([PNG_SIGNATURE, Buffer.from(` drawing ${drawing!.id} ${version.versionId}`)]), headers: { 'content-type': 'image/png' } };
+        : {
+            status: 200,
+            raw: Buffer.concat([PNG_SIGNATURE, Buffer.from(` drawing ${drawing!.id} ${version.versionId}`)]),
+            headers: { 'content-type': 'image/png' },
+          };
     });
     const blob: SimHandler = (req) => {
       const file = this.blobs.get(req.path);
@@ -591,9 +626,7 @@ export class ServiceSim extends SimServer {
   }
 
   private projectsNewestFirst(): Project[] {
-    return [...this.projects.values()].sort(
-      (a, b) => b.created_at.localeCompare(a.created_at) || this.createdSeq.get(b.id)! - this.createdSeq.get(a.id)!,
-    );
+    return [...this.projects.values()].sort((a, b) => b.created_at.localeCompare(a.created_at) || this.createdSeq.get(b.id)! - this.createdSeq.get(a.id)!);
   }
 
   private nameProblem(name: string, exceptId?: string): string | undefined {
@@ -664,7 +697,14 @@ export class ServiceSim extends SimServer {
     return {
       line_items: [
         {
-          name: fence.name, quantity: 10, price: 25, cost: 15, total: 250, sku: fence.sku, unit: 'ft', product_id: fence.id,
+          name: fence.name,
+          quantity: 10,
+          price: 25,
+          cost: 15,
+          total: 250,
+          sku: fence.sku,
+          unit: 'ft',
+          product_id: fence.id,
           price_part_items: [{ name: `${fence.name} panel`, sku: fence.sku, price: 250, cost: 150, quantity: 10, unit: 'ft' }],
         },
         { name: gate.name, quantity: 2, price: 100, cost: 60, total: 200, sku: gate.sku, unit: 'ea', product_id: gate.id, price_part_items: [] },

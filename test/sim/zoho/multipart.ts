@@ -16,7 +16,11 @@ export interface MultipartBody {
 /** Parses an already buffered multipart body; a body that is not multipart yields no parts rather than an error. */
 export function parseMultipart(headers: IncomingHttpHeaders, body: Buffer): Promise<MultipartBody> {
   const result: MultipartBody = { files: [], fields: {} };
-  if (!String(headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) {
+  if (
+    !String(headers['content-type'] ?? '')
+      .toLowerCase()
+      .startsWith('multipart/form-data')
+  ) {
     return Promise.resolve(result);
   }
   return new Promise((resolve, reject) => {
@@ -24,9 +28,7 @@ export function parseMultipart(headers: IncomingHttpHeaders, body: Buffer): Prom
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () =>
-        result.files.push({ field, filename: info.filename ?? '', contentType: info.mimeType, bytes: Buffer.concat(chunks) }),
-      );
+      stream.on('end', () => result.files.push({ field, filename: info.filename ?? '', contentType: info.mimeType, bytes: Buffer.concat(chunks) }));
     });
     parser.on('field', (name, value) => (result.fields[name] = value));
     parser.on('close', () => resolve(result));

@@ -210,16 +210,14 @@ describe(ZohoSim.name, () => {
       expect(ok.status).toBe(201);
       const body = (await ok.json()) as { data: [{ details: { id: string } }] };
       expect(body.data[0]).toMatchObject({ code: 'SUCCESS', message: 'record added', status: 'success' });
-      expect(sim.notesOf('Deals', id)).toEqual([
-        { id: body.data[0].details.id, title: 'Proposal', content: 'sent', createdTime: expect.any(String) },
-      ]);
+      expect(sim.notesOf('Deals', id)).toEqual([{ id: body.data[0].details.id, title: 'Proposal', content: 'sent', createdTime: expect.any(String) }]);
 
       const bad = await post('4150868000000000003');
       expect([200, 201]).toContain(bad.status);
       expect(((await bad.json()) as { data: unknown[] }).data[0]).toMatchObject({ code: 'INVALID_DATA', status: 'error' });
     });
 
-    it('lists a record\'s notes (fields mandatory, 204 for none) and attachments added by hand', async () => {
+    it("lists a record's notes (fields mandatory, 204 for none) and attachments added by hand", async () => {
       const id = sim.addRecord('Deals');
       expect((await call(`/Deals/${id}/Notes`)).status).toBe(400);
       expect((await call(`/Deals/${id}/Notes?fields=Note_Title`)).status).toBe(204);

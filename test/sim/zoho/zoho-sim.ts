@@ -112,12 +112,36 @@ export class ZohoSim {
 
     this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
 
-    this.api.route('POST', '/crm/v8/Notes', this.authed((req) => this.addNotes(req)));
-    this.api.route('GET', '/crm/v8/:module/:id', this.authed((req) => this.getRecord(req)));
-    this.api.route('POST', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.upload(req)));
-    this.api.route('GET', '/crm/v8/:module/:id/Attachments', this.authed((req) => this.listAttachments(req)));
-    this.api.route('GET', '/crm/v8/:module/:id/Attachments/:attId', this.authed((req) => this.download(req)));
-    this.api.route('GET', '/crm/v8/:module/:id/Notes', this.authed((req) => this.listNotes(req)));
+    this.api.route(
+      'POST',
+      '/crm/v8/Notes',
+      this.authed((req) => this.addNotes(req)),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/:id',
+      this.authed((req) => this.getRecord(req)),
+    );
+    this.api.route(
+      'POST',
+      '/crm/v8/:module/:id/Attachments',
+      this.authed((req) => this.upload(req)),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/:id/Attachments',
+      this.authed((req) => this.listAttachments(req)),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/:id/Attachments/:attId',
+      this.authed((req) => this.download(req)),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/:id/Notes',
+      this.authed((req) => this.listNotes(req)),
+    );
   }
 
   async start(): Promise<void> {
