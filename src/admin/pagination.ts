@@ -16,7 +16,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE_LIMIT, { message: `limit must be an integer between 1 and ${MAX_PAGE_LIMIT}` })
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page.' })
+  /** The `next_cursor` of the previous page. */
   @IsOptional()
   @MaxLength(200, { message: 'cursor is not a cursor this API gave out' })
   cursor?: string;

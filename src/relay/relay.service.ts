@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseUnavailableError } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { ActionQueues } from '../queues/action-queues.service.js';
 import { actionJobId, JOB_NAMES, QUEUES, routeDeliveryJob, type ActionQueueName, type RunActionJob } from '../queues/queues.js';
@@ -121,7 +122,8 @@ export class Relay implements RelayListener, OnApplicationBootstrap, BeforeAppli
         }
         this.lastFailure = '';
       } catch (err) {
-        this.warnOnce(`relay pass failed, retried on the next tick: ${(err as Error).message}`);
+        // Postgres not ready (yet): readiness says so, and the next tick tries again.
+        if (!(err instanceof DatabaseUnavailableError)) this.warnOnce(`relay pass failed, retried on the next tick: ${(err as Error).message}`);
       } finally {
         this.passing = null;
       }
