@@ -95,7 +95,9 @@ describe('sync log routes', () => {
     await finished(recordEntry, 'succeeded');
 
     const byProject = await json(await h.admin(`/api/sync-logs?project_id=${recordProject}`));
-    expect(byProject.items).toHaveLength(1);
+    // The associate action, and before it the record of the admin's write that created the mapping.
+    expect(byProject.items.map((e: Json) => e.kind)).toEqual(['associate', 'admin_write']);
+    expect(byProject.items[1]).toMatchObject({ trigger: 'admin', actor: 'admin', status: 'succeeded', target: 'Deals/555' });
     expect(byProject.items[0]).toEqual({
       id: recordEntry,
       kind: 'associate',
@@ -113,6 +115,7 @@ describe('sync log routes', () => {
       payload: { mapping_ids: [expect.stringMatching(/^\d+$/)] },
       parent_id: null,
       inbox_id: null,
+      actor: 'admin',
     });
 
     const succeeded = await json(await h.admin('/api/sync-logs?status=succeeded&kind=associate'));

@@ -1,54 +1,121 @@
-import { applyDecorators, type CanActivate, type ExecutionContext, Inject, Injectable, UnauthorizedException, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  applyDecorators,
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
+  ForbiddenException,
+  HttpException,
+  Injectable,
+  SetMetadata,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { AdminActor, Role } from './roles.js';
+import { roleAllows } from './roles.js';
+import { AdminIdentity, CSRF_HEADER, readCookie, SESSION_COOKIE } from './session.service.js';
 
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+const REQUIRED_ROLE = 'crm-sync:required-role';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The request once the guard has let it through: who made it. */
+export type AdminRequest = FastifyRequest & { adminActor?: AdminActor };
 
 /**
- * `Authorization: Bearer <ADMIN_TOKEN>` or 401. Both sides are hashed first so the constant-time compare runs on
- * equal-length buffers and the answer time says nothing about the token's length or prefix. Depends on APP_CONFIG
- * only (a global provider), so any module's controller can use it through `@AdminRoute()` or `@UseGuards`.
+ * The role a route needs. Without it a route under `/api` (or marked `@AdminRoute()`) needs `viewer` for GET and
+ * `admin` for every other method.
+ */
+export const RequiresRole = (role: Role): ClassDecorator & MethodDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/** The caller of an admin route, as `{ name, role }` (set by the guard). */
+export const Actor = createParamDecorator((_data: unknown, context: ExecutionContext): AdminActor => {
+  const actor = context.switchToHttp().getRequest<AdminRequest>().adminActor;
+  if (!actor) throw new UnauthorizedException({ statusCode: 401, message: 'missing or wrong admin token (Authorization: Bearer <ADMIN_TOKEN>)' });
+  return actor;
+});
+
+export type AuthDecision = { ok: true; actor: AdminActor; via: 'bearer' | 'session' } | { ok: false; status: 401 | 403; body: Record<string, unknown> };
+
+const UNAUTHORIZED = { statusCode: 401, message: 'missing or wrong admin token (Authorization: Bearer <ADMIN_TOKEN>)' };
+
+/**
+ * The whole admin check, for Nest routes (the guard) and plain Fastify routes (Bull Board) alike: the caller from
+ * `Authorization: Bearer` or, without that header, the console's session cookie; then the role; then, for a write
+ * authenticated by the cookie, the CSRF header (a cross-site form can send the cookie but no custom header).
+ */
+export function authorize(identity: AdminIdentity, request: FastifyRequest, required: Role): AuthDecision {
+  let actor: AdminActor | null;
+  let via: 'bearer' | 'session';
+  if (request.headers.authorization !== undefined) {
+    actor = identity.byBearer(request.headers.authorization);
+    via = 'bearer';
+  } else {
+    actor = identity.bySession(readCookie(request.headers.cookie, SESSION_COOKIE));
+    via = 'session';
+  }
+  if (!actor) return { ok: false, status: 401, body: UNAUTHORIZED };
+  if (!roleAllows(actor.role, required)) {
+    const article = actor.role === 'admin' || actor.role === 'operator' ? 'an' : 'a';
+    return {
+      ok: false,
+      status: 403,
+      body: { statusCode: 403, message: `this route needs the ${required} role; ${actor.name} is ${article} ${actor.role}`, required_role: required },
+    };
+  }
+  if (via === 'session' && !SAFE_METHODS.has(request.method) && request.headers[CSRF_HEADER] !== '1') {
+    return { ok: false, status: 403, body: { statusCode: 403, message: `a write from a console session needs the header ${CSRF_HEADER}: 1` } };
+  }
+  return { ok: true, actor, via };
+}
+
+/** The role a request needs when its route declares none. */
+export const defaultRole = (method: string): Role => (SAFE_METHODS.has(method) ? 'viewer' : 'admin');
+
+const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+
+/**
+ * Every route under `/api`, and every route marked `@AdminRoute()` or `@RequiresRole()`, needs a known token (or
+ * session) with the route's role; registered app-wide by AdminModule, so a controller that forgets its decorator
+ * is still closed. Other routes pass untouched. Sets `request.adminActor` for `@Actor()`.
  */
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
-  private readonly expected: Buffer;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = digest(config.adminToken);
-  }
-
-  canActivate(context: ExecutionContext): boolean {
-    const http = context.switchToHttp();
-    if (this.isAdmin(http.getRequest<FastifyRequest>().headers.authorization)) return true;
-    http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer realm="crm-sync admin"');
-    throw new UnauthorizedException({ statusCode: 401, message: 'missing or wrong admin token (Authorization: Bearer <ADMIN_TOKEN>)' });
-  }
-
-  isAdmin(header: string | undefined): boolean {
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
-    if (!match) return false;
-    return timingSafeEqual(digest(match[1]), this.expected);
-  }
-}
-
-/** Marks a controller or route as admin-only: the guard plus the OpenAPI security requirement. */
-export const AdminRoute = (): ClassDecorator & MethodDecorator =>
-  applyDecorators(UseGuards(AdminAuthGuard), ApiBearerAuth('admin'), ApiUnauthorizedResponse({ description: 'Missing or wrong admin token.' }));
-
-/**
- * Every route under `/api` needs the admin token, whichever module declares it; registered app-wide by AdminModule
- * so that a controller that forgets `@AdminRoute()` is still closed. Other routes pass untouched.
- */
-@Injectable()
-export class AdminApiGuard implements CanActivate {
-  constructor(private readonly admin: AdminAuthGuard) {}
+  constructor(
+    private readonly identity: AdminIdentity,
+    private readonly reflector: Reflector,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    const url = context.switchToHttp().getRequest<FastifyRequest>().url ?? '';
-    if (url !== '/api' && !url.startsWith('/api/') && !url.startsWith('/api?')) return true;
-    return this.admin.canActivate(context);
+    const http = context.switchToHttp();
+    const request = http.getRequest<AdminRequest>();
+    const declared = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]);
+    const marked = this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, [context.getHandler(), context.getClass()]);
+    if (!declared && !marked && !isApi(request.url ?? '')) return true;
+    const decision = authorize(this.identity, request, declared ?? defaultRole(request.method));
+    if (decision.ok) {
+      request.adminActor = decision.actor;
+      return true;
+    }
+    if (decision.status === 401) {
+      http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer realm="crm-sync admin"');
+      throw new UnauthorizedException(decision.body);
+    }
+    throw new ForbiddenException(decision.body) as HttpException;
   }
 }
+
+const ADMIN_ROUTE = 'crm-sync:admin-route';
+
+/**
+ * Marks a controller or route as admin-only (checked by the app-wide AdminAuthGuard, also outside `/api`) and adds
+ * the OpenAPI security requirement. Combine with `@RequiresRole('operator')` for a write an operator may make.
+ */
+export const AdminRoute = (): ClassDecorator & MethodDecorator =>
+  applyDecorators(
+    SetMetadata(ADMIN_ROUTE, true),
+    ApiBearerAuth('admin'),
+    ApiUnauthorizedResponse({ description: 'Missing or wrong admin token (or console session).' }),
+    ApiForbiddenResponse({ description: 'The token lacks the role the route needs; the answer names it (`required_role`).' }),
+  );

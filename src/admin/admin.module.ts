@@ -1,19 +1,24 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
-import { AdminApiGuard, AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminAudit } from './admin-audit.service.js';
+import { SessionController } from './session.controller.js';
+import { AdminIdentity } from './session.service.js';
 import { SyncLogsController } from './sync-logs.controller.js';
 
 /**
- * The admin API's auth and the sync log routes. Other modules' admin controllers use `@AdminRoute()` (or
- * `@UseGuards(AdminAuthGuard)`) from `admin-auth.guard.ts`, and the list helpers from `pagination.ts`; on top of
- * that, every `/api` route is closed app-wide by AdminApiGuard. The console's static files (`GET /admin`) are a
- * Fastify plugin registered by createApp: `console-static.ts`.
+ * The admin API's auth (roles, console sessions, audit) and the sync log routes. Every `/api` route, and any route
+ * marked `@AdminRoute()` or `@RequiresRole()`, is checked by the app-wide AdminAuthGuard (`admin-auth.guard.ts`);
+ * controllers read the caller with `@Actor()` and record writes that create no action through AdminAudit. Global so
+ * any module can inject AdminAudit and AdminIdentity. The console's static files (`GET /admin`) and Bull Board
+ * (`/admin/queues`) are Fastify plugins registered by createApp: `console-static.ts`, `bull-board.ts`.
  */
+@Global()
 @Module({
   imports: [SyncLogModule],
-  controllers: [SyncLogsController],
-  providers: [AdminAuthGuard, { provide: APP_GUARD, useClass: AdminApiGuard }],
-  exports: [AdminAuthGuard],
+  controllers: [SyncLogsController, SessionController],
+  providers: [AdminIdentity, AdminAudit, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+  exports: [AdminIdentity, AdminAudit],
 })
 export class AdminModule {}

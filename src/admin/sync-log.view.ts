@@ -21,6 +21,8 @@ export class SyncLogEntryView {
   @ApiProperty({ type: 'object', additionalProperties: true, description: "The action's input." }) payload: Record<string, unknown>;
   @ApiPropertyOptional({ nullable: true, type: String }) parent_id: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) inbox_id: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'The admin (token name) whose request created the entry; null for the daemon.' })
+  actor: string | null;
 }
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
@@ -43,5 +45,6 @@ export function syncLogEntryView(entry: SyncLogEntry): SyncLogEntryView {
     payload: entry.payload ?? {},
     parent_id: entry.parentId === null || entry.parentId === undefined ? null : String(entry.parentId),
     inbox_id: entry.inboxId === null || entry.inboxId === undefined ? null : String(entry.inboxId),
+    actor: entry.actor ?? null,
   };
 }

@@ -2,7 +2,9 @@ import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param,
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
-import { AdminRoute } from './admin-auth.guard.js';
+import { Actor, AdminRoute, RequiresRole } from './admin-auth.guard.js';
+import { AdminAudit } from './admin-audit.service.js';
+import type { AdminActor } from './roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from './pagination.js';
 import { ParseIdPipe } from './parse-id.pipe.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
@@ -15,6 +17,7 @@ export class SyncLogsController {
   constructor(
     private readonly syncLog: SyncLogRepository,
     private readonly actions: ActionRecorder,
+    private readonly audit: AdminAudit,
   ) {}
 
   @Get()
@@ -45,12 +48,13 @@ export class SyncLogsController {
   }
 
   @Post(':id/retry')
+  @RequiresRole('operator')
   @HttpCode(202)
   @ApiOperation({ summary: 'Runs a failed action again; only a failed entry can be retried.' })
   @ApiAcceptedResponse({ type: SyncLogEntryView, description: 'The entry, queued again.' })
   @ApiNotFoundResponse({ description: 'No such entry.' })
   @ApiConflictResponse({ description: 'The entry is not failed; the answer names its status.' })
-  async retry(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryView> {
+  async retry(@Param('id', new ParseIdPipe()) id: string, @Actor() actor: AdminActor): Promise<SyncLogEntryView> {
     // Read first so that a refusal can name the entry's current status.
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
@@ -64,6 +68,14 @@ export class SyncLogsController {
     }
     const requeued = await this.actions.retry(id);
     if (!requeued) throw new ConflictException({ statusCode: 409, message: `entry ${id} was retried meanwhile`, error: 'Conflict' });
+    // The entry stays the action's record; who retried it is an entry of its own.
+    await this.audit.record(actor, {
+      detail: `retried sync log entry ${id} (${entry.kind})`,
+      crm: entry.crm,
+      projectId: entry.projectId,
+      target: entry.target,
+      payload: { entry_id: id },
+    });
     return syncLogEntryView(requeued);
   }
 }

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { existsSync } from 'node:fs';
+import { bullBoard } from '../admin/bull-board.js';
 import { adminConsole } from '../admin/console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalFilters(new DomainExceptionFilter());
   app.enableShutdownHooks();
   await app.register(adminConsole); // GET /admin: the console's static files
+  await app.register(bullBoard(app)); // /admin/queues: Bull Board, admin role
 
   // What the @nestjs/swagger CLI plugin read from the DTOs at build time (absent when running from sources).
   const pluginMetadata = new URL('../metadata.js', import.meta.url);

@@ -1,8 +1,9 @@
-import { Body, ConflictException, Controller, HttpCode, NotFoundException, Post, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Body, ConflictException, Controller, HttpCode, NotFoundException, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString } from 'class-validator';
-import { AdminAuthGuard } from '../admin/admin-auth.guard.js';
+import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
+import type { AdminActor } from '../admin/roles.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { LineItemsPayload } from '../domain/actions.js';
@@ -31,8 +32,7 @@ export class SendAcceptedDto {
 
 /** The send action of the drawing page: the drawing's line items to the appointment's sale, then status Sold. */
 @ApiTags('appointment-crm')
-@ApiBearerAuth('admin')
-@UseGuards(AdminAuthGuard)
+@AdminRoute()
 @Controller('api/appointment-crm')
 export class AppointmentSendController {
   constructor(
@@ -41,9 +41,10 @@ export class AppointmentSendController {
   ) {}
 
   @Post('send')
+  @RequiresRole('operator')
   @HttpCode(202)
   @ApiAcceptedResponse({ type: SendAcceptedDto })
-  async send(@Body() body: SendToAppointmentDto): Promise<SendAcceptedDto> {
+  async send(@Body() body: SendToAppointmentDto, @Actor() actor: AdminActor): Promise<SendAcceptedDto> {
     const mapping = await this.mappings.appointmentOfProject(body.project_id);
     if (!mapping?.appointmentId) throw new NotFoundException(`project ${body.project_id} is not mapped to an appointment`);
     if (mapping.status === 'failed') {
@@ -54,6 +55,7 @@ export class AppointmentSendController {
       {
         kind: 'push_line_items',
         trigger: 'admin',
+        actor: actor.name,
         crm: 'appointment',
         projectId: body.project_id,
         target: mapping.appointmentId,

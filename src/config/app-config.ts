@@ -1,3 +1,4 @@
+import { parseAdminTokens, type AdminTokenEntry } from '../admin/roles.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
 export interface RetryPolicy {
@@ -30,6 +31,8 @@ export interface AppConfig {
    */
   relay: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number; pollMs: number };
   adminToken: string;
+  /** Every token of the admin API: `ADMIN_TOKEN` (name `admin`, role admin) first, then `ADMIN_TOKENS`. */
+  adminTokens: AdminTokenEntry[];
   appointmentCrm: { baseUrl: string; apiKey: string } | null;
   recordCrm: { accountsUrl: string; apiDomain: string; clientId: string; clientSecret: string; refreshToken: string } | null;
   jobs: {
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     adminToken: v.ADMIN_TOKEN,
+    adminTokens: [{ name: 'admin', role: 'admin', token: v.ADMIN_TOKEN }, ...parseAdminTokens(v.ADMIN_TOKENS)],
     appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,
     recordCrm: v.RECORD_CRM_API_DOMAIN
       ? {

@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { adminTokensProblems } from '../admin/roles.js';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -85,6 +86,12 @@ export class EnvironmentVariables {
   @IsString({ message: 'is required' })
   @MinLength(16, { message: 'must be at least 16 characters' })
   ADMIN_TOKEN!: string;
+
+  /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (admin/roles.ts). */
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  ADMIN_TOKENS?: string;
 
   @blankAsUnset
   @IsOptional()
@@ -201,6 +208,9 @@ function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
   }
   if (vars.WEBHOOK_SECRETS_EVENTS !== undefined && splitSecrets(vars.WEBHOOK_SECRETS_EVENTS).length === 0) {
     problems.push({ variable: 'WEBHOOK_SECRETS_EVENTS', reason: 'is required (comma-separated secrets)' });
+  }
+  if (vars.ADMIN_TOKENS !== undefined) {
+    for (const reason of adminTokensProblems(vars.ADMIN_TOKENS)) problems.push({ variable: 'ADMIN_TOKENS', reason });
   }
   if (vars.APPOINTMENT_CRM_BASE_URL && !vars.APPOINTMENT_CRM_API_KEY) {
     problems.push({ variable: 'APPOINTMENT_CRM_API_KEY', reason: 'is required when APPOINTMENT_CRM_BASE_URL is set' });

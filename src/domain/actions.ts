@@ -15,7 +15,8 @@ export type RecordRef = {
 /**
  * Every kind of sync action, with who must run it: `core` (always), or the CRMs whose module runs it when that CRM
  * is configured. The daemon refuses to start when one of them has no handler. `route_delivery` is only ever
- * recorded as a decision (skipped), never run.
+ * recorded as a decision (skipped), never run; `admin_write` only records an admin's write that created no
+ * action (status succeeded, `actor` set).
  */
 export const ACTION_KINDS = {
   associate: 'core',
@@ -28,6 +29,7 @@ export const ACTION_KINDS = {
   add_note: ['appointment', 'record'],
   attach_pdf: ['record'],
   route_delivery: 'never run',
+  admin_write: 'never run',
 } as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;
 
 export type ActionKind = keyof typeof ACTION_KINDS;
@@ -84,4 +86,6 @@ export interface ActionPayloads {
   add_note: AppointmentNotePayload | RecordNotePayload;
   attach_pdf: AttachPdfPayload;
   route_delivery: Record<string, never>;
+  /** An admin write that created no action (a mapping created, removed or imported, a retry): its record. */
+  admin_write: Record<string, unknown>;
 }

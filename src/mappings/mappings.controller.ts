@@ -26,15 +26,20 @@ import {
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiResponse,
   ApiTags,
+  ApiUnprocessableEntityResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { AdminRoute } from '../admin/admin-auth.guard.js';
+import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
+import { AdminAudit } from '../admin/admin-audit.service.js';
+import type { AdminActor } from '../admin/roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from '../admin/pagination.js';
 import { ParseIdPipe } from '../admin/parse-id.pipe.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
+import type { Mapping } from './mapping.entity.js';
 import { MappingsQueryDto } from './dto/mappings-query.dto.js';
 import { MappingImportService, type ImportResult } from './mapping-import.service.js';
 import { mappingView, MappingView } from './mapping.view.js';
@@ -60,6 +65,7 @@ export class MappingsController {
   constructor(
     private readonly mappings: MappingsService,
     private readonly imports: MappingImportService,
+    private readonly audit: AdminAudit,
   ) {}
 
   @Get()
@@ -82,7 +88,8 @@ export class MappingsController {
     summary: 'Creates one mapping, or many as `{ "items": [...] }`.',
     description:
       'One object: 201 with the mapping, 409 naming the mapping in the way, 400 naming the field. A batch is not one ' +
-      'transaction: every item is created or refused on its own, and the answer (200) gives per item ' +
+      'transaction: every item is created or refused on its own, and the answer is 200 when every item was created, ' +
+      '207 when some were refused, 422 when all were, each with `{ created, errors, items }`, per item ' +
       '`{ index, status: "created" | "error", mapping?, error?, existing? }`. Ids may be strings or JSON numbers.',
   })
   @ApiBody({
@@ -94,19 +101,31 @@ export class MappingsController {
     },
   })
   @ApiCreatedResponse({ type: MappingView, description: 'The created mapping (single object).' })
-  @ApiOkResponse({ description: 'Per-item results (batch).' })
+  @ApiOkResponse({ description: 'Per-item results (batch): every item created.' })
+  @ApiResponse({ status: 207, description: 'Per-item results (batch): some items refused.' })
+  @ApiUnprocessableEntityResponse({ description: 'Per-item results (batch): every item refused.' })
   @ApiConflictResponse({ description: 'An existing mapping has this appointment, record, or project; the answer names it.' })
   @ApiBadRequestResponse({ description: 'Invalid input; the message names the field.' })
+  @RequiresRole('operator')
   async create(
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @Actor() actor: AdminActor,
   ): Promise<MappingView | { created: number; errors: number; items: BatchItemResult[] }> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw bad('the body must be a mapping object or { "items": [...] }');
     }
     if ('items' in body) {
-      reply.status(200);
-      return this.createBatch(body as Record<string, unknown>);
+      const answer = await this.createBatch(body as Record<string, unknown>);
+      reply.status(answer.errors === 0 ? 200 : answer.created === 0 ? 422 : 207);
+      if (answer.created > 0) {
+        const ids = answer.items.flatMap((item) => (item.mapping ? [item.mapping.id] : []));
+        await this.audit.record(actor, {
+          detail: `${answer.created} mapping(s) created in a batch of ${answer.items.length}`,
+          payload: { mapping_ids: ids.slice(0, 1000), refused: answer.errors },
+        });
+      }
+      return answer;
     }
     const parsed = parseMappingInput(body);
     if (!parsed.ok) throw bad(parsed.error);
@@ -119,6 +138,7 @@ export class MappingsController {
         existing: result.existing ? mappingView(result.existing) : null,
       });
     }
+    await this.audit.record(actor, { detail: `mapping ${result.mapping.id} created (${describe(result.mapping)})`, ...auditFields(result.mapping) });
     return mappingView(result.mapping);
   }
 
@@ -137,10 +157,16 @@ export class MappingsController {
   })
   @ApiOkResponse({ description: '`{ created, errors, items: [{ line, status, error, mapping_id }] }`' })
   @ApiBadRequestResponse({ description: 'No header row, or a wrong one.' })
-  async import(@Req() request: FastifyRequest): Promise<ImportResult> {
+  @RequiresRole('operator')
+  async import(@Req() request: FastifyRequest, @Actor() actor: AdminActor): Promise<ImportResult> {
     const body = request.body;
     if (!(body instanceof Readable)) throw new UnsupportedMediaTypeException('send the CSV with Content-Type: text/csv');
-    return this.imports.importCsv(body);
+    const result = await this.imports.importCsv(body);
+    await this.audit.record(actor, {
+      detail: `CSV import: ${result.created} mapping(s) created, ${result.errors} row(s) refused`,
+      payload: { created: result.created, errors: result.errors },
+    });
+    return result;
   }
 
   @Post('associate')
@@ -150,8 +176,11 @@ export class MappingsController {
     description: 'Appointment mappings go in A2 chunks of at most 100, record mappings one C1 call each; answers the sync log entries created.',
   })
   @ApiAcceptedResponse({ description: '`{ sync_log_ids: string[] }`' })
-  async associate(): Promise<{ sync_log_ids: string[] }> {
-    const entries = await this.mappings.associatePending('admin');
+  @RequiresRole('operator')
+  async associate(@Actor() actor: AdminActor): Promise<{ sync_log_ids: string[] }> {
+    const entries = await this.mappings.associatePending('admin', { actor: actor.name });
+    // The actions carry the actor; a request that found nothing pending is recorded on its own.
+    if (entries.length === 0) await this.audit.record(actor, { detail: 'association requested: no pending mapping to associate' });
     return { sync_log_ids: entries.map((e) => String(e.id)) };
   }
 
@@ -160,8 +189,10 @@ export class MappingsController {
   @ApiOperation({ summary: "Removes a mapping (an association the service already made stays on the service's side)." })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiNotFoundResponse({ description: 'No such mapping.' })
-  async remove(@Param('id', new ParseIdPipe()) id: string): Promise<void> {
+  @RequiresRole('operator')
+  async remove(@Param('id', new ParseIdPipe()) id: string, @Actor() actor: AdminActor): Promise<void> {
     if (!(await this.mappings.remove(id))) throw new NotFoundException({ statusCode: 404, message: `mapping ${id} not found`, error: 'Not Found' });
+    await this.audit.record(actor, { detail: `mapping ${id} removed`, payload: { mapping_id: id } });
   }
 
   private async createBatch(body: Record<string, unknown>): Promise<{ created: number; errors: number; items: BatchItemResult[] }> {
@@ -188,6 +219,16 @@ export class MappingsController {
     return { created: results.length - errors, errors, items: results };
   }
 }
+
+const describe = (m: Mapping): string =>
+  `project ${m.projectId} to ${m.crm === 'appointment' ? `appointment ${m.appointmentId}` : `${m.recordCrmModule}/${m.recordCrmRecordId}`}`;
+
+const auditFields = (m: Mapping) => ({
+  crm: m.crm,
+  projectId: m.projectId,
+  target: m.crm === 'appointment' ? m.appointmentId : `${m.recordCrmModule}/${m.recordCrmRecordId}`,
+  payload: { mapping_id: m.id },
+});
 
 function bad(message: string): BadRequestException {
   return new BadRequestException({ statusCode: 400, message, error: 'Bad Request' });

@@ -31,6 +31,8 @@ export interface AssociateFilter {
   projectId?: string;
   /** Only this CRM's. */
   crm?: MappingCrm;
+  /** The admin who started it (recorded on the actions). */
+  actor?: string;
 }
 
 /** Payload of an `associate` action: the mappings it sends (A2 chunk, or the one record for C1). */
@@ -158,7 +160,7 @@ export class MappingsService {
       // Rows another trigger holds are skipped here and claimed by that one.
       let after = '0';
       for (;;) {
-        const claimed = await this.database.transaction((manager) => this.claimChunk(manager, crm, trigger, filter.projectId ?? null, after));
+        const claimed = await this.database.transaction((manager) => this.claimChunk(manager, crm, trigger, filter.projectId ?? null, after, filter.actor));
         if (!claimed) break;
         after = claimed.lastId;
         const recorded = claimed.recorded;
@@ -191,7 +193,7 @@ export class MappingsService {
     return rows.length;
   }
 
-  private async claimChunk(manager: EntityManager, crm: MappingCrm, trigger: SyncTrigger, projectId: string | null, after: string) {
+  private async claimChunk(manager: EntityManager, crm: MappingCrm, trigger: SyncTrigger, projectId: string | null, after: string, actor?: string) {
     const rows: MappingRow[] = await manager.query(
       `SELECT ${MAPPING_COLUMNS} FROM mapping
         WHERE crm = $1 AND status = 'pending' AND claimed_by IS NULL AND ($2::text IS NULL OR project_id = $2) AND id > $4
@@ -213,6 +215,7 @@ export class MappingsService {
               target: mappings.length === 1 ? mappings[0].appointmentId : null,
               payload: { mapping_ids: mappings.map((m) => m.id) } satisfies AssociatePayload,
               detail: `A2 for ${mappings.length} appointment mapping(s)`,
+              ...(actor ? { actor } : {}),
             },
           ]
         : mappings.map((m) => ({
@@ -222,6 +225,7 @@ export class MappingsService {
             projectId: m.projectId,
             target: `${m.recordCrmModule}/${m.recordCrmRecordId}`,
             payload: { mapping_ids: [m.id] } satisfies AssociatePayload,
+            ...(actor ? { actor } : {}),
           }));
     const recorded = await this.actions.record(actions, { manager });
     if (crm === 'appointment') {

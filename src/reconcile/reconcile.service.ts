@@ -17,8 +17,10 @@ export class ReconcileService {
   }
 
   /** A run still waiting to start is joined rather than doubled (its coalesce key). */
-  async start(trigger: SyncTrigger): Promise<SyncLogEntry> {
-    const [{ entry }] = await this.actions.record([{ kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile' }]);
+  async start(trigger: SyncTrigger, actor?: string): Promise<SyncLogEntry> {
+    const [{ entry }] = await this.actions.record([
+      { kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile', ...(actor ? { actor } : {}) },
+    ]);
     return entry;
   }
 }

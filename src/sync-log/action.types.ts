@@ -11,7 +11,7 @@ interface NewActionFields {
   projectId: string | null;
   target: string | null;
   /** `queued` (default) runs it; `skipped` or `failed` only records a decision that needs no run. */
-  status?: 'queued' | 'skipped' | 'failed';
+  status?: 'queued' | 'skipped' | 'failed' | 'succeeded';
   detail?: string;
   error?: string;
   /** Creating an action with a key that exists already returns the existing one. */
@@ -22,6 +22,8 @@ interface NewActionFields {
   delayMs?: number;
   inboxId?: string;
   parentId?: string;
+  /** The admin (token name) whose request created the action; unset for the daemon's own work. */
+  actor?: string;
 }
 
 /** An action to record and, when `queued`, to run: its kind and that kind's payload. */

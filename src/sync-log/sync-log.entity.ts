@@ -91,4 +91,8 @@ export class SyncLogEntry {
   /** The entry runs no earlier than this (a burst of drawing events gathers behind it). */
   @Column({ name: 'not_before', type: 'timestamptz', nullable: true })
   notBefore: Date | null;
+
+  /** The admin (token name) whose request created the entry; null for the daemon's own work. */
+  @Column({ type: 'text', nullable: true })
+  actor: string | null;
 }

@@ -191,5 +191,6 @@ function toRecordInput(action: NewAction) {
     inbox_id: action.inboxId ?? null,
     parent_id: action.parentId ?? null,
     delay_ms: action.delayMs ?? 0,
+    actor: action.actor ?? null,
   };
 }

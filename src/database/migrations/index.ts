@@ -4,6 +4,7 @@ import { AppointmentDrawingState1763700003000 } from './1763700003000-appointmen
 import { RecordActionsFunction1763700004000 } from './1763700004000-record-actions-function.js';
 import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deliveries-set-based.js';
 import { RelayOutbox1763700006000 } from './1763700006000-relay-outbox.js';
+import { Actor1763700007000 } from './1763700007000-actor.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   RecordActionsFunction1763700004000,
   StoreDeliveriesSetBased1763700005000,
   RelayOutbox1763700006000,
+  Actor1763700007000,
 ];

@@ -5,7 +5,7 @@
 -- is found), inserting is tried again. An action may carry delay_ms: it may not run before now() plus that
 -- (not_before; 0 when absent). Entries come back as jsonb with the bigint ids as strings.
 --
--- The current definition, installed by migration 1763700006000 (see load-sql.ts for how to change it). Keep the
+-- The current definition, installed by migration 1763700007000 (it records the admin's name, `actor`) (see load-sql.ts for how to change it). Keep the
 -- signature and the result type: running replicas hold named prepared statements on this function.
 CREATE OR REPLACE FUNCTION crm_sync_record_actions(p_actions jsonb, p_routed_inbox bigint)
 RETURNS TABLE (idx int, created boolean, entry jsonb)
@@ -22,12 +22,12 @@ BEGIN
     s := NULL;
     FOR tries IN 1 .. 3 LOOP
       INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, payload, detail, error, dedupe_key,
-                            coalesce_key, inbox_id, parent_id, finished_at, duration_ms, not_before)
+                            coalesce_key, inbox_id, parent_id, finished_at, duration_ms, not_before, actor)
       VALUES (a->>'kind', a->>'trigger', a->>'crm', a->>'project_id', a->>'target', a->>'status', a->'payload',
               a->>'detail', a->>'error', a->>'dedupe_key', a->>'coalesce_key', (a->>'inbox_id')::bigint,
               (a->>'parent_id')::bigint,
               CASE WHEN a->>'status' <> 'queued' THEN now() END, CASE WHEN a->>'status' <> 'queued' THEN 0 END,
-              now() + make_interval(secs => COALESCE((a->>'delay_ms')::numeric, 0) / 1000))
+              now() + make_interval(secs => COALESCE((a->>'delay_ms')::numeric, 0) / 1000), a->>'actor')
       ON CONFLICT DO NOTHING
       RETURNING * INTO s;
       created := FOUND;
