@@ -5,6 +5,7 @@ import { AdminIdentity } from '../src/admin/session.service.js';
 import { adminTokensProblems } from '../src/admin/roles.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { ConfigError } from '../src/config/environment.js';
+import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -187,6 +188,35 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
     expect(writes.map((w) => [w.actor, w.detail])).toEqual([
       ['otto', '2 mapping(s) created in a batch of 2 by otto'],
       ['otto', '1 mapping(s) created in a batch of 2 by otto'],
+    ]);
+  });
+});
+
+describe('roles: the send action of the drawing page', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 5, appointmentCrm: true, env: { ADMIN_TOKENS } });
+  });
+  afterAll(() => h.close());
+
+  const send = (token: string, body: unknown) =>
+    fetch(`${h.url}/api/appointment-crm/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('an operator sends; the sale and the Sold that follows it carry the actor', async () => {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    h.appointmentCrm!.addAppointment('90071992547409951');
+    await mapAppointment(h, project.id, '90071992547409951');
+    expect((await send(VIEWER, { project_id: project.id, drawing_id: drawing.id })).status).toBe(403);
+    expect((await send(OPERATOR, { project_id: project.id, drawing_id: drawing.id })).status).toBe(202);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status']);
+    expect(entries.map((e) => [e.kind, e.status, e.trigger, e.actor])).toEqual([
+      ['push_line_items', 'succeeded', 'admin', 'otto'],
+      ['set_status', 'succeeded', 'admin', 'otto'],
     ]);
   });
 });

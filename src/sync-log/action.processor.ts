@@ -91,6 +91,8 @@ export abstract class ActionWorker extends WorkerHost {
         trigger: next.trigger ?? entry.trigger,
         parentId: entry.id,
         inboxId: entry.inboxId ?? undefined,
+        // A chain an admin started stays theirs (the sale, then status Sold).
+        actor: entry.actor ?? undefined,
         dedupeKey: next.dedupeKey ?? `next:${entry.id}:${i}`,
       })),
     );
