@@ -1,5 +1,5 @@
 import { createHmac, createHash } from 'node:crypto';
-import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
+import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
@@ -143,6 +143,25 @@ describe('console session: cookie, CSRF, /api/me, Bull Board', () => {
     expect(refused.status).toBe(403);
     expect(await json(refused)).toMatchObject({ required_role: 'admin' });
     expect((await fetch(`${h.url}/admin/queues/api/queues`)).status).toBe(401);
+  });
+
+  it("Bull Board's writes with the cookie: the CSRF header or the browser's same-origin mark", async () => {
+    const admin = cookieOf(await login(ADMIN_TOKEN));
+    const pause = (headers: Record<string, string>) => withCookie(admin, '/admin/queues/api/queues/maintenance/pause', { method: 'PUT', headers });
+    const resume = (headers: Record<string, string>) => withCookie(admin, '/admin/queues/api/queues/maintenance/resume', { method: 'PUT', headers });
+    const refused = await pause({ 'sec-fetch-site': 'cross-site' });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).message).toContain('x-crm-sync-csrf');
+    expect((await pause({ 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect((await resume({ 'x-crm-sync-csrf': '1' })).status).toBe(200);
+    const writes: Json[] = await waitFor(async () => {
+      const rows: Json[] = await h.database.query(`SELECT actor, detail FROM sync_log WHERE kind = 'admin_write' AND detail LIKE 'Bull Board:%' ORDER BY id`);
+      return rows.length === 2 ? rows : null;
+    });
+    expect(writes).toEqual([
+      { actor: 'admin', detail: 'Bull Board: PUT /api/queues/maintenance/pause by admin' },
+      { actor: 'admin', detail: 'Bull Board: PUT /api/queues/maintenance/resume by admin' },
+    ]);
   });
 
   it('the console page itself stays public and keeps its own CSP', async () => {

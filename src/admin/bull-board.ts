@@ -6,7 +6,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUEUES } from '../queues/queues.js';
-import { authorize } from './admin-auth.guard.js';
+import { authorize, type AdminRequest } from './admin-auth.guard.js';
+import { AdminAudit } from './admin-audit.service.js';
 import { AdminIdentity, CSRF_HEADER } from './session.service.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -49,6 +50,7 @@ function withBoardCsrf(request: FastifyRequest): FastifyRequest {
 export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstance) => Promise<void> {
   return async (fastify) => {
     const identity = app.get(AdminIdentity, { strict: false });
+    const audit = app.get(AdminAudit, { strict: false });
     const queues = Object.values(QUEUES).map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false }), { readOnlyMode: false }));
     const serverAdapter = new FastifyAdapter();
     serverAdapter.setBasePath(BULL_BOARD_PATH);
@@ -56,7 +58,10 @@ export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstan
 
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const decision = authorize(identity, withBoardCsrf(request), 'admin');
-      if (decision.ok) return;
+      if (decision.ok) {
+        (request as AdminRequest).adminActor = decision.actor;
+        return;
+      }
       const isApi = request.url.startsWith(`${BULL_BOARD_PATH}/api/`);
       if (decision.status === 401 && !isApi && SAFE_METHODS.has(request.method)) {
         return reply.code(302).header('location', '/admin').header('cache-control', 'no-store').send();
@@ -71,6 +76,14 @@ export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstan
         .header('x-frame-options', 'DENY')
         .header('referrer-policy', 'no-referrer');
       return payload;
+    });
+    // Its writes (pause, retry, clean, remove a job) are admin writes like any other: on record with the actor.
+    fastify.addHook('onResponse', async (request: AdminRequest, reply) => {
+      if (SAFE_METHODS.has(request.method) || !request.adminActor || reply.statusCode >= 400) return;
+      const path = request.url.split('?')[0].slice(BULL_BOARD_PATH.length);
+      await audit
+        .record(request.adminActor, { detail: `Bull Board: ${request.method} ${path}`, payload: { method: request.method, path } })
+        .catch((err: unknown) => request.log.error({ err }, 'could not record a Bull Board write'));
     });
     await fastify.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
   };
