@@ -1,12 +1,16 @@
 import { existsSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 
+/*
+ * The console in a browser, part 1: its files and headers, sign-in through the session cookie, the Overview, the
+ * sync log's call trace and "Retry all matching", Bull Board behind the sign-in, sign-out. Part 2 (project, inbox,
+ * mappings, alerts, settings, roles) is console-screens.e2e-spec.ts. Each step leaves a screenshot in /tmp.
+ */
 const CHROMIUM = '/usr/bin/chromium';
-const PROJECT = '36029621652695017'; // above 2^53: shown digit for digit only if the page never makes it a number
 const FAILED_ERROR = 'HTTP 503 from the appointment CRM: <b>Service Unavailable</b>';
-const SCREENSHOT = '/tmp/dashboard.png';
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
@@ -17,7 +21,7 @@ if (!haveChromium) {
 describe('GET /admin (the dashboard page)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 0 });
+    h = await startHarness({ redisDb: 0, appointmentCrm: true });
   });
   afterAll(() => h?.close());
 
@@ -67,13 +71,14 @@ describe('GET /admin (the dashboard page)', () => {
     expect((await fetch(`${h.url}/api/sync-logs`)).status).toBe(401);
     const docs = (await (await fetch(`${h.url}/docs-json`)).json()) as Json;
     expect(Object.keys(docs.paths)).toContain('/api/sync-logs');
-    expect(Object.keys(docs.paths).filter((p) => p.startsWith('/admin'))).toEqual([]);
+    expect(Object.keys(docs.paths).filter((p) => p.startsWith('/admin') && p !== '/admin/session')).toEqual([]);
   });
 
   it('serves its stylesheet and every module the page imports, with their types; nothing else', async () => {
     const html = await (await fetch(`${h.url}/admin`)).text();
-    const assets = [...html.matchAll(/\b(?:src|href)="(\/admin\/[^"]+)"/g)].map((m) => m[1]);
-    expect(assets.sort()).toEqual(['/admin/app.js', '/admin/style.css']);
+    // (The Queues link is Bull Board's page, not one of the console's files.)
+    const assets = [...html.matchAll(/\b(?:src|href)="(\/admin\/[^"]+)"/g)].map((m) => m[1]).filter((p) => p !== '/admin/queues');
+    expect(assets.sort()).toEqual(['/admin/app.js', '/admin/forms.css', '/admin/screens.css', '/admin/style.css']);
 
     // Walk the module graph from app.js: each import is a relative path on this origin.
     const seen = new Map<string, string>();
@@ -97,7 +102,9 @@ describe('GET /admin (the dashboard page)', () => {
     for (const [path, text] of seen) {
       // Text only, never markup; nothing from elsewhere.
       expect([path, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/.test(text)]).toEqual([path, false]);
-      expect([path, /https?:\/\/|url\(\s*['"]?\/\//.test(text)]).toEqual([path, false]);
+      // (The SVG namespace is a name, not an address: nothing is fetched from it.)
+      const text2 = text.replaceAll("'http://www.w3.org/2000/svg'", '');
+      expect([path, /https?:\/\/|url\(\s*['"]?\/\//.test(text2)]).toEqual([path, false]);
     }
 
     // HEAD works too; a file that is not there, a dotfile and a way out of the folder are the app's 404.
@@ -118,153 +125,209 @@ describe('GET /admin (the dashboard page)', () => {
     }
   });
 
-  // In CI the browser test always runs (.ci/run installs Chromium), so a missing browser fails rather than skips.
-  (haveChromium || process.env.CI ? it : it.skip)(
-    'in a browser: token prompt, sync log filter and retry, mappings',
+  const browserIt = haveChromium || process.env.CI ? it : it.skip;
+  let browser: Browser;
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(() => browser?.close());
+
+  /** A route that has not landed answers Nest's own 404 ("Cannot GET …"): that part of a test is skipped, loudly. */
+  async function landed(method: string, path: string): Promise<boolean> {
+    const res = await h.admin(path, { method });
+    const text = await res.text();
+    const missing = res.status === 404 && /Cannot [A-Z]+ \//.test(text);
+    if (missing) console.warn(`dashboard.e2e-spec: ${method} ${path.split('?')[0]} has not landed: that part of the test is SKIPPED`);
+    return !missing;
+  }
+
+  /** A new page, watched for script errors, CSP refusals and requests leaving the origin. */
+  async function openConsole() {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('pageerror', (err) => errors.push(String(err)));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|403|404|409)/.test(msg.text()))
+        errors.push(msg.text());
+    });
+    page.on('request', (req) => requests.push(req.url()));
+    await page.goto(`${h.url}/admin`);
+    return { context, page, errors, requests };
+  }
+
+  async function signIn(page: Page, token = ADMIN_TOKEN) {
+    await page.locator('#login').waitFor({ state: 'visible' });
+    await page.fill('#token-input', token);
+    await page.click('#login-button');
+    await page.locator('#app').waitFor({ state: 'visible' });
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true });
+
+  browserIt(
+    'signs in with a session cookie, shows the Overview first, opens Bull Board behind the sign-in, signs out',
     async () => {
-      // Seed: a mapping through the API, a failed and a succeeded sync log entry straight into the table.
-      const created = await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: 'A-1', project_id: PROJECT } });
-      expect(created.status).toBe(201);
-      const mapping = (await created.json()) as Json;
-      const [{ id: failedId }] = await h.database.query<Array<{ id: string }>>(
-        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, payload, finished_at, duration_ms)
-       VALUES ('associate', 'admin', 'appointment', $1, 'A-1', 'failed', 4, $2, $3, now(), 1234) RETURNING id`,
-        [PROJECT, FAILED_ERROR, JSON.stringify({ mapping_ids: [], note: 'seeded by the dashboard test' })],
+      await h.database.query(
+        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, finished_at, duration_ms)
+         VALUES ('push_drawings', 'webhook', 'appointment', '36029621652695017', 'A-1', 'succeeded', 1, NULL, now() - interval '2 hours', 80),
+                ('push_drawings', 'webhook', 'appointment', '36029621652695017', 'A-1', 'succeeded', 1, NULL, now() - interval '1 hour', 95),
+                ('add_note', 'webhook', 'appointment', '36029621652695017', 'A-1', 'failed', 8, $1, now(), 1234)`,
+        [FAILED_ERROR],
       );
-      const [{ id: okId }] = await h.database.query<Array<{ id: string }>>(
-        `INSERT INTO sync_log (kind, trigger, crm, project_id, target, status, attempts, error, detail, finished_at, duration_ms)
-       VALUES ('push_drawings', 'webhook', 'appointment', $1, 'A-1', 'succeeded', 1, NULL, '2 drawings pushed', now(), 87) RETURNING id`,
-        [PROJECT],
-      );
+      const { context, page, errors, requests } = await openConsole();
+      expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(245, 246, 248)');
 
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-      });
-      try {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-        const pageErrors: string[] = [];
-        const consoleErrors: string[] = [];
-        const requests: string[] = [];
-        page.on('pageerror', (err) => pageErrors.push(String(err)));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error') consoleErrors.push(msg.text());
-        });
-        page.on('request', (req) => requests.push(req.url()));
+      // A wrong token: the prompt again, saying so.
+      await page.fill('#token-input', 'not-the-token-at-all');
+      await page.click('#login-button');
+      await page.locator('#login-message').waitFor({ state: 'visible' });
+      expect(await page.locator('#login-message').textContent()).toContain('refused (401');
+      await shot(page, 'login');
 
-        await page.goto(`${h.url}/admin`);
-        // The stylesheet applied (the page's own background colour) and the module ran (the prompt shows).
-        await page.locator('#login').waitFor({ state: 'visible' });
-        expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(245, 246, 248)');
+      // The right one: a session cookie the page's script cannot read, and no token kept anywhere.
+      await signIn(page);
+      const cookies = await context.cookies();
+      expect(cookies.find((c) => c.name === 'crm_sync_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      expect(await page.evaluate('document.cookie')).toBe('');
+      expect(await page.evaluate('JSON.stringify(sessionStorage) + JSON.stringify(localStorage)')).not.toContain(ADMIN_TOKEN);
+      expect(await page.locator('#whoami').textContent()).toBe('admin · admin');
 
-        // A wrong token: back to the prompt with a clear message.
-        await page.fill('#token-input', 'not-the-token');
-        await page.click('#login-button');
-        const loginMessage = page.locator('#login-message');
-        await loginMessage.waitFor({ state: 'visible' });
-        expect(await loginMessage.textContent()).toContain('refused (401');
-        expect(await page.locator('#app').isHidden()).toBe(true);
-        await page.screenshot({ path: SCREENSHOT.replace('.png', '-login.png') });
-
-        // The right one: the sync log shows both entries, the failed one with its error (as text, not markup).
-        await page.fill('#token-input', ADMIN_TOKEN);
-        await page.click('#login-button');
-        const failedRow = page.locator(`#log-rows tr.row[data-id="${failedId}"]`);
-        await failedRow.waitFor();
-        await page.locator(`#log-rows tr.row[data-id="${okId}"]`).waitFor();
-        expect(await failedRow.locator('td.err').textContent()).toBe(FAILED_ERROR);
-        expect(await failedRow.locator('b').count()).toBe(0);
-        expect(await failedRow.textContent()).toContain(PROJECT);
-        expect(await failedRow.locator('.badge').textContent()).toBe('failed');
-        await waitFor(async () => /^Failed: [1-9]/.test((await page.locator('#count-failed').textContent()) ?? ''), 5_000, 'the failed counter');
-        expect(await page.locator('#count-queued').textContent()).toMatch(/^Queued: \d+/);
-        expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBe(ADMIN_TOKEN);
-
-        // Filter by status=failed: only failed rows.
-        await page.selectOption('#log-status', 'failed');
-        await waitFor(async () => (await page.locator(`#log-rows tr.row[data-id="${okId}"]`).count()) === 0, 5_000, 'the succeeded row to go');
-        const statuses = await page
-          .locator('#log-rows tr.row')
-          .evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { status: string } }).dataset.status));
-        expect(statuses.length).toBeGreaterThan(0);
-        expect(new Set(statuses)).toEqual(new Set(['failed']));
-
-        // Open the failed entry: detail, error, pretty payload, a Retry button.
-        await failedRow.click();
-        const detail = page.locator('#log-detail');
-        await detail.waitFor();
-        expect(await detail.getAttribute('data-id')).toBe(failedId);
-        expect(await detail.locator('pre.error').textContent()).toBe(FAILED_ERROR);
-        expect(await detail.textContent()).toContain('"note": "seeded by the dashboard test"');
-        await page.screenshot({ path: SCREENSHOT, fullPage: true });
-
-        const retryAnswer = page.waitForResponse((r) => r.url().endsWith(`/api/sync-logs/${failedId}/retry`) && r.request().method() === 'POST');
-        await page.click('#retry-button');
-        const answer = await retryAnswer;
-        expect(answer.status()).toBe(202);
-        expect(((await answer.json()) as Json).status).toBe('queued');
-        await page.locator('#notice.ok').waitFor();
-        expect(await page.locator('#notice-text').textContent()).toContain(`Entry ${failedId} is queued to run again`);
-        // Through the API: no longer failed (queued, then run: an associate action with no mappings is skipped).
-        const after = await waitFor(
-          async () => {
-            const e = (await (await h.admin(`/api/sync-logs/${failedId}`)).json()) as Json;
-            return e.status !== 'failed' ? e : null;
-          },
-          10_000,
-          'the retried entry',
-        );
-        expect(['queued', 'running', 'skipped']).toContain(after.status);
-
-        // Reconcile now: started, or a clear note when the route is not there yet.
-        await page.click('#reconcile-button');
-        await waitFor(
-          async () => /Reconciliation started|Reconcile is not available|already going/.test((await page.locator('#notice-text').textContent()) ?? ''),
-          5_000,
-          'the reconcile notice',
-        );
-
-        // A daemon without the reconcile route: the page says so instead of failing.
-        await page.route('**/api/reconcile', (route) =>
-          route.fulfill({ status: 404, contentType: 'application/json', body: '{"statusCode":404,"message":"Cannot POST /api/reconcile"}' }),
-        );
-        await page.click('#reconcile-button');
-        await waitFor(
-          async () => /Reconcile is not available on this daemon/.test((await page.locator('#notice-text').textContent()) ?? ''),
-          5_000,
-          'the reconcile 404 note',
-        );
-        await page.unroute('**/api/reconcile');
-
-        // Mappings: the project id digit for digit.
-        await page.click('#tab-mappings');
-        const mappingRow = page.locator(`#map-rows tr[data-id="${mapping.id}"]`);
-        await mappingRow.waitFor();
-        expect(await mappingRow.locator('td.project').textContent()).toBe(PROJECT);
-        expect(await mappingRow.textContent()).toContain('A-1');
-        await page.fill('#map-project', '1');
-        await page.click('#map-apply');
-        await waitFor(async () => (await page.locator(`#map-rows tr[data-id="${mapping.id}"]`).count()) === 0, 5_000, 'the project filter');
-        await page.click('#map-clear');
-        await mappingRow.waitFor();
-        await page.screenshot({ path: SCREENSHOT.replace('.png', '-mappings.png'), fullPage: true });
-
-        // A token that stops working mid-session: back to the prompt, saying so.
-        await page.evaluate('sessionStorage.setItem("crm-sync.admin-token", "revoked")');
-        await page.click('#refresh-button');
-        await loginMessage.waitFor({ state: 'visible' });
-        expect(await loginMessage.textContent()).toContain('no longer accepts');
-        expect(await page.evaluate('sessionStorage.getItem("crm-sync.admin-token")')).toBeNull();
-
-        // The token never travels in a URL, nothing is fetched from elsewhere, the CSP blocked nothing.
-        expect(requests.filter((u) => u.includes(ADMIN_TOKEN) || u.includes('not-the-token'))).toEqual([]);
-        expect(requests.filter((u) => !u.startsWith(h.url) && !u.startsWith('data:'))).toEqual([]);
-        expect(pageErrors).toEqual([]);
-        expect(consoleErrors.filter((m) => !/^Failed to load resource: the server responded with a status of (401|404|409)/.test(m))).toEqual([]);
-      } finally {
-        await browser.close();
+      // The Overview is the first screen.
+      expect(await page.locator('#tab-overview').getAttribute('aria-current')).toBe('page');
+      if (await landed('GET', '/api/overview?window=24h')) {
+        await page.locator('#overview-stats').waitFor();
+        expect(await page.locator('#overview-stats').textContent()).toMatch(/Success rate\s*66\.7 %/);
+        expect(await page.locator('svg.chart rect.bar-failed').count()).toBe(1);
+        expect(await page.locator('.legend').textContent()).toBe('succeeded 2failed 1skipped 0');
+        expect(await page.locator('#overview-connections .conn').count()).toBeGreaterThan(0);
+        await page.selectOption('#overview-window', '7d');
+        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) > 100, 5_000, 'the 7-day chart');
+        await page.selectOption('#overview-window', '24h');
+        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) <= 25, 5_000, 'the 24-hour chart');
+      } else {
+        await page.locator('#overview-body .unavailable').waitFor();
+        expect(await page.locator('#overview-body').textContent()).toContain('not available on this daemon yet');
       }
+      await shot(page, 'overview');
+
+      // Bull Board: a link for admins, opening with the session cookie.
+      const queues = page.locator('#tab-queues');
+      expect(await queues.isVisible()).toBe(true);
+      const board = await context.newPage();
+      const answer = await board.goto(`${h.url}${await queues.getAttribute('href')}`);
+      if (answer?.status() === 404) console.warn('dashboard.e2e-spec: /admin/queues has not landed: the Bull Board step is SKIPPED');
+      else {
+        expect(answer?.status()).toBe(200);
+        await waitFor(async () => /crm-sync queues|Queues|actions|deliveries/i.test(await board.locator('body').innerText()), 10_000, 'Bull Board');
+        await waitFor(async () => !/Loading/.test(await board.locator('body').innerText()), 10_000, 'Bull Board to load');
+        await board.screenshot({ path: '/tmp/console-queues.png' });
+        // Without the session: back to the sign-in.
+        const stranger = await browser.newContext();
+        const outside = await stranger.newPage();
+        await outside.goto(`${h.url}/admin/queues`);
+        expect(new URL(outside.url()).pathname).toMatch(/^\/admin\/?$/);
+        await stranger.close();
+      }
+      await board.close();
+
+      // Sign out: the cookie is gone and the API says 401.
+      await page.click('#logout-button');
+      await page.locator('#login').waitFor({ state: 'visible' });
+      expect((await context.cookies()).find((c) => c.name === 'crm_sync_session' && c.value !== '')).toBeUndefined();
+      expect(await page.evaluate(`fetch('/api/me').then((r) => r.status)`)).toBe(401);
+
+      expect(requests.filter((u) => u.includes(ADMIN_TOKEN))).toEqual([]);
+      expect(requests.filter((u) => !u.startsWith(h.url) && !u.startsWith('data:'))).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
+
+  browserIt(
+    "sync log: an entry's call trace (succeeded after two 503s), and Retry all matching with its count and confirmation",
+    async () => {
+      const crm = h.appointmentCrm!;
+      const project = h.service.addProject();
+      const drawing = h.service.addDrawing(project.id);
+      crm.addAppointment('90071992547409951');
+      expect(
+        (await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: '90071992547409951', project_id: project.id } })).status,
+      ).toBe(201);
+      crm.injectFault({ method: 'PUT', path: '/appointments/90071992547409951/sale', status: 503, times: 2 });
+      expect((await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: project.id, drawing_id: drawing.id } })).status).toBe(202);
+      const push = await waitFor(
+        async () => {
+          const page = (await (await h.admin(`/api/sync-logs?project_id=${project.id}&kind=push_line_items`)).json()) as Json;
+          return page.items.find((e: Json) => e.status === 'succeeded');
+        },
+        15_000,
+        'the line items push',
+      );
+      const failedIds: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const [row] = await h.database.query<Array<{ id: string }>>(
+          `INSERT INTO sync_log (kind, trigger, crm, project_id, status, attempts, error, payload, finished_at)
+           VALUES ('associate', 'admin', 'appointment', $1, 'failed', 8, $2, '{"mapping_ids":[]}', now()) RETURNING id`,
+          [project.id, FAILED_ERROR],
+        );
+        failedIds.push(String(row.id));
+      }
+
+      const { context, page, errors } = await openConsole();
+      await signIn(page);
+
+      // The trace: one row per call, the two 503s and the success in order.
+      await page.goto(`${h.url}/admin#logs/${push.id}`);
+      await page.locator('#log-detail').waitFor();
+      const entry = (await (await h.admin(`/api/sync-logs/${push.id}`)).json()) as Json;
+      if (!Array.isArray(entry.calls)) {
+        console.warn('dashboard.e2e-spec: GET /api/sync-logs/:id has no "calls" yet: the call trace step is SKIPPED');
+        expect(await page.locator('#log-detail').textContent()).toContain('No call trace on this daemon');
+      } else {
+        const rows = page.locator('#call-trace tbody tr');
+        await rows.first().waitFor();
+        const statuses = await page.locator('#call-trace tbody tr td:nth-child(6)').allTextContents();
+        const sale = entry.calls.filter((c: Json) => c.method === 'PUT').map((c: Json) => String(c.status));
+        expect(sale).toEqual(['503', '503', '200']);
+        expect(statuses.filter((s) => /^\d{3}$/.test(s))).toEqual(entry.calls.map((c: Json) => String(c.status)));
+        expect(await page.locator('#call-trace').textContent()).toContain('/appointments/');
+      }
+      await shot(page, 'trace');
+
+      // Retry all matching: the filters, the count, a confirmation, then the ids.
+      await page.click('#tab-logs');
+      await page.fill('#log-kind', 'associate');
+      await page.fill('#log-project', project.id);
+      await page.click('#log-apply');
+      await waitFor(async () => (await page.locator('#log-rows tr.row').count()) === 3, 5_000, 'the three failed entries');
+      if (await landed('GET', `/api/sync-logs/count?project_id=${project.id}`)) {
+        await page.click('#retry-all-button');
+        const confirm = page.locator('.bulk .confirm');
+        await confirm.waitFor();
+        expect(await confirm.textContent()).toContain('3 failed entries match these filters. Retry all 3?');
+        await shot(page, 'bulk-retry');
+        await confirm.locator('button[data-confirm="ok"]').click();
+        const done = page.locator('.bulk .inline-msg.ok');
+        await done.waitFor();
+        expect(await done.textContent()).toContain(`3 entries queued to run again: ${failedIds.join(', ')}`);
+        for (const id of failedIds) {
+          const e = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
+          expect(e.status).not.toBe('failed');
+        }
+        // Nothing left: it says so without asking.
+        await page.click('#retry-all-button');
+        await waitFor(async () => /No failed entry matches/.test((await page.locator('.bulk .inline-msg').textContent()) ?? ''), 10_000, 'the none-left note');
+      }
+      expect(errors).toEqual([]);
+      await context.close();
     },
     60_000,
   );

@@ -1,33 +1,43 @@
 /**
- * Calls to the admin JSON API. The admin token lives in sessionStorage (this tab only) and travels as
- * `Authorization: Bearer`, never in a URL. Answers are parsed with parseJson, so big integers keep their digits.
+ * Calls to the admin JSON API with the console's session: an HttpOnly cookie set by `POST /admin/session`, sent by
+ * the browser (`credentials: 'same-origin'`); writes carry the header `x-crm-sync-csrf: 1`, which a cross-site form
+ * cannot send. Answers are parsed with parseJson, so big integers keep their digits.
  */
 import { notify, show } from './dom.js';
 import { parseJson } from './json.js';
 
-export const TOKEN_KEY = 'crm-sync.admin-token';
+export const CSRF_HEADER = 'x-crm-sync-csrf';
 
-/** The daemon refused the token (or there is none); the page has already gone back to the sign-in prompt. */
+/** The daemon does not know this session (401); the page has already gone back to the sign-in prompt. */
 export class AuthError extends Error {
   constructor() {
-    super('the admin token was refused');
+    super('not signed in');
     this.name = 'AuthError';
   }
 }
 
-/** Any other failure: an HTTP status (0 when the daemon could not be reached) and the API's message. */
+/** Any other failure: an HTTP status (0 when the daemon could not be reached), the API's message and answer. */
 export class ApiError extends Error {
-  constructor(status, message, data) {
+  constructor(status, message, data, method, path) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.data = data;
+    this.method = method;
+    this.path = path;
+    /** On a 403: the role the route needs. */
+    this.requiredRole = data && typeof data === 'object' && data.required_role ? show(data.required_role) : null;
+  }
+
+  /** The route itself is not on this daemon (Nest's own 404, "Cannot GET /api/…"), not a missing record. */
+  get routeMissing() {
+    return this.status === 404 && /^Cannot [A-Z]+ \//.test(this.message);
   }
 }
 
 let unauthorized = () => {};
 
-/** Sets what happens when there is no token (`refused` false) or the daemon answers 401 to it (`refused` true). */
+/** Sets what happens when the daemon answers 401 (the session expired or was never there). */
 export function onUnauthorized(handler) {
   unauthorized = handler;
 }
@@ -39,16 +49,18 @@ function messageOf(data) {
   return m === undefined || m === null ? '' : show(m);
 }
 
-/** Calls the API with the stored token; resolves to the parsed answer, rejects with AuthError or ApiError. */
-export function api(method, path, body) {
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (!token) {
-    unauthorized(false);
-    return Promise.reject(new AuthError());
-  }
-  const headers = { Authorization: 'Bearer ' + token, Accept: 'application/json' };
-  const init = { method, headers, cache: 'no-store', credentials: 'omit', redirect: 'error' };
-  if (body !== undefined) {
+/**
+ * Calls the API; resolves to the parsed answer (null when empty), rejects with AuthError or ApiError.
+ * `body`: an object (sent as JSON) or `{ text, type }` sent as is (a CSV file). `options.status` receives the status.
+ */
+export function api(method, path, body, options = {}) {
+  const headers = { Accept: 'application/json' };
+  if (method !== 'GET' && method !== 'HEAD') headers[CSRF_HEADER] = '1';
+  const init = { method, headers, cache: 'no-store', credentials: 'same-origin', redirect: 'error' };
+  if (body !== undefined && body !== null && typeof body.text === 'string' && body.type) {
+    headers['Content-Type'] = body.type;
+    init.body = body.text;
+  } else if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
@@ -63,16 +75,18 @@ export function api(method, path, body) {
             data = { message: text.slice(0, 300) };
           }
         }
-        if (res.status === 401) {
-          // Parallel calls come back 401 together: only the first one (whose token is still the stored one) says so.
-          if (sessionStorage.getItem(TOKEN_KEY) === token) unauthorized(true);
+        if (options.status) options.status(res.status);
+        if (res.status === 401 && !options.noSignOut) {
+          unauthorized(true);
           throw new AuthError();
         }
-        if (!res.ok) throw new ApiError(res.status, messageOf(data) || 'HTTP ' + res.status, data);
+        if (!res.ok && !(options.accept && options.accept.indexOf(res.status) >= 0)) {
+          throw new ApiError(res.status, messageOf(data) || 'HTTP ' + res.status, data, method, path);
+        }
         return data;
       }),
     (err) => {
-      throw new ApiError(0, 'cannot reach the daemon (' + (err && err.message ? err.message : 'network error') + ')', null);
+      throw new ApiError(0, 'cannot reach the daemon (' + (err && err.message ? err.message : 'network error') + ')', null, method, path);
     },
   );
 }
@@ -86,10 +100,18 @@ export function query(params) {
   return parts.length ? '?' + parts.join('&') : '';
 }
 
+/** What went wrong, in words: a missing route, a role refused (naming it), or the API's message. */
+export function describe(err) {
+  if (!(err instanceof ApiError)) return err && err.message ? err.message : String(err);
+  if (err.routeMissing) return 'not available on this daemon yet (' + err.method + ' ' + err.path.split('?')[0] + ' answered 404)';
+  if (err.status === 403) return err.requiredRole ? 'needs the ' + err.requiredRole + ' role: ' + err.message : 'refused (403): ' + err.message;
+  return err.message;
+}
+
 /** A rejection handler that shows `what: <reason>` as an error notice (an AuthError has been dealt with already). */
 export function failed(what) {
   return (err) => {
     if (err instanceof AuthError) return;
-    notify('error', what + ': ' + (err && err.message ? err.message : String(err)));
+    notify(err instanceof ApiError && err.routeMissing ? 'info' : 'error', what + ': ' + describe(err));
   };
 }

@@ -1,25 +1,34 @@
 /**
- * The admin console of crm-sync, over the admin JSON API (`/api`). It holds no data itself: the admin enters
- * ADMIN_TOKEN once, the page keeps it in sessionStorage (this tab only) and sends it on every call. This module
- * signs in and out, switches tabs, refreshes, and starts a reconciliation; the tabs live in sync-log.js and
- * mappings.js. Served with a CSP of `script-src 'self'; style-src 'self'`: no inline script, style or markup.
+ * The admin console of crm-sync, over the admin JSON API (`/api`). It holds no data and no token: the token is
+ * exchanged once for an HttpOnly session cookie (`POST /admin/session`), and `GET /api/me` says who is signed in and
+ * with which role. This module signs in and out, routes between the screens (the location's hash: `#overview`,
+ * `#logs`, `#inbox/<id>`, `#project/<id>`, …), refreshes, and starts a reconciliation; each screen is a module.
+ * Served with a CSP of `script-src 'self'; style-src 'self'`: no inline script, style or markup.
  */
-import { ApiError, AuthError, TOKEN_KEY, api, failed, onUnauthorized } from './api.js';
-import { $, clearNotice, notify, show } from './dom.js';
+import { AuthError, api, describe, failed, onUnauthorized } from './api.js';
+import { initAlerts, initSettings } from './alerts.js';
+import { $, clearNotice, inlineMessage, notify, setRole, show } from './dom.js';
+import { initInbox } from './inbox.js';
 import { initMappings } from './mappings.js';
+import { initOverview } from './overview.js';
+import { initProject } from './project.js';
 import { initSyncLog } from './sync-log.js';
 
 const AUTO_KEY = 'crm-sync.auto-refresh';
 const REFRESH_MS = 10000;
 
-const session = { signedIn: false, tab: 'logs', timer: null };
+const session = { signedIn: false, screen: null, arg: '', timer: null };
 
-const logs = initSyncLog({
-  showTab: () => {
-    if (session.tab !== 'logs') selectTab('logs');
-  },
-});
-const mappings = initMappings({ refreshAll, loadCounters: logs.loadCounters, signedIn: () => session.signedIn });
+const logs = initSyncLog({ showTab: () => go('logs') });
+const screens = {
+  overview: initOverview(),
+  project: initProject(),
+  inbox: initInbox(),
+  logs,
+  mappings: initMappings({ refreshAll, loadCounters: logs.loadCounters, signedIn: () => session.signedIn }),
+  alerts: initAlerts(),
+  settings: initSettings(),
+};
 
 // ---- sign in / out ----
 
@@ -33,30 +42,32 @@ function showLogin(message) {
   $('token-input').focus();
 }
 
-function signOut(message) {
-  sessionStorage.removeItem(TOKEN_KEY);
+function signedOut(message) {
   session.signedIn = false;
   stopTimer();
   showLogin(message);
 }
 
-onUnauthorized((refused) =>
-  signOut(
-    !refused
-      ? ''
-      : session.signedIn
-        ? 'The daemon no longer accepts your admin token (401). Enter it again.'
-        : 'That token was refused (401 Unauthorized). Check ADMIN_TOKEN and try again.',
-  ),
-);
+onUnauthorized(() => signedOut(session.signedIn ? 'Your session has ended (401). Sign in again.' : ''));
 
-function enterApp() {
+function enterApp(me) {
   session.signedIn = true;
+  setRole(me && me.role ? show(me.role) : 'viewer');
+  $('whoami').textContent = show(me && me.name) + ' · ' + show(me && me.role);
   $('login').hidden = true;
   $('app').hidden = false;
   $('auto-refresh').checked = sessionStorage.getItem(AUTO_KEY) === 'on';
   applyAuto();
-  refreshAll();
+  route();
+  logs.loadCounters();
+}
+
+/** Asks who the session is: the console, or the sign-in prompt. */
+function whoAmI(messageOnFailure) {
+  return api('GET', '/api/me', undefined, { noSignOut: true, accept: [401] }).then(
+    (me) => (me && me.role ? enterApp(me) : signedOut(messageOnFailure)),
+    (err) => signedOut('Could not ask the daemon who you are: ' + describe(err)),
+  );
 }
 
 $('login-form').addEventListener('submit', (ev) => {
@@ -67,41 +78,68 @@ $('login-form').addEventListener('submit', (ev) => {
     showLogin('Enter the admin token.');
     return;
   }
-  sessionStorage.setItem(TOKEN_KEY, token);
   input.value = '';
   $('login-button').disabled = true;
   $('login-message').hidden = true;
-  session.signedIn = false;
-  api('GET', '/api/sync-logs?limit=1').then(enterApp, (err) => {
-    if (err instanceof AuthError) return;
-    sessionStorage.removeItem(TOKEN_KEY);
-    showLogin('Could not check the token: ' + err.message);
-  });
+  let status = 0;
+  api('POST', '/admin/session', { token }, { noSignOut: true, accept: [401], status: (s) => (status = s) }).then(
+    () => {
+      if (status === 401) showLogin('That token was refused (401 Unauthorized). Check it and try again.');
+      else whoAmI('Signed in, but the daemon does not see the session cookie (is the page served over plain http behind https?).');
+    },
+    (err) => showLogin('Could not sign in: ' + describe(err)),
+  );
 });
 
 $('logout-button').addEventListener('click', () => {
   clearNotice();
-  signOut('');
+  api('DELETE', '/admin/session', undefined, { noSignOut: true }).then(
+    () => signedOut(''),
+    (err) => {
+      if (!(err instanceof AuthError)) inlineMessage($('logout-button'), 'error', 'Sign-out failed: ' + describe(err));
+    },
+  );
 });
 
-// ---- tabs, refresh ----
+// ---- screens ----
 
-function selectTab(tab) {
-  session.tab = tab;
-  $('tab-logs').setAttribute('aria-selected', String(tab === 'logs'));
-  $('tab-mappings').setAttribute('aria-selected', String(tab === 'mappings'));
-  $('panel-logs').hidden = tab !== 'logs';
-  $('panel-mappings').hidden = tab !== 'mappings';
-  if (tab === 'logs') logs.load(false);
-  else mappings.load(false);
+function go(screen, arg) {
+  const hash = '#' + screen + (arg ? '/' + encodeURIComponent(arg) : '');
+  if (window.location.hash === hash) route();
+  else window.location.hash = hash;
 }
-$('tab-logs').addEventListener('click', () => selectTab('logs'));
-$('tab-mappings').addEventListener('click', () => selectTab('mappings'));
+
+/** Shows the screen the hash names (Overview when it names none). */
+function route() {
+  if (!session.signedIn) return;
+  const [name, ...rest] = window.location.hash.replace(/^#/, '').split('/');
+  const screen = screens[name] ? name : 'overview';
+  const arg = rest.length ? decodeURIComponent(rest.join('/')) : '';
+  session.screen = screen;
+  session.arg = arg;
+  for (const key of Object.keys(screens)) $('panel-' + key).hidden = key !== screen;
+  for (const tab of document.querySelectorAll('.tabs a[data-screen]')) {
+    if (tab.dataset.screen === screen) tab.setAttribute('aria-current', 'page');
+    else tab.removeAttribute('aria-current');
+  }
+  screens[screen].show(arg);
+}
+window.addEventListener('hashchange', route);
+
+$('project-search').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const input = $('project-search-input');
+  const id = input.value.trim();
+  if (!/^\d+$/.test(id)) {
+    inlineMessage($('project-search').lastElementChild, 'error', 'A project id is a string of digits.');
+    return;
+  }
+  go('project', id);
+});
 
 function refreshAll() {
   logs.loadCounters();
-  if (session.tab === 'logs') logs.load(false);
-  else mappings.load(false);
+  if (session.screen) screens[session.screen].show(session.arg, true);
 }
 
 function stopTimer() {
@@ -141,8 +179,9 @@ $('reconcile-button').addEventListener('click', () => {
         logs.loadCounters();
       },
       (err) => {
-        if (err instanceof ApiError && err.status === 404) notify('info', 'Reconcile is not available on this daemon (POST /api/reconcile answered 404).');
-        else if (err instanceof ApiError && err.status === 409) notify('info', 'A reconciliation run is already going: ' + err.message);
+        if (err.status === 404) notify('info', 'Reconcile is not available on this daemon (POST /api/reconcile answered 404).');
+        else if (err.status === 409) notify('info', 'A reconciliation run is already going: ' + err.message);
+        else if (err.status === 403) inlineMessage(button, 'error', describe(err));
         else failed('Starting a reconciliation failed')(err);
       },
     )
@@ -153,5 +192,4 @@ $('reconcile-button').addEventListener('click', () => {
 
 // ---- start ----
 
-if (sessionStorage.getItem(TOKEN_KEY)) enterApp();
-else showLogin('');
+whoAmI('');

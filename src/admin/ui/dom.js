@@ -43,9 +43,9 @@ export function fmtDuration(ms) {
   return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
 }
 
-/** A status badge; `known` lists the statuses that have a colour. */
+/** A status badge; `known` lists the statuses that have a colour (null: any status). */
 export function badge(status, known) {
-  const cls = known.indexOf(status) >= 0 ? 's-' + status : 's-unknown';
+  const cls = !known || known.indexOf(status) >= 0 ? 's-' + status : 's-unknown';
   return el('span', 'badge ' + cls, show(status));
 }
 
@@ -84,4 +84,86 @@ export function notify(kind, text) {
 export function clearNotice() {
   $('notice').hidden = true;
   clearTimeout(noticeTimer);
+}
+
+// ---- the signed-in role ----
+
+const ROLE_ORDER = ['viewer', 'operator', 'admin'];
+let currentRole = 'viewer';
+
+export function setRole(role) {
+  currentRole = ROLE_ORDER.indexOf(role) >= 0 ? role : 'viewer';
+  // Markup marked data-role="operator" (or admin) shows only to a role that may use it.
+  for (const node of document.querySelectorAll('[data-role]')) node.hidden = !can(node.dataset.role);
+}
+
+/** Whether the signed-in role includes `required` (viewer < operator < admin). */
+export function can(required) {
+  return ROLE_ORDER.indexOf(currentRole) >= ROLE_ORDER.indexOf(required);
+}
+
+// ---- messages and confirmations where the user clicked ----
+
+/** A message box right after `anchor` (replacing the previous one there); kind is ok, info or error. */
+export function inlineMessage(anchor, kind, text) {
+  const next = anchor.nextElementSibling;
+  if (next && next.classList.contains('inline-msg')) next.remove();
+  const box = el('span', 'inline-msg ' + kind, text);
+  box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  anchor.after(box);
+  return box;
+}
+
+/** Asks in place, next to `anchor`: resolves true on Confirm, false on Cancel. */
+export function confirmInline(anchor, text, okLabel) {
+  const old = anchor.parentNode.querySelector(':scope > .confirm');
+  if (old) old.remove();
+  return new Promise((resolve) => {
+    const box = el('div', 'confirm');
+    box.setAttribute('role', 'alertdialog');
+    box.appendChild(el('span', '', text));
+    const ok = el('button', 'danger', okLabel || 'Confirm');
+    ok.type = 'button';
+    ok.dataset.confirm = 'ok';
+    const cancel = el('button', '', 'Cancel');
+    cancel.type = 'button';
+    cancel.dataset.confirm = 'cancel';
+    const done = (answer) => (ev) => {
+      ev.stopPropagation();
+      box.remove();
+      resolve(answer);
+    };
+    ok.addEventListener('click', done(true));
+    cancel.addEventListener('click', done(false));
+    box.appendChild(ok);
+    box.appendChild(cancel);
+    anchor.after(box);
+    ok.focus();
+  });
+}
+
+/** A link inside the console (a hash route such as `#project/123`). */
+export function link(text, hash, className) {
+  const a = el('a', className || '', text);
+  a.href = hash;
+  return a;
+}
+
+/** A project id linking to its project view. */
+export function projectLink(id) {
+  if (id === null || id === undefined || id === '') return document.createTextNode('—');
+  return link(show(id), '#project/' + encodeURIComponent(show(id)), 'mono');
+}
+
+/** A table with a header row; returns `{ table, body }`. */
+export function table(headers, className) {
+  const t = el('table', className || '');
+  const head = el('thead');
+  const row = el('tr');
+  for (const h of headers) row.appendChild(el('th', h.startsWith('#') ? 'num' : '', h.replace(/^#/, '')));
+  head.appendChild(row);
+  t.appendChild(head);
+  const body = el('tbody');
+  t.appendChild(body);
+  return { table: t, body };
 }

@@ -15,7 +15,7 @@ export class PagedList {
    * @param path the API route, e.g. `/api/sync-logs`
    * @param moreButton id of the list's "Load more" button
    * @param render draws the list (called with it) once an answer is in
-   * @param failure what the error notice says went wrong
+   * @param failure what the error notice says went wrong, or a function given the error
    */
   constructor(path, moreButton, render, failure) {
     this.path = path;
@@ -40,13 +40,16 @@ export class PagedList {
     const button = $(this.moreButton);
     button.disabled = true;
     return api('GET', this.path + query(params))
-      .then((page) => {
-        if (gen !== this.gen) return;
-        this.items = more ? this.items.concat(page.items) : page.items;
-        this.next = page.next_cursor;
-        this.render(this);
-        stamp();
-      }, failed(this.failure))
+      .then(
+        (page) => {
+          if (gen !== this.gen) return;
+          this.items = more ? this.items.concat(page.items) : page.items;
+          this.next = page.next_cursor;
+          this.render(this);
+          stamp();
+        },
+        typeof this.failure === 'function' ? this.failure : failed(this.failure),
+      )
       .then(() => {
         button.disabled = false;
       });

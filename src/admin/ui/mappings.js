@@ -1,7 +1,11 @@
-/** The mappings tab: filters, paging, and "Associate pending now". */
-import { api, failed } from './api.js';
-import { $, badge, el, emptyRow, notify, show, td, timeCell } from './dom.js';
+/**
+ * The Mappings screen: filters, paging, delete (after a confirmation) and "Associate pending now"; the add form and
+ * the CSV import are in mapping-forms.js.
+ */
+import { AuthError, api, describe, failed } from './api.js';
+import { $, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
+import { initMappingForms } from './mapping-forms.js';
 
 const STATUSES = ['pending', 'associated', 'failed'];
 
@@ -42,7 +46,7 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
   function render() {
     const body = $('map-rows');
     body.replaceChildren();
-    if (list.items.length === 0) emptyRow(body, 'No mappings match these filters.', 8);
+    if (list.items.length === 0) emptyRow(body, 'No mappings match these filters.', 9);
     for (const m of list.items) {
       const tr = el('tr');
       tr.dataset.id = m.id;
@@ -51,35 +55,69 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       tr.appendChild(td(show(m.crm)));
       const source = m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id);
       tr.appendChild(td(source, 'mono'));
-      tr.appendChild(td(show(m.project_id), 'mono nowrap project'));
+      const project = td('', 'mono nowrap project');
+      project.appendChild(projectLink(m.project_id));
+      tr.appendChild(project);
       const st = el('td');
       st.appendChild(badge(m.status, STATUSES));
       tr.appendChild(st);
       tr.appendChild(td(m.error ? show(m.error) : '', 'err wrap'));
       tr.appendChild(timeCell(m.created_at));
       tr.appendChild(timeCell(m.updated_at));
+      const actions = el('td', 'nowrap actions-cell');
+      if (can('operator')) {
+        const del = el('button', 'danger small', 'Delete');
+        del.type = 'button';
+        del.dataset.action = 'delete';
+        del.addEventListener('click', () => removeMapping(m, del));
+        actions.appendChild(del);
+      }
+      tr.appendChild(actions);
       body.appendChild(tr);
     }
     $('map-more').hidden = !list.next;
     $('map-count').textContent = list.items.length + (list.items.length === 1 ? ' mapping' : ' mappings') + (list.next ? ' shown' : '');
   }
 
+  function removeMapping(m, button) {
+    const what = 'Delete mapping ' + show(m.id) + ' (' + show(m.crm) + ', project ' + show(m.project_id) + ')?';
+    confirmInline(button, what, 'Delete').then((yes) => {
+      if (!yes) return;
+      button.disabled = true;
+      api('DELETE', '/api/mappings/' + encodeURIComponent(show(m.id))).then(
+        () => {
+          notify('ok', 'Mapping ' + show(m.id) + ' deleted.');
+          load(false);
+        },
+        (err) => {
+          button.disabled = false;
+          if (!(err instanceof AuthError)) inlineMessage(button, 'error', describe(err));
+        },
+      );
+    });
+  }
+
+  initMappingForms({ created: () => load(false) });
+
   $('associate-button').addEventListener('click', () => {
     const button = $('associate-button');
     button.disabled = true;
     api('POST', '/api/mappings/associate')
-      .then((res) => {
-        const ids = res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [];
-        notify(
-          'ok',
-          ids.length
-            ? 'Associating pending mappings: ' + ids.length + ' action(s) started (sync log ' + ids.join(', ') + ').'
-            : 'No pending mappings to associate.',
-        );
-        setTimeout(() => {
-          if (signedIn()) refreshAll();
-        }, 1500);
-      }, failed('Associating pending mappings failed'))
+      .then(
+        (res) => {
+          const ids = res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [];
+          notify(
+            'ok',
+            ids.length
+              ? 'Associating pending mappings: ' + ids.length + ' action(s) started (sync log ' + ids.join(', ') + ').'
+              : 'No pending mappings to associate.',
+          );
+          setTimeout(() => {
+            if (signedIn()) refreshAll();
+          }, 1500);
+        },
+        (err) => (err.status === 403 ? inlineMessage(button, 'error', describe(err)) : failed('Associating pending mappings failed')(err)),
+      )
       .then(() => {
         button.disabled = false;
         load(false);
@@ -87,5 +125,5 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       });
   });
 
-  return { load };
+  return { show: () => load(false), load };
 }

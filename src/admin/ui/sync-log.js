@@ -1,8 +1,11 @@
-/** The sync log tab: filters, paging, an entry's details with its Retry button, and the header's counters. */
-import { ApiError, api, failed, query } from './api.js';
-import { $, badge, el, emptyRow, fmtDuration, fmtTime, notify, show, td, timeCell } from './dom.js';
-import { pretty } from './json.js';
+/**
+ * The sync log screen: filters, paging, an entry's details (log-detail.js), "Retry all matching", and the header's
+ * counters.
+ */
+import { api, failed, query } from './api.js';
+import { $, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
+import { entryDetail, retryAll } from './log-detail.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
 const COUNT_LIMIT = 100;
@@ -105,7 +108,9 @@ export function initSyncLog({ showTab }) {
       const crm = td(show(e.crm));
       if (e.target) crm.appendChild(el('span', 'sub mono', show(e.target)));
       tr.appendChild(crm);
-      tr.appendChild(td(show(e.project_id), 'mono nowrap'));
+      const project = td('', 'mono nowrap');
+      project.appendChild(projectLink(e.project_id));
+      tr.appendChild(project);
       const st = el('td');
       st.appendChild(badge(e.status, STATUSES));
       tr.appendChild(st);
@@ -153,96 +158,37 @@ export function initSyncLog({ showTab }) {
     );
   }
 
-  // ---- an entry's details ----
-
-  function field(grid, label, value, mono) {
-    const wrap = el('div');
-    wrap.appendChild(el('dt', '', label));
-    const dd = el('dd', mono ? 'mono' : '');
-    if (value instanceof Node) dd.appendChild(value);
-    else dd.textContent = value;
-    wrap.appendChild(dd);
-    grid.appendChild(wrap);
-  }
-
-  /** Local time, with the API's ISO 8601 UTC value under it. */
-  function timeWithIso(iso) {
-    if (!iso) return '—';
-    const box = el('span', '', fmtTime(iso));
-    box.appendChild(el('span', 'sub mono', String(iso)));
-    return box;
-  }
-
-  function section(parent, title, text, className) {
-    const box = el('div', 'detail-section');
-    box.appendChild(el('h3', '', title));
-    box.appendChild(el('pre', className || '', text));
-    parent.appendChild(box);
-  }
-
   function detailRow(e) {
-    const tr = el('tr', 'detail');
-    tr.id = 'log-detail';
-    tr.dataset.id = e.id;
-    const cell = el('td');
-    cell.colSpan = COLUMNS;
-    const head = el('div', 'detail-head');
-    head.appendChild(el('h2', '', 'Sync log entry ' + e.id));
-    head.appendChild(badge(e.status, STATUSES));
-    head.appendChild(el('div', 'spacer'));
-    if (e.status === 'failed') {
-      const retry = el('button', 'danger', 'Retry');
-      retry.type = 'button';
-      retry.id = 'retry-button';
-      retry.addEventListener('click', (ev) => {
-        ev.stopPropagation();
-        retryEntry(e.id, retry);
-      });
-      head.appendChild(retry);
-    }
-    const close = el('button', '', 'Close');
-    close.type = 'button';
-    close.addEventListener('click', () => toggle(e.id));
-    head.appendChild(close);
-    cell.appendChild(head);
-
-    const grid = el('dl', 'detail-grid');
-    field(grid, 'Kind', show(e.kind));
-    field(grid, 'Trigger', show(e.trigger));
-    field(grid, 'CRM', show(e.crm));
-    field(grid, 'Target', show(e.target), true);
-    field(grid, 'Project', show(e.project_id), true);
-    field(grid, 'Attempts', show(e.attempts));
-    field(grid, 'Created', timeWithIso(e.created_at));
-    field(grid, 'Finished', timeWithIso(e.finished_at));
-    field(grid, 'Duration', fmtDuration(e.duration_ms));
-    field(grid, 'Parent entry', show(e.parent_id), true);
-    field(grid, 'Inbox id', show(e.inbox_id), true);
-    cell.appendChild(grid);
-
-    if (e.detail) section(cell, 'Detail', show(e.detail));
-    if (e.error) section(cell, e.status === 'failed' ? 'Error' : 'Last error', show(e.error), 'error');
-    section(cell, 'Payload', pretty(e.payload === undefined ? {} : e.payload));
-    tr.appendChild(cell);
-    return tr;
-  }
-
-  function retryEntry(id, button) {
-    button.disabled = true;
-    api('POST', '/api/sync-logs/' + encodeURIComponent(id) + '/retry')
-      .then(
-        (entry) => notify('ok', 'Entry ' + id + ' is queued to run again' + (entry && entry.status ? ' (now ' + show(entry.status) + ').' : '.')),
-        (err) => {
-          if (err instanceof ApiError && err.status === 409) notify('info', 'Not retried: ' + err.message);
-          else failed('Retrying entry ' + id + ' failed')(err);
-        },
-      )
-      .then(() => {
+    return entryDetail(e, COLUMNS, {
+      close: () => toggle(e.id),
+      retried: () => {
         fetched = null;
         loadCounters();
         return load(false);
-      });
+      },
+    });
   }
 
-  return { load, loadCounters };
+  // ---- retry all matching ----
+
+  $('retry-all-button').addEventListener('click', () => {
+    const filters = readFilters();
+    if (filters)
+      retryAll($('retry-all-button'), filters, () => {
+        loadCounters();
+        return load(false);
+      });
+  });
+
+  /** `#logs/<id>` opens that entry; `#logs` (not a refresh) closes the open one. */
+  function showScreen(id, refresh) {
+    if (id && id !== selected) toggle(id);
+    else if (!id && !refresh && selected) {
+      selected = null;
+      fetched = null;
+    }
+    return load(false);
+  }
+
+  return { show: showScreen, load, loadCounters };
 }

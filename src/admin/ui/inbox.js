@@ -1,0 +1,194 @@
+/**
+ * The Inbox screen: the stored webhook deliveries (`GET /api/deliveries`) with filters and paging, and one
+ * delivery (`#inbox/<id>`, `GET /api/deliveries/:id`): its raw body with exact ids, the actions it produced, and
+ * Replay (`POST /api/deliveries/:id/replay`) after a confirmation, showing the new sync log ids.
+ */
+import { ApiError, AuthError, api, describe } from './api.js';
+import { $, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
+import { parseJson, pretty } from './json.js';
+import { PagedList } from './list.js';
+import { chainTree } from './project.js';
+
+const COLUMNS = 7;
+
+/** The body as stored, pretty-printed when it is JSON (big integers digit for digit), as is otherwise. */
+function rawBody(d) {
+  const raw = d.raw_body !== undefined ? d.raw_body : d.body !== undefined ? d.body : d.payload;
+  if (raw === undefined || raw === null) return '—';
+  if (typeof raw !== 'string') return pretty(raw);
+  try {
+    return pretty(parseJson(raw));
+  } catch {
+    return raw;
+  }
+}
+
+export function initInbox() {
+  const message = $('inbox-message');
+  const list = new PagedList('/api/deliveries', 'inbox-more', render, (err) => {
+    if (err instanceof AuthError) return;
+    const missing = err instanceof ApiError && err.routeMissing;
+    message.replaceChildren(el('div', 'unavailable ' + (missing ? 'info' : 'error'), 'The inbox is ' + (missing ? '' : 'failing: ') + describe(err)));
+  });
+  let selected = '';
+  let detail = null;
+
+  function readFilters() {
+    const project = $('inbox-project').value.trim();
+    if (project && !/^\d+$/.test(project)) {
+      inlineMessage($('inbox-apply'), 'error', 'The project id is a string of digits.');
+      return null;
+    }
+    const since = $('inbox-since').value;
+    const d = since ? new Date(since) : null;
+    return {
+      endpoint: $('inbox-endpoint').value,
+      event: $('inbox-event').value.trim(),
+      status: $('inbox-status').value,
+      project_id: project,
+      since: d && !isNaN(d.getTime()) ? d.toISOString() : '',
+    };
+  }
+
+  const apply = () => {
+    const f = readFilters();
+    if (f) list.reset(f);
+  };
+  $('inbox-filters').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    apply();
+  });
+  for (const id of ['inbox-endpoint', 'inbox-status', 'inbox-since']) $(id).addEventListener('change', apply);
+  $('inbox-clear').addEventListener('click', () => {
+    for (const id of ['inbox-endpoint', 'inbox-event', 'inbox-status', 'inbox-project', 'inbox-since']) $(id).value = '';
+    apply();
+  });
+  $('inbox-more').addEventListener('click', () => list.load(true));
+
+  function render() {
+    message.replaceChildren();
+    const body = $('inbox-rows');
+    body.replaceChildren();
+    if (list.items.length === 0) emptyRow(body, 'No deliveries match these filters.', COLUMNS);
+    for (const d of list.items) {
+      const id = show(d.id);
+      const tr = el('tr', 'row' + (id === selected ? ' selected' : ''));
+      tr.dataset.id = id;
+      tr.dataset.status = show(d.status);
+      tr.tabIndex = 0;
+      tr.appendChild(td(id, 'mono nowrap'));
+      tr.appendChild(timeCell(d.received_at || d.created_at));
+      tr.appendChild(td(show(d.endpoint), 'mono nowrap'));
+      tr.appendChild(td(show(d.event)));
+      const p = td('', 'mono nowrap');
+      p.appendChild(projectLink(d.project_id));
+      tr.appendChild(p);
+      const st = el('td');
+      st.appendChild(badge(show(d.status), null));
+      tr.appendChild(st);
+      tr.appendChild(td(d.error ? show(d.error) : '', 'err', d.error ? show(d.error) : ''));
+      tr.addEventListener('click', (ev) => {
+        if (!(ev.target.tagName === 'A')) window.location.hash = id === selected ? '#inbox' : '#inbox/' + encodeURIComponent(id);
+      });
+      tr.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter') window.location.hash = '#inbox/' + encodeURIComponent(id);
+      });
+      body.appendChild(tr);
+      if (id === selected && detail && show(detail.id) === id) body.appendChild(detailRow(detail));
+    }
+    if (selected && detail && !list.items.some((d) => show(d.id) === selected)) body.insertBefore(detailRow(detail), body.firstChild);
+    $('inbox-more').hidden = !list.next;
+    $('inbox-count').textContent = list.items.length + (list.items.length === 1 ? ' delivery' : ' deliveries') + (list.next ? ' shown' : '');
+  }
+
+  function detailRow(d) {
+    const tr = el('tr', 'detail');
+    tr.id = 'inbox-detail';
+    tr.dataset.id = show(d.id);
+    const cell = el('td');
+    cell.colSpan = COLUMNS;
+    const head = el('div', 'detail-head');
+    head.appendChild(el('h2', '', 'Delivery ' + show(d.id)));
+    head.appendChild(badge(show(d.status), null));
+    head.appendChild(el('span', 'muted', show(d.endpoint) + ' · ' + show(d.event) + ' · received ' + fmtTime(d.received_at || d.created_at)));
+    head.appendChild(el('div', 'spacer'));
+    if (can('operator')) {
+      const replay = el('button', 'danger', 'Replay');
+      replay.type = 'button';
+      replay.id = 'replay-button';
+      replay.addEventListener('click', () => replayDelivery(d, replay));
+      head.appendChild(replay);
+    }
+    const close = el('button', '', 'Close');
+    close.type = 'button';
+    close.addEventListener('click', () => (window.location.hash = '#inbox'));
+    head.appendChild(close);
+    cell.appendChild(head);
+    if (d.error) cell.appendChild(section('Error', el('pre', 'error', show(d.error))));
+    const actions = Array.isArray(d.actions) ? d.actions : [];
+    cell.appendChild(section('Actions (' + actions.length + ')', actions.length ? chainTree(actions) : el('p', 'muted', 'This delivery produced no action.')));
+    const raw = el('pre', 'raw-body', rawBody(d));
+    raw.id = 'inbox-raw';
+    cell.appendChild(section('Raw body', raw));
+    tr.appendChild(cell);
+    return tr;
+  }
+
+  function section(title, content) {
+    const box = el('div', 'detail-section');
+    box.appendChild(el('h3', '', title));
+    box.appendChild(content);
+    return box;
+  }
+
+  function replayDelivery(d, button) {
+    const id = show(d.id);
+    confirmInline(button.parentNode.lastElementChild, 'Route delivery ' + id + ' again now? Pushes already made stay no-ops.', 'Replay').then((yes) => {
+      if (!yes) return;
+      button.disabled = true;
+      api('POST', '/api/deliveries/' + encodeURIComponent(id) + '/replay').then(
+        (res) => {
+          const ids = res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [];
+          const box = inlineMessage(button, 'ok', ids.length ? 'Replayed: sync log ' : 'Replayed: no new action (everything was done already).');
+          box.id = 'replay-result';
+          ids.forEach((x, i) => {
+            if (i) box.appendChild(document.createTextNode(', '));
+            box.appendChild(link(x, '#logs/' + encodeURIComponent(x), 'mono'));
+          });
+          button.disabled = false;
+        },
+        (err) => {
+          button.disabled = false;
+          if (!(err instanceof AuthError)) inlineMessage(button, 'error', 'Replay failed: ' + describe(err));
+        },
+      );
+    });
+  }
+
+  function openDetail(id) {
+    selected = id;
+    if (!id) {
+      detail = null;
+      return;
+    }
+    if (detail && show(detail.id) !== id) detail = null;
+    api('GET', '/api/deliveries/' + encodeURIComponent(id)).then(
+      (d) => {
+        if (selected !== id) return;
+        detail = d;
+        render();
+      },
+      (err) => {
+        if (err instanceof AuthError) return;
+        message.replaceChildren(el('div', 'unavailable ' + (err.status === 404 ? 'info' : 'error'), 'Delivery ' + id + ': ' + describe(err)));
+      },
+    );
+  }
+
+  function showScreen(id, refresh) {
+    if (!refresh || id) openDetail(id || '');
+    return list.load(false);
+  }
+
+  return { show: showScreen };
+}

@@ -1,0 +1,137 @@
+/**
+ * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field it
+ * names) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
+ */
+import { AuthError, api, describe } from './api.js';
+import { $, el, inlineMessage, show, table, td } from './dom.js';
+
+const FIELDS = ['appointment_id', 'record_crm_module', 'record_crm_record_id', 'project_id'];
+const MAX_CSV_BYTES = 50 * 1024 * 1024;
+
+/** The field an API message is about: the one it names, else by its wording (a 409 names the clash). */
+function fieldOf(message, crm) {
+  for (const f of FIELDS) if (message.indexOf(f) >= 0) return f;
+  if (/^appointment /.test(message)) return 'appointment_id';
+  if (/^record /.test(message)) return 'record_crm_record_id';
+  if (/^project /.test(message)) return 'project_id';
+  if (/exists already/.test(message)) return crm === 'record' ? 'record_crm_record_id' : 'appointment_id';
+  return null;
+}
+
+export function initMappingForms({ created }) {
+  const form = $('map-add');
+
+  function crmChanged() {
+    const crm = $('add-crm').value;
+    for (const label of form.querySelectorAll('label[data-for]')) label.hidden = label.dataset.for !== crm;
+    clearErrors();
+  }
+  $('add-crm').addEventListener('change', crmChanged);
+
+  function clearErrors() {
+    for (const f of FIELDS) {
+      $('add-' + f + '-error').textContent = '';
+      $('add-' + f).removeAttribute('aria-invalid');
+    }
+    $('add-message').replaceChildren();
+  }
+
+  function fieldError(field, text) {
+    $('add-' + field + '-error').textContent = text;
+    $('add-' + field).setAttribute('aria-invalid', 'true');
+    $('add-' + field).focus();
+  }
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    clearErrors();
+    const crm = $('add-crm').value;
+    const body = { crm, project_id: $('add-project_id').value.trim() };
+    if (crm === 'appointment') body.appointment_id = $('add-appointment_id').value.trim();
+    else {
+      body.record_crm_module = $('add-record_crm_module').value;
+      body.record_crm_record_id = $('add-record_crm_record_id').value.trim();
+    }
+    const button = $('add-submit');
+    button.disabled = true;
+    api('POST', '/api/mappings', body)
+      .then(
+        (m) => {
+          $('add-message').replaceChildren(el('span', 'inline-msg ok', 'Mapping ' + show(m && m.id) + ' created (' + show(m && m.status) + ').'));
+          for (const f of ['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']) $(f).value = '';
+          created();
+        },
+        (err) => {
+          if (err instanceof AuthError) return;
+          const field = err.status === 400 || err.status === 409 ? fieldOf(err.message, crm) : null;
+          if (field) fieldError(field, err.message);
+          else $('add-message').replaceChildren(el('span', 'inline-msg error', 'Not created: ' + describe(err)));
+        },
+      )
+      .then(() => {
+        button.disabled = false;
+      });
+  });
+
+  const importForm = $('map-import');
+  const results = $('import-results');
+  importForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const file = $('import-file').files[0];
+    const button = $('import-submit');
+    if (!file) {
+      inlineMessage(button, 'error', 'Choose a CSV file first.');
+      return;
+    }
+    if (file.size > MAX_CSV_BYTES) {
+      inlineMessage(button, 'error', 'That file is over 50 MB.');
+      return;
+    }
+    button.disabled = true;
+    results.replaceChildren(el('p', 'muted', 'Uploading ' + file.name + '…'));
+    file
+      .text()
+      .then((text) => api('POST', '/api/mappings/import', { text, type: 'text/csv' }))
+      .then(
+        (res) => {
+          renderResults(file.name, res || {});
+          created();
+        },
+        (err) => {
+          results.replaceChildren();
+          if (!(err instanceof AuthError)) inlineMessage(button, 'error', 'Import failed: ' + describe(err));
+        },
+      )
+      .then(() => {
+        button.disabled = false;
+      });
+  });
+
+  function renderResults(name, res) {
+    results.replaceChildren();
+    const items = Array.isArray(res.items) ? res.items : [];
+    const summary = el('p', 'import-summary ' + (res.errors ? 'partial' : 'all-ok'));
+    summary.id = 'import-summary';
+    summary.textContent = name + ': ' + show(res.created) + ' created, ' + show(res.errors) + ' refused.';
+    results.appendChild(summary);
+    if (items.length === 0) return;
+    const { table: t, body } = table(['#Line', 'Result', 'Mapping', 'Error'], 'import-table');
+    // The refused rows first: they are what needs attention.
+    const rows = items.slice().sort((a, b) => (b.status === 'error') - (a.status === 'error') || Number(a.line) - Number(b.line));
+    for (const r of rows.slice(0, 500)) {
+      const tr = el('tr', r.status === 'error' ? 'line-error' : 'line-ok');
+      tr.dataset.line = show(r.line);
+      tr.appendChild(td(show(r.line), 'num mono'));
+      const st = el('td');
+      st.appendChild(el('span', 'badge ' + (r.status === 'error' ? 's-failed' : 's-succeeded'), show(r.status)));
+      tr.appendChild(st);
+      tr.appendChild(td(show(r.mapping_id), 'mono'));
+      tr.appendChild(td(r.error ? show(r.error) : '', 'err wrap'));
+      body.appendChild(tr);
+    }
+    const wrap = el('div', 'import-scroll');
+    wrap.appendChild(t);
+    results.appendChild(wrap);
+    if (items.length > 500) results.appendChild(el('p', 'muted', 'The first 500 of ' + items.length + ' lines are shown, refused ones first.'));
+  }
+}

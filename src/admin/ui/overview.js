@@ -1,0 +1,150 @@
+/**
+ * The Overview screen (`GET /api/overview?window=24h|7d`): counts by status and by kind, success rate, a chart of
+ * actions per hour by outcome, the oldest queued action's age, deliveries waiting, and the connections' state.
+ */
+import { ApiError, AuthError, api, describe } from './api.js';
+import { barChart } from './chart.js';
+import { $, badge, el, fmtDuration, show } from './dom.js';
+
+/** The first of `keys` that `obj` (or its `counts`) has. */
+function pick(obj, keys) {
+  for (const source of [obj, obj && obj.counts]) {
+    if (!source || typeof source !== 'object') continue;
+    for (const k of keys) if (source[k] !== undefined && source[k] !== null) return source[k];
+  }
+  return undefined;
+}
+
+/** `{a: 1}` or `[{status: 'a', count: 1}]` as `[['a', 1]]`. */
+function pairs(value, nameKeys) {
+  if (Array.isArray(value)) {
+    return value.map((x) => {
+      const name = nameKeys.map((k) => x[k]).find((v) => v !== undefined);
+      return [show(name), Number(x.count !== undefined ? x.count : x.n) || 0];
+    });
+  }
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, Number(v) || 0]);
+  return [];
+}
+
+function stat(label, value, sub, className) {
+  const card = el('div', 'stat ' + (className || ''));
+  card.appendChild(el('div', 'stat-label', label));
+  card.appendChild(el('div', 'stat-value', value));
+  if (sub) card.appendChild(el('div', 'stat-sub', sub));
+  return card;
+}
+
+function countList(title, rows, withBadge) {
+  const box = el('div', 'card count-card');
+  box.appendChild(el('h3', '', title));
+  const list = el('dl', 'counts');
+  if (rows.length === 0) list.appendChild(el('dd', 'muted', 'Nothing in this window.'));
+  for (const [name, n] of rows.sort((a, b) => b[1] - a[1])) {
+    const dt = el('dt');
+    if (withBadge) dt.appendChild(badge(name, null));
+    else dt.textContent = name;
+    list.appendChild(dt);
+    list.appendChild(el('dd', 'num', String(n)));
+  }
+  box.appendChild(list);
+  return box;
+}
+
+function ageText(seconds) {
+  if (seconds === null || seconds === undefined) return 'none queued';
+  return fmtDuration(Number(seconds) * 1000);
+}
+
+const NAMES = { service: 'The service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
+
+function connectionCard(c) {
+  const status = show(c.status);
+  const card = el('div', 'card conn conn-' + status);
+  card.dataset.name = show(c.name);
+  const head = el('div', 'conn-head');
+  head.appendChild(el('h3', '', NAMES[show(c.name)] || show(c.name).replace(/_/g, ' ')));
+  head.appendChild(el('span', 'badge c-' + status, status.replace(/_/g, ' ')));
+  card.appendChild(head);
+  const fallback = { connected: 'Working.', not_configured: 'Not configured.', degraded: 'Degraded.' }[status] || '—';
+  card.appendChild(el('p', 'conn-detail', c.detail ? show(c.detail) : fallback));
+  if (c.checked_at) card.appendChild(el('p', 'sub muted', 'checked ' + show(c.checked_at)));
+  return card;
+}
+
+export function initOverview() {
+  const body = $('overview-body');
+  let gen = 0;
+
+  function render(o) {
+    body.replaceChildren();
+    const rate = pick(o, ['success_rate', 'successRate']);
+    const byStatus = pairs(pick(o, ['by_status', 'status', 'statuses']), ['status', 'name']);
+    const byKind = pairs(pick(o, ['by_kind', 'kind', 'kinds']), ['kind', 'name']);
+    const total = byStatus.reduce((s, [, n]) => s + n, 0);
+    const failedN = (byStatus.find(([k]) => k === 'failed') || [0, 0])[1];
+    const waiting = pick(o, ['deliveries_waiting', 'waiting_deliveries', 'inbox_waiting']);
+    const oldest = pick(o, ['oldest_queued_age_seconds', 'oldest_queued_seconds']);
+
+    const stats = el('div', 'stats');
+    stats.id = 'overview-stats';
+    stats.appendChild(
+      stat(
+        'Success rate',
+        rate === null || rate === undefined ? '—' : (Number(rate) * (Number(rate) <= 1 ? 100 : 1)).toFixed(1) + ' %',
+        'of finished actions',
+        Number(rate) < 0.95 ? 'warn' : 'good',
+      ),
+    );
+    stats.appendChild(stat('Actions', String(total), failedN + ' failed', failedN > 0 ? 'bad' : ''));
+    stats.appendChild(stat('Oldest queued', ageText(oldest), 'waiting to run', Number(oldest) > 600 ? 'warn' : ''));
+    stats.appendChild(stat('Deliveries waiting', show(waiting === undefined ? null : waiting), 'stored, not yet routed', Number(waiting) > 0 ? 'warn' : ''));
+    body.appendChild(stats);
+
+    const chartCard = el('div', 'card chart-card');
+    chartCard.appendChild(el('h3', '', 'Actions per hour by outcome'));
+    const buckets = pick(o, ['per_hour', 'hours', 'buckets', 'hourly']);
+    if (Array.isArray(buckets) && buckets.length) chartCard.appendChild(barChart(buckets));
+    else chartCard.appendChild(el('p', 'muted', 'No actions in this window.'));
+    body.appendChild(chartCard);
+
+    const grid = el('div', 'overview-grid');
+    grid.appendChild(countList('By status', byStatus, true));
+    grid.appendChild(countList('By kind', byKind, false));
+    body.appendChild(grid);
+
+    const conns = pick(o, ['connections']);
+    // An array of {name, status, detail}, `{items}`, or an object by name.
+    const items = Array.isArray(conns)
+      ? conns
+      : conns && Array.isArray(conns.items)
+        ? conns.items
+        : conns && typeof conns === 'object'
+          ? Object.entries(conns).map(([name, c]) => Object.assign({ name }, c && typeof c === 'object' ? c : { status: c }))
+          : [];
+    body.appendChild(el('h3', 'section-title', 'Connections'));
+    const cards = el('div', 'conn-grid');
+    cards.id = 'overview-connections';
+    if (items.length === 0) cards.appendChild(el('p', 'muted', 'No connection state in the answer.'));
+    for (const c of items) cards.appendChild(connectionCard(c));
+    body.appendChild(cards);
+  }
+
+  function show_(_arg, refresh) {
+    const mine = ++gen;
+    if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
+    return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window').value)).then(
+      (o) => {
+        if (mine === gen) render(o || {});
+      },
+      (err) => {
+        if (mine !== gen || err instanceof AuthError) return;
+        const missing = err instanceof ApiError && err.routeMissing;
+        body.replaceChildren(el('div', 'unavailable ' + (missing ? 'info' : 'error'), 'The overview is ' + (missing ? '' : 'failing: ') + describe(err)));
+      },
+    );
+  }
+
+  $('overview-window').addEventListener('change', () => show_('', false));
+  return { show: show_ };
+}

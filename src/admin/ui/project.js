@@ -1,0 +1,160 @@
+/**
+ * The project view (`GET /api/projects/:project_id`, reached from any project id link or the search box): its
+ * mappings, the deliveries about it, and its actions drawn as chains (an indented tree by `parent_id`), each linking
+ * to its detail.
+ */
+import { ApiError, AuthError, api, describe } from './api.js';
+import { $, badge, el, fmtDuration, fmtTime, link, show, table, td, timeCell } from './dom.js';
+
+const listOf = (v) => (Array.isArray(v) ? v : v && Array.isArray(v.items) ? v.items : []);
+
+function section(parent, title, count) {
+  const box = el('section', 'project-section');
+  const h = el('h3', 'section-title', title);
+  if (count !== undefined) h.appendChild(el('span', 'count', String(count)));
+  box.appendChild(h);
+  parent.appendChild(box);
+  return box;
+}
+
+function mappingsTable(mappings) {
+  const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Status', 'Error', 'Updated']);
+  for (const m of mappings) {
+    const tr = el('tr');
+    tr.appendChild(td(show(m.id), 'mono'));
+    tr.appendChild(td(show(m.crm)));
+    tr.appendChild(td(m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id), 'mono'));
+    const st = el('td');
+    st.appendChild(badge(show(m.status), null));
+    tr.appendChild(st);
+    tr.appendChild(td(m.error ? show(m.error) : '', 'err wrap'));
+    tr.appendChild(timeCell(m.updated_at || m.created_at));
+    body.appendChild(tr);
+  }
+  return t;
+}
+
+function deliveriesTable(deliveries) {
+  const { table: t, body } = table(['ID', 'Received', 'Endpoint', 'Event', 'Status']);
+  for (const d of deliveries) {
+    const tr = el('tr');
+    const id = el('td', 'mono');
+    id.appendChild(link(show(d.id), '#inbox/' + encodeURIComponent(show(d.id))));
+    tr.appendChild(id);
+    tr.appendChild(timeCell(d.received_at || d.created_at));
+    tr.appendChild(td(show(d.endpoint), 'mono'));
+    tr.appendChild(td(show(d.event)));
+    const st = el('td');
+    st.appendChild(badge(show(d.status), null));
+    tr.appendChild(st);
+    body.appendChild(tr);
+  }
+  return t;
+}
+
+/** One action as a line of the tree: kind, status, target, time, error; its id opens it in the sync log. */
+function actionLine(a) {
+  const line = el('div', 'chain-line');
+  line.dataset.id = show(a.id);
+  line.appendChild(link('#' + show(a.id), '#logs/' + encodeURIComponent(show(a.id)), 'mono chain-id'));
+  line.appendChild(el('span', 'chain-kind', show(a.kind)));
+  line.appendChild(badge(show(a.status), null));
+  if (a.crm || a.target) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' → ' + show(a.target) : '')));
+  line.appendChild(
+    el('span', 'muted', fmtTime(a.created_at) + (a.duration_ms !== null && a.duration_ms !== undefined ? ' · ' + fmtDuration(a.duration_ms) : '')),
+  );
+  if (a.error) line.appendChild(el('span', 'err chain-error', show(a.error)));
+  return line;
+}
+
+/** Actions as chains: each action under its parent (nested lists indent), roots newest first, children in order. */
+export function chainTree(actions) {
+  const byId = new Map(actions.map((a) => [show(a.id), a]));
+  const children = new Map();
+  const roots = [];
+  for (const a of actions) {
+    const parent = a.parent_id === null || a.parent_id === undefined ? null : show(a.parent_id);
+    if (parent && byId.has(parent)) {
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(a);
+    } else roots.push(a);
+  }
+  const num = (a) => Number(show(a.id)) || 0;
+  const build = (list, depth) => {
+    const ul = el('ul', depth === 0 ? 'chains' : 'chain-children');
+    for (const a of list) {
+      const li = el('li');
+      li.appendChild(actionLine(a));
+      const kids = (children.get(show(a.id)) || []).sort((x, y) => num(x) - num(y));
+      if (kids.length && depth < 50) li.appendChild(build(kids, depth + 1));
+      ul.appendChild(li);
+    }
+    return ul;
+  };
+  return build(
+    roots.sort((x, y) => num(y) - num(x)),
+    0,
+  );
+}
+
+export function initProject() {
+  const body = $('project-body');
+  let gen = 0;
+
+  function render(id, p) {
+    body.replaceChildren();
+    const head = el('div', 'panel-head');
+    const h = el('h2', '', 'Project ');
+    h.appendChild(el('span', 'mono', id));
+    head.appendChild(h);
+    head.appendChild(el('div', 'grow'));
+    const logs = link('Sync log of this project', '#logs', 'button-link');
+    logs.addEventListener('click', () => {
+      // The sync log's filter set to this project (its form applies it), then the screen shown by the link.
+      $('log-project').value = id;
+      $('log-filters').requestSubmit();
+    });
+    head.appendChild(logs);
+    body.appendChild(head);
+
+    const mappings = listOf(p.mappings);
+    const deliveries = listOf(p.deliveries);
+    const actions = listOf(p.actions);
+    const m = section(body, 'Mappings', mappings.length);
+    m.appendChild(mappings.length ? wrapCard(mappingsTable(mappings)) : el('p', 'muted', 'This project is not mapped to any CRM.'));
+    const c = section(body, 'Actions', actions.length);
+    c.id = 'project-chains';
+    c.appendChild(actions.length ? wrapCard(chainTree(actions), 'chain-card') : el('p', 'muted', 'No action for this project.'));
+    const d = section(body, 'Deliveries', deliveries.length);
+    d.appendChild(deliveries.length ? wrapCard(deliveriesTable(deliveries)) : el('p', 'muted', 'No stored delivery names this project.'));
+  }
+
+  function wrapCard(node, className) {
+    const card = el('div', 'card ' + (className || ''));
+    card.appendChild(node);
+    return card;
+  }
+
+  function show_(id, refresh) {
+    const mine = ++gen;
+    $('project-search-input').value = id || '';
+    if (!id) {
+      body.replaceChildren(el('p', 'muted', 'Enter a project id in the box above, or follow a project link.'));
+      return Promise.resolve();
+    }
+    if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading project ' + id + '…'));
+    return api('GET', '/api/projects/' + encodeURIComponent(id)).then(
+      (p) => {
+        if (mine === gen) render(id, p || {});
+      },
+      (err) => {
+        if (mine !== gen || err instanceof AuthError) return;
+        const missing = err instanceof ApiError && err.routeMissing;
+        const text = missing ? 'The project view is ' + describe(err) : 'Project ' + id + ': ' + describe(err);
+        body.replaceChildren(el('div', 'unavailable ' + (missing || err.status === 404 ? 'info' : 'error'), text));
+      },
+    );
+  }
+
+  return { show: show_ };
+}
