@@ -245,7 +245,7 @@ describe('ADMIN_TOKENS validation', () => {
 
   it('refuses bad entries without printing a token', () => {
     const secret = 'short-secret';
-    const bad = problems(`a:viewer:${secret},b:root:${OPERATOR},a:viewer:${VIEWER},admin:viewer:${SECOND_ADMIN},nocolons,c d:viewer:${VIEWER}`);
+    const bad = problems(`a:viewer:${secret},b:root:${OPERATOR},a:viewer:${VIEWER},admin:viewer:${SECOND_ADMIN},nocolons,c d:viewer:another-token-0123456789`);
     expect(bad).toEqual([
       'ADMIN_TOKENS entry 1 (a): the token must be at least 16 characters',
       'ADMIN_TOKENS entry 2 (b): the role must be viewer, operator or admin',
@@ -256,5 +256,9 @@ describe('ADMIN_TOKENS validation', () => {
     ]);
     for (const line of bad) for (const token of [secret, OPERATOR, VIEWER, SECOND_ADMIN]) expect(line).not.toContain(token);
     expect(adminTokensProblems(ADMIN_TOKENS)).toEqual([]);
+    expect(problems(`x:viewer:${ADMIN_TOKEN},y:viewer:${VIEWER},z:operator:${VIEWER}`)).toEqual([
+      "ADMIN_TOKENS entry 1 (x): the token is the same as ADMIN_TOKEN's; each name needs its own",
+      "ADMIN_TOKENS entry 3 (z): the token is the same as y's; each name needs its own",
+    ]);
   });
 });

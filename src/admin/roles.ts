@@ -32,9 +32,11 @@ function entries(value: string | undefined): string[] {
  * What is wrong with `ADMIN_TOKENS`, one reason per bad entry; the entries are named by position and name, never by
  * their token. An empty list means every entry is good.
  */
-export function adminTokensProblems(value: string): string[] {
+export function adminTokensProblems(value: string, adminToken?: string): string[] {
   const problems: string[] = [];
   const seen = new Set<string>(['admin']);
+  // Which name holds each token: one token under two names (or roles) would make the caller ambiguous.
+  const holders = new Map<string, string>(adminToken ? [[adminToken, 'ADMIN_TOKEN']] : []);
   entries(value).forEach((entry, index) => {
     const at = `entry ${index + 1}`;
     const first = entry.indexOf(':');
@@ -51,6 +53,8 @@ export function adminTokensProblems(value: string): string[] {
     seen.add(name);
     if (!(ROLES as readonly string[]).includes(role)) problems.push(`${at} (${name}): the role must be viewer, operator or admin`);
     if (token.length < MIN_TOKEN_LENGTH) problems.push(`${at} (${name}): the token must be at least ${MIN_TOKEN_LENGTH} characters`);
+    else if (holders.has(token)) problems.push(`${at} (${name}): the token is the same as ${holders.get(token)}'s; each name needs its own`);
+    else holders.set(token, name);
   });
   return problems;
 }

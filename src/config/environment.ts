@@ -210,7 +210,7 @@ function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
     problems.push({ variable: 'WEBHOOK_SECRETS_EVENTS', reason: 'is required (comma-separated secrets)' });
   }
   if (vars.ADMIN_TOKENS !== undefined) {
-    for (const reason of adminTokensProblems(vars.ADMIN_TOKENS)) problems.push({ variable: 'ADMIN_TOKENS', reason });
+    for (const reason of adminTokensProblems(vars.ADMIN_TOKENS, vars.ADMIN_TOKEN)) problems.push({ variable: 'ADMIN_TOKENS', reason });
   }
   if (vars.APPOINTMENT_CRM_BASE_URL && !vars.APPOINTMENT_CRM_API_KEY) {
     problems.push({ variable: 'APPOINTMENT_CRM_API_KEY', reason: 'is required when APPOINTMENT_CRM_BASE_URL is set' });
