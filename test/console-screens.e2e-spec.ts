@@ -126,6 +126,9 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
         await result.waitFor();
         for (const id of answer.sync_log_ids) expect(await result.textContent()).toContain(String(id));
         expect(answer.sync_log_ids.length).toBeGreaterThan(0);
+        // The detail read again: the replay's drawing push listed with the first one.
+        await waitFor(async () => (await page.locator('#inbox-detail .chain-line', { hasText: 'push_drawings' }).count()) === 2, 5_000, 'the replayed action');
+        expect(await page.locator('#replay-result').count()).toBe(1);
         await shot(page, 'inbox');
       } else await page.locator('#inbox-message .unavailable').waitFor();
       expect(errors).toEqual([]);

@@ -73,7 +73,7 @@ export function initAlerts() {
           const outcome = res && res.status ? show(res.status) : 'sent';
           const where = res && res.webhook_host ? ' to ' + show(res.webhook_host) : '';
           const why = res && res.error ? ': ' + show(res.error) : '';
-          const kind = res && (res.status === 'failed' || res.error) ? 'error' : 'ok';
+          const kind = res && res.status === 'failed' ? 'error' : res && res.status === 'suppressed' ? 'info' : 'ok';
           inlineMessage(button, kind, 'Test alert ' + outcome + where + why + '.');
           return showScreen('', true);
         },

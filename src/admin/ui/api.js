@@ -104,7 +104,11 @@ export function query(params) {
 export function describe(err) {
   if (!(err instanceof ApiError)) return err && err.message ? err.message : String(err);
   if (err.routeMissing) return 'not available on this daemon yet (' + err.method + ' ' + err.path.split('?')[0] + ' answered 404)';
-  if (err.status === 403) return err.requiredRole ? 'needs the ' + err.requiredRole + ' role: ' + err.message : 'refused (403): ' + err.message;
+  if (err.status === 403) {
+    // The daemon's message names the role already ("this route needs the operator role; …").
+    if (!err.requiredRole || err.message.indexOf(err.requiredRole) >= 0) return 'Not allowed: ' + err.message;
+    return 'Not allowed: needs the ' + err.requiredRole + ' role (' + err.message + ')';
+  }
   return err.message;
 }
 

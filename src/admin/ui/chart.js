@@ -13,12 +13,13 @@ function svg(tag, attrs, text) {
   return node;
 }
 
-/** A round upper bound for the y axis (1, 2, 5 × 10^n). */
+/** A round upper bound for the y axis, four whole steps of 1, 2, 3 or 5 × 10^n. */
 function niceMax(n) {
-  if (n <= 5) return 5;
-  const p = Math.pow(10, Math.floor(Math.log10(n)));
-  for (const m of [1, 2, 5, 10]) if (m * p >= n) return m * p;
-  return 10 * p;
+  if (n <= 4) return 4;
+  const raw = n / 4;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 3, 5, 10]) if (m * p >= raw) return 4 * Math.max(1, Math.round(m * p));
+  return 40 * p;
 }
 
 const pad = (n) => (n < 10 ? '0' + n : String(n));

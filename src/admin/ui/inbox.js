@@ -32,6 +32,8 @@ export function initInbox() {
   });
   let selected = '';
   let detail = null;
+  /** The last replay's answer, kept across the detail's re-rendering. */
+  let replayed = null;
 
   function readFilters() {
     const project = $('inbox-project').value.trim();
@@ -118,6 +120,7 @@ export function initInbox() {
       replay.id = 'replay-button';
       replay.addEventListener('click', () => replayDelivery(d, replay));
       head.appendChild(replay);
+      if (replayed && replayed.id === show(d.id)) replayNote(replay);
     }
     const close = el('button', '', 'Close');
     close.type = 'button';
@@ -127,11 +130,29 @@ export function initInbox() {
     if (d.error) cell.appendChild(section('Error', el('pre', 'error', show(d.error))));
     const actions = Array.isArray(d.actions) ? d.actions : [];
     cell.appendChild(section('Actions (' + actions.length + ')', actions.length ? chainTree(actions) : el('p', 'muted', 'This delivery produced no action.')));
-    const raw = el('pre', 'raw-body', rawBody(d));
-    raw.id = 'inbox-raw';
-    cell.appendChild(section('Raw body', raw));
+    cell.appendChild(bodySection(d));
     tr.appendChild(cell);
     return tr;
+  }
+
+  /** The body formatted (ids digit for digit), or exactly as received, at the press of a button. */
+  function bodySection(d) {
+    const formatted = rawBody(d);
+    const exact = typeof d.body === 'string' ? d.body : formatted;
+    const pre = el('pre', 'raw-body', formatted);
+    pre.id = 'inbox-raw';
+    const box = section('Body', pre);
+    if (exact !== formatted) {
+      const toggle = el('button', 'small link', 'Show as received');
+      toggle.type = 'button';
+      toggle.addEventListener('click', () => {
+        const asReceived = pre.textContent === formatted;
+        pre.textContent = asReceived ? exact : formatted;
+        toggle.textContent = asReceived ? 'Show formatted' : 'Show as received';
+      });
+      box.firstChild.appendChild(toggle);
+    }
+    return box;
   }
 
   function section(title, content) {
@@ -143,25 +164,33 @@ export function initInbox() {
 
   function replayDelivery(d, button) {
     const id = show(d.id);
-    confirmInline(button.parentNode.lastElementChild, 'Route delivery ' + id + ' again now? Pushes already made stay no-ops.', 'Replay').then((yes) => {
+    const question = 'Route delivery ' + id + ' again now? Its pushes run again; approvals and payments already recorded stay as they are.';
+    confirmInline(button.parentNode.lastElementChild, question, 'Replay').then((yes) => {
       if (!yes) return;
       button.disabled = true;
       api('POST', '/api/deliveries/' + encodeURIComponent(id) + '/replay').then(
         (res) => {
-          const ids = res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [];
-          const box = inlineMessage(button, 'ok', ids.length ? 'Replayed: sync log ' : 'Replayed: no new action (everything was done already).');
-          box.id = 'replay-result';
-          ids.forEach((x, i) => {
-            if (i) box.appendChild(document.createTextNode(', '));
-            box.appendChild(link(x, '#logs/' + encodeURIComponent(x), 'mono'));
-          });
-          button.disabled = false;
+          replayed = { id, ids: res && Array.isArray(res.sync_log_ids) ? res.sync_log_ids.map(show) : [] };
+          replayNote(button);
+          // The new actions show in the detail once read again.
+          setTimeout(() => selected === id && openDetail(id), 800);
         },
         (err) => {
           button.disabled = false;
           if (!(err instanceof AuthError)) inlineMessage(button, 'error', 'Replay failed: ' + describe(err));
         },
       );
+    });
+  }
+
+  /** "Replayed: sync log 5, 6" next to the Replay button, the ids linking to their entries. */
+  function replayNote(button) {
+    const ids = replayed.ids;
+    const box = inlineMessage(button, 'ok', ids.length ? 'Replayed: sync log ' : 'Replayed: no new action.');
+    box.id = 'replay-result';
+    ids.forEach((x, i) => {
+      if (i) box.appendChild(document.createTextNode(', '));
+      box.appendChild(link(x, '#logs/' + encodeURIComponent(x), 'mono'));
     });
   }
 

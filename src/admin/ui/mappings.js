@@ -64,7 +64,7 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       tr.appendChild(td(m.error ? show(m.error) : '', 'err wrap'));
       tr.appendChild(timeCell(m.created_at));
       tr.appendChild(timeCell(m.updated_at));
-      const actions = el('td', 'nowrap actions-cell');
+      const actions = el('td', 'actions-cell');
       if (can('operator')) {
         const del = el('button', 'danger small', 'Delete');
         del.type = 'button';

@@ -56,7 +56,7 @@ function ageText(seconds) {
   return fmtDuration(Number(seconds) * 1000);
 }
 
-const NAMES = { service: 'The service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
+const NAMES = { service: 'Service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
 
 function connectionCard(c) {
   const status = show(c.status);
