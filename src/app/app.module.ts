@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module.js';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         MappingsModule,
         ReconcileModule,
         AdminModule,
+        AlertsModule,
         ...crms,
       ],
     };

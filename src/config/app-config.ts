@@ -45,6 +45,15 @@ export interface AppConfig {
     sweepIntervalMs: number;
   };
   reconcileIntervalSeconds: number;
+  /** The daemon's own address (`PUBLIC_URL`), without a trailing slash; null when unset. */
+  publicUrl: string | null;
+  /**
+   * Alert messages: POSTed to `webhookUrl` (null: recorded only), at most one per kind per `minIntervalSeconds`
+   * across replicas; one POST waits at most `timeoutMs`.
+   */
+  alerts: { webhookUrl: string | null; minIntervalSeconds: number; timeoutMs: number };
+  /** Finished rows older than these are deleted by the daily maintenance task, `batchSize` rows per statement. */
+  retention: { syncLogDays: number; inboxDays: number; batchSize: number; everyMs: number };
 }
 
 /** The single injection token of the configuration. */
@@ -100,5 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       sweepIntervalMs: 30_000,
     },
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
+    publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
+    alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
+    retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },
   };
 }

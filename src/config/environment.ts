@@ -165,6 +165,34 @@ export class EnvironmentVariables {
 
   @blankAsUnset
   @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
+  ALERT_WEBHOOK_URL?: string;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  ALERT_MIN_INTERVAL_SECONDS?: number;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://sync.example.com' })
+  PUBLIC_URL?: string;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  SYNC_LOG_RETENTION_DAYS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  INBOX_RETENTION_DAYS?: number;
+
+  @blankAsUnset
+  @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     message: 'must be one of fatal, error, warn, info, debug, trace, silent',
   })

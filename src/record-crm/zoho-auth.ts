@@ -41,6 +41,8 @@ export class ZohoAuth {
     private readonly credentials: ZohoCredentials,
     private readonly retry: RetryPolicy,
     private readonly now: () => number = Date.now,
+    /** Told when Zoho refuses the refresh token (an alert); must return at once and never throw. */
+    private readonly onRefused?: (reason: string) => void,
   ) {}
 
   /** A valid token, refreshed when needed; throws an OutboundError when none can be obtained. */
@@ -82,6 +84,7 @@ export class ZohoAuth {
     } catch (err) {
       if (err instanceof OutboundError && (err.failure === 'unauthorized' || err.failure === 'rate_limited')) {
         this.refusal = { error: err, until: this.now() + (err.failure === 'rate_limited' ? THROTTLED_FOR_MS : REFUSED_FOR_MS) };
+        if (err.failure === 'unauthorized') this.onRefused?.(err.message);
       }
       throw err;
     }

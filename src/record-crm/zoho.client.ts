@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import FormData from 'form-data';
 import type { Readable } from 'node:stream';
+import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
@@ -37,6 +38,7 @@ export class ZohoClient implements RecordCrm {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
+    @Optional() @Inject(ALERT_SINK) alerts?: AlertSink,
   ) {
     const credentials = config.recordCrm;
     if (!credentials) throw new Error('ZohoClient needs RECORD_CRM_API_DOMAIN');
@@ -48,7 +50,7 @@ export class ZohoClient implements RecordCrm {
       metrics,
     });
     const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
-    this.auth = new ZohoAuth(accounts, credentials, config.http.retry);
+    this.auth = new ZohoAuth(accounts, credentials, config.http.retry, Date.now, (reason) => alerts?.notify('record_crm_token_refused', { detail: reason }));
   }
 
   async findAttachment(record: RecordRef, matches: (fileName: string) => boolean): Promise<RecordAttachment | null> {

@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
+import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -25,6 +26,8 @@ export class ActionWorkerDeps {
     readonly registry: ActionRegistry,
     readonly actions: ActionRecorder,
     readonly metrics: MetricsService,
+    /** Told when an action fails for good (AlertsModule); absent in tests that do not load it. */
+    @Optional() @Inject(ALERT_SINK) readonly alerts?: AlertSink,
   ) {}
 }
 
@@ -74,6 +77,7 @@ export abstract class ActionWorker extends WorkerHost {
       await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
       this.count(entry, 'failed');
       this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
+      this.deps.alerts?.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
       return;
     }
     await this.deps.syncLog.awaitRetry(entry.id, reason);

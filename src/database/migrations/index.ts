@@ -5,6 +5,7 @@ import { RecordActionsFunction1763700004000 } from './1763700004000-record-actio
 import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deliveries-set-based.js';
 import { RelayOutbox1763700006000 } from './1763700006000-relay-outbox.js';
 import { Actor1763700007000 } from './1763700007000-actor.js';
+import { Alerts1763700009000 } from './1763700009000-alerts.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   StoreDeliveriesSetBased1763700005000,
   RelayOutbox1763700006000,
   Actor1763700007000,
+  Alerts1763700009000,
 ];

@@ -1,0 +1,458 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RetentionService } from '../src/alerts/retention.service.js';
+import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { events, signWebhook } from './sim/service/index.js';
+import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+
+// Redis db 5 is this file's (see `grep -n redisDb test/*.ts`; 4 is webhooks-restart's).
+const REDIS_DB = 5;
+const VIEWER_TOKEN = 'alerts-viewer-token-0123456789';
+
+interface Received {
+  at: number;
+  path: string;
+  body: { text: string; kind: string; count: number; entries: string[]; dashboard_url: string | null };
+}
+
+/** The alert receiver: a tiny HTTP server on 127.0.0.1 that records what it is sent and answers as told. */
+class Receiver {
+  readonly messages: Received[] = [];
+  answer: { status: number; delayMs: number } = { status: 200, delayMs: 0 };
+  private server?: Server;
+
+  async start(): Promise<void> {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.messages.push({ at: Date.now(), path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received['body'] });
+        const { status, delayMs } = this.answer;
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), delayMs).unref();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+  }
+
+  url(path = '/services/T000/B000/secret-path-token'): string {
+    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}${path}`;
+  }
+
+  of(kind: string): Received[] {
+    return this.messages.filter((m) => m.body.kind === kind);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+interface AlertItem {
+  id: string;
+  kind: string;
+  status: string;
+  count: number;
+  entries: string[];
+  text: string;
+  error: string | null;
+  sent_at: string | null;
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('alerts', () => {
+  let h: Harness;
+  const receiver = new Receiver();
+  let seq = 0;
+
+  beforeAll(async () => {
+    await receiver.start();
+    h = await startHarness({
+      redisDb: REDIS_DB,
+      appointmentCrm: true,
+      env: {
+        ALERT_WEBHOOK_URL: receiver.url(),
+        ALERT_MIN_INTERVAL_SECONDS: '1',
+        PUBLIC_URL: 'https://sync.example.com/',
+        ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}`,
+      },
+      tune: (c) => (c.alerts.timeoutMs = 500),
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await receiver.stop();
+  });
+
+  /** A send whose sale the CRM refuses with a 400: its push_line_items entry fails for good at once. */
+  async function failingSend(): Promise<string> {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const appointmentId = `90071992547409${100 + seq++}`;
+    h.appointmentCrm!.addAppointment(appointmentId);
+    await mapAppointment(h, project.id, appointmentId);
+    h.appointmentCrm!.injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 400, body: { error: 'unknown unit "ft"' }, times: 1 });
+    const res = await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: project.id, drawing_id: drawing.id } });
+    expect(res.status).toBe(202);
+    const [entry] = await settled(h, project.id, ['push_line_items']);
+    expect(entry.status).toBe('failed');
+    return entry.id;
+  }
+
+  async function succeedingSend(): Promise<void> {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const appointmentId = `90071992547409${100 + seq++}`;
+    h.appointmentCrm!.addAppointment(appointmentId);
+    await mapAppointment(h, project.id, appointmentId);
+    const res = await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: project.id, drawing_id: drawing.id } });
+    expect(res.status).toBe(202);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status']);
+    expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
+  }
+
+  /** Waits until the kind's last message is more than the interval old, so the next one goes out at once. */
+  const quietInterval = () => new Promise((r) => setTimeout(r, 1_100));
+
+  const alerts = async (query = ''): Promise<{ items: AlertItem[]; next_cursor: string | null }> => {
+    const res = await h.admin(`/api/alerts${query}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as never;
+  };
+
+  it('sends one message for an action failed for good, with the right fields', async () => {
+    const id = await failingSend();
+    const [message] = await waitFor(() => (receiver.of('action_failed').length > 0 ? receiver.of('action_failed') : null), 5_000, 'the alert');
+    expect(message.path).toBe('/services/T000/B000/secret-path-token');
+    expect(message.body).toEqual({
+      text: expect.stringContaining('1 sync action failed for good') as string,
+      kind: 'action_failed',
+      count: 1,
+      entries: [id],
+      dashboard_url: 'https://sync.example.com/admin',
+    });
+    expect(message.body.text).toContain(`#${id} push_line_items`);
+    const row = await waitFor(async () => (await alerts()).items.find((a) => a.kind === 'action_failed' && a.status === 'sent'), 5_000, 'the row');
+    expect(row).toMatchObject({ count: 1, entries: [id], error: null });
+    await new Promise((r) => setTimeout(r, 1_300));
+    expect(receiver.of('action_failed')).toHaveLength(1);
+  });
+
+  it('sends one message for a burst now and counts the rest into the next, after the interval', async () => {
+    await quietInterval();
+    receiver.messages.length = 0;
+    const ids = await Promise.all([failingSend(), failingSend(), failingSend(), failingSend()]);
+    const messages = await waitFor(
+      () => {
+        const got = receiver.of('action_failed');
+        return got.reduce((n, m) => n + m.body.count, 0) === ids.length ? got : null;
+      },
+      8_000,
+      'every failure counted',
+    );
+    expect(messages.length).toBeGreaterThanOrEqual(1);
+    expect(messages.length).toBeLessThanOrEqual(2);
+    // However the failures fell, never two messages within one interval.
+    for (let i = 1; i < messages.length; i++) expect(messages[i].at - messages[i - 1].at).toBeGreaterThanOrEqual(950);
+    expect(messages.flatMap((m) => m.body.entries).sort()).toEqual([...ids].sort());
+    for (const m of messages) expect(m.body.text).toContain(`${m.body.count} sync action`);
+  });
+
+  it('holds a burst spread over time to one message per interval across the burst', async () => {
+    await quietInterval();
+    receiver.messages.length = 0;
+    const first = await failingSend();
+    await waitFor(() => receiver.of('action_failed').length === 1, 5_000, 'the first message');
+    const rest = [await failingSend(), await failingSend()];
+    // Counted into a pending row, sent when the interval has passed, not before.
+    expect(receiver.of('action_failed')).toHaveLength(1);
+    const [, second] = await waitFor(() => (receiver.of('action_failed').length === 2 ? receiver.of('action_failed') : null), 5_000, 'the next');
+    expect(receiver.of('action_failed')[0].body).toMatchObject({ count: 1, entries: [first] });
+    expect(second.body).toMatchObject({ count: 2 });
+    expect([...second.body.entries].sort()).toEqual([...rest].sort());
+    expect(second.at - receiver.of('action_failed')[0].at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('a dead receiver leaves syncing unaffected; the alert is recorded failed with the reason, host only', async () => {
+    await quietInterval();
+    const port = await closedPort();
+    h.config.alerts.webhookUrl = `http://127.0.0.1:${port}/hooks/secret-path-token`;
+    try {
+      const failedId = await failingSend();
+      await succeedingSend();
+      const started = Date.now();
+      await deliverEvent(h, events.projectCreated({ id: `4602962165269${seq++}`, name: 'alerts dead receiver', tags: [] } as never));
+      expect(Date.now() - started).toBeLessThan(1_000);
+      const row = await waitFor(
+        async () => (await alerts()).items.find((a) => a.entries.includes(failedId) && a.status === 'failed'),
+        5_000,
+        'the failed alert row',
+      );
+      expect(row.error).toContain(`127.0.0.1:${port}`);
+      expect(row.error).not.toContain('secret-path-token');
+      expect(row.error).toMatch(/ECONNREFUSED|fetch failed/);
+    } finally {
+      h.config.alerts.webhookUrl = receiver.url();
+    }
+  });
+
+  it('a receiver answering 500 slowly is timed out; syncing goes on meanwhile', async () => {
+    await quietInterval();
+    receiver.answer = { status: 500, delayMs: 3_000 };
+    try {
+      const failedId = await failingSend();
+      await waitFor(() => receiver.of('action_failed').some((m) => m.body.entries.includes(failedId)), 5_000, 'the POST');
+      const started = Date.now();
+      await succeedingSend();
+      const res = await fetch(`${h.url}/webhooks/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, '{"event":"nothing.known","data":{}}') },
+        body: '{"event":"nothing.known","data":{}}',
+      });
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      const row = await waitFor(
+        async () => (await alerts()).items.find((a) => a.entries.includes(failedId) && a.status === 'failed'),
+        5_000,
+        'the failed alert row',
+      );
+      expect(row.error).toContain('no answer within 500 ms');
+      expect(row.error).not.toContain('secret-path-token');
+    } finally {
+      receiver.answer = { status: 200, delayMs: 0 };
+    }
+  });
+
+  it('the test button sends one now whatever the throttle, and says what happened', async () => {
+    receiver.messages.length = 0;
+    const send = async () => {
+      const res = await h.admin('/api/alerts/test', { method: 'POST' });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { id: string; status: string; error: string | null; http_status: number | null; webhook_host: string };
+    };
+    const [one, two] = [await send(), await send()];
+    expect(one).toMatchObject({ status: 'sent', error: null, http_status: 200, webhook_host: new URL(receiver.url()).host });
+    expect(two.status).toBe('sent');
+    expect(receiver.of('test')).toHaveLength(2);
+    expect(receiver.of('test')[0].body).toMatchObject({ kind: 'test', count: 1, entries: [], dashboard_url: 'https://sync.example.com/admin' });
+
+    receiver.answer = { status: 500, delayMs: 0 };
+    try {
+      const refused = await send();
+      expect(refused).toMatchObject({ status: 'failed', http_status: 500 });
+      expect(refused.error).toContain('HTTP 500');
+    } finally {
+      receiver.answer = { status: 200, delayMs: 0 };
+    }
+  });
+
+  it('lists alerts newest first, paged, and shows the settings without the URL path', async () => {
+    const all = await alerts();
+    expect(all.items.length).toBeGreaterThanOrEqual(5);
+    const ids = all.items.map((a) => Number(a.id));
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    expect(all.items.every((a) => ['sent', 'failed', 'suppressed'].includes(a.status))).toBe(true);
+    const page1 = await alerts('?limit=2');
+    expect(page1.items).toHaveLength(2);
+    expect(page1.next_cursor).toBe(page1.items[1].id);
+    const page2 = await alerts(`?limit=2&cursor=${page1.next_cursor}`);
+    expect(page2.items[0].id).toBe(all.items[2].id);
+
+    const res = await h.admin('/api/settings');
+    expect(res.status).toBe(200);
+    const settings = await res.json();
+    expect(settings).toEqual({
+      retention: { sync_log_days: 90, inbox_days: 30 },
+      alerts: { webhook_configured: true, webhook_host: new URL(receiver.url()).host, min_interval_seconds: 1, public_url: 'https://sync.example.com' },
+    });
+    expect(JSON.stringify(settings)).not.toContain('secret-path-token');
+    expect((await fetch(`${h.url}/api/alerts`)).status).toBe(401);
+
+    // A viewer reads both; only an admin sends a test alert.
+    const asViewer = (path: string, method = 'GET') => fetch(`${h.url}${path}`, { method, headers: { authorization: `Bearer ${VIEWER_TOKEN}` } });
+    expect((await asViewer('/api/alerts')).status).toBe(200);
+    expect((await asViewer('/api/settings')).status).toBe(200);
+    const refused = await asViewer('/api/alerts/test', 'POST');
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(await refused.json())).toContain('admin');
+  });
+
+  it('without ALERT_WEBHOOK_URL, records the alert as suppressed and sends nothing', async () => {
+    await quietInterval();
+    h.config.alerts.webhookUrl = null;
+    receiver.messages.length = 0;
+    try {
+      const id = await failingSend();
+      const row = await waitFor(async () => (await alerts()).items.find((a) => a.entries.includes(id)), 5_000, 'the row');
+      expect(row).toMatchObject({ status: 'suppressed', count: 1, error: 'ALERT_WEBHOOK_URL is not set' });
+      expect(receiver.messages).toHaveLength(0);
+    } finally {
+      h.config.alerts.webhookUrl = receiver.url();
+    }
+  });
+});
+
+describe('alerts without Postgres, and from the record CRM', () => {
+  const receiver = new Receiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it('webhooks refused with 503 (Postgres down): one message from memory, the 503 answered promptly', async () => {
+    const down = await startHarness({
+      redisDb: REDIS_DB,
+      env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/crm_sync', ALERT_WEBHOOK_URL: receiver.url(), ALERT_MIN_INTERVAL_SECONDS: '60' },
+      waitForDatabase: false,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const body = JSON.stringify(events.projectCreated({ id: `5602962165269${i}`, name: `down ${i}`, tags: [] } as never));
+        const started = Date.now();
+        const res = await fetch(`${down.url}/webhooks/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'service-signature': signWebhook(EVENTS_SECRET, body) },
+          body,
+        });
+        expect(res.status).toBe(503);
+        expect(Date.now() - started).toBeLessThan(2_000);
+      }
+      const [message] = await waitFor(() => (receiver.of('webhooks_unavailable').length ? receiver.of('webhooks_unavailable') : null), 5_000, 'the alert');
+      expect(message.body.text).toContain('refused with 503');
+      expect(message.body.count).toBeGreaterThanOrEqual(1);
+      expect(message.body.dashboard_url).toBeNull();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.of('webhooks_unavailable')).toHaveLength(1);
+    } finally {
+      await down.close();
+    }
+  }, 30_000);
+
+  it('the record CRM refusing the refresh token sends record_crm_token_refused', async () => {
+    const zoho = await startHarness({
+      redisDb: REDIS_DB,
+      recordCrm: true,
+      env: { RECORD_CRM_REFRESH_TOKEN: 'revoked-refresh-token', ALERT_WEBHOOK_URL: receiver.url() },
+    });
+    try {
+      await fetch(`${zoho.url}/health/ready`);
+      const [message] = await waitFor(
+        () => (receiver.of('record_crm_token_refused').length ? receiver.of('record_crm_token_refused') : null),
+        5_000,
+        'the alert',
+      );
+      expect(message.body).toMatchObject({ kind: 'record_crm_token_refused', count: 1, entries: [] });
+      expect(message.body.text).toContain('RECORD_CRM_REFRESH_TOKEN');
+      expect(message.body.text).not.toContain('revoked-refresh-token');
+      await waitFor(async () => ((await zoho.database.query(`SELECT 1 FROM alert WHERE status = 'sent'`)) as unknown[]).length > 0, 5_000, 'sent');
+      const rows = (await zoho.database.query(`SELECT status FROM alert WHERE kind = 'record_crm_token_refused'`)) as Array<{ status: string }>;
+      expect(rows).toEqual([{ status: 'sent' }]);
+    } finally {
+      await zoho.close();
+    }
+  }, 30_000);
+});
+
+describe('retention', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // A batch of 2 rows per statement proves the looping on a handful of rows.
+    h = await startHarness({ redisDb: REDIS_DB, tune: (c) => (c.retention.batchSize = 2) });
+  });
+  afterAll(() => h.close());
+
+  const entry = async (status: string, daysAgo: number, parentId: string | null = null, inboxId: string | null = null): Promise<string> => {
+    const finished = ['succeeded', 'failed', 'skipped'].includes(status);
+    const rows = (await h.database.query(
+      `INSERT INTO sync_log (kind, trigger, status, parent_id, inbox_id, created_at, updated_at, finished_at, enqueued_at, not_before)
+       VALUES ('associate', 'schedule', $1, $2, $3, now() - make_interval(days => $4), now() - make_interval(days => $4),
+               CASE WHEN $5 THEN now() - make_interval(days => $4) END, now(), now() + interval '1 day')
+       RETURNING id::text AS id`,
+      [status, parentId, inboxId, daysAgo, finished],
+    )) as Array<{ id: string }>;
+    return rows[0].id;
+  };
+  const delivery = async (status: string, daysAgo: number): Promise<string> => {
+    const rows = (await h.database.query(
+      `INSERT INTO webhook_inbox (endpoint, event, body, body_hash, status, received_at, routed_at, enqueued_at)
+       VALUES ('events', 'project.created', $1, sha256($1), $2, now() - make_interval(days => $3), now() - make_interval(days => $3), now())
+       RETURNING id::text AS id`,
+      [Buffer.from(`retention ${status} ${daysAgo} ${Math.random()}`), status, daysAgo],
+    )) as Array<{ id: string }>;
+    return rows[0].id;
+  };
+  const alert = async (status: string, daysAgo: number): Promise<string> => {
+    const rows = (await h.database.query(
+      `INSERT INTO alert (kind, status, count, created_at, sent_at) VALUES ('test', $1, 1, now() - make_interval(days => $2), now() - make_interval(days => $2))
+       RETURNING id::text AS id`,
+      [status, daysAgo],
+    )) as Array<{ id: string }>;
+    return rows[0].id;
+  };
+  const existing = async (table: string, ids: string[]): Promise<string[]> =>
+    ((await h.database.query(`SELECT t.id::text AS id FROM ${table} t WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`, [ids])) as Array<{ id: string }>).map(
+      (r) => r.id,
+    );
+
+  it('deletes old finished rows in batches, keeping unfinished work, recent rows and received deliveries', async () => {
+    // The sync log: old finished entries go; old unfinished ones, recent ones and parents of unfinished ones stay.
+    const oldDone = [
+      await entry('succeeded', 100),
+      await entry('failed', 95),
+      await entry('skipped', 91),
+      await entry('succeeded', 200),
+      await entry('failed', 120),
+    ];
+    const oldQueued = await entry('queued', 100);
+    const oldRunning = await entry('running', 100);
+    const recentDone = await entry('succeeded', 89);
+    const parentOfQueued = await entry('succeeded', 100);
+    const queuedChild = await entry('queued', 100, parentOfQueued);
+    const parentOfDone = await entry('succeeded', 100);
+    const doneChild = await entry('succeeded', 100, parentOfDone);
+
+    // The inbox: old routed, ignored and failed deliveries go; received ones and recent ones stay, and so does a
+    // delivery whose action is unfinished.
+    const oldDeliveries = [await delivery('routed', 40), await delivery('ignored', 31), await delivery('failed', 60)];
+    const oldReceived = await delivery('received', 40);
+    const recentRouted = await delivery('routed', 29);
+    const deliveryOfQueued = await delivery('routed', 40);
+    const queuedOfDelivery = await entry('queued', 1, null, deliveryOfQueued);
+
+    const oldAlerts = [await alert('sent', 91), await alert('failed', 100)];
+    const recentAlert = await alert('sent', 10);
+    const oldPending = await alert('pending', 100);
+
+    const counts = await h.app.get(RetentionService).run();
+
+    expect(counts.syncLog).toBe(oldDone.length + 2); // the parent whose child is done, and that child
+    expect(counts.inbox).toBe(oldDeliveries.length);
+    expect(counts.alerts).toBe(oldAlerts.length);
+    // 7 entries at 2 per statement: 4 statements; 3 deliveries: 2; 2 alerts: 2 (the last one finds nothing).
+    expect(counts.statements).toBe(4 + 2 + 2);
+
+    expect(await existing('sync_log', [...oldDone, parentOfDone, doneChild])).toEqual([]);
+    expect(await existing('sync_log', [oldQueued, oldRunning, recentDone, parentOfQueued, queuedChild, queuedOfDelivery])).toEqual(
+      [oldQueued, oldRunning, recentDone, parentOfQueued, queuedChild, queuedOfDelivery].sort((a, b) => Number(a) - Number(b)),
+    );
+    expect(await existing('webhook_inbox', oldDeliveries)).toEqual([]);
+    expect(await existing('webhook_inbox', [oldReceived, recentRouted, deliveryOfQueued])).toEqual([oldReceived, recentRouted, deliveryOfQueued]);
+    expect(await existing('alert', oldAlerts)).toEqual([]);
+    expect(await existing('alert', [recentAlert, oldPending])).toEqual([recentAlert, oldPending]);
+
+    // A second run finds nothing more.
+    expect(await h.app.get(RetentionService).run()).toEqual({ syncLog: 0, inbox: 0, alerts: 0, statements: 3 });
+  });
+
+  it('is registered as a daily maintenance task', async () => {
+    const { MaintenanceTasks } = await import('../src/queues/maintenance.service.js');
+    const task = h.app.get(MaintenanceTasks).get('retention');
+    expect(task?.everyMs).toBe(24 * 3600_000);
+  });
+});
