@@ -97,6 +97,12 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
         expect(await chains.locator('> li > .chain-line', { hasText: 'push_line_items' }).count()).toBe(1);
         expect(await page.locator('#project-body a[href^="#inbox/"]').count()).toBeGreaterThan(0);
         await shot(page, 'project');
+        // Its sync log, filtered to it.
+        await page.click('#project-body a.button-link');
+        await page.locator('#panel-logs').waitFor({ state: 'visible' });
+        expect(await page.locator('#log-project').inputValue()).toBe(project.id);
+        await waitFor(async () => (await page.locator('#log-rows tr.row').count()) >= 4, 5_000, "the project's entries");
+        expect(new Set(await page.locator('#log-rows tr.row td:nth-child(6)').allTextContents())).toEqual(new Set([project.id]));
       } else await page.locator('#project-body .unavailable').waitFor();
 
       // The inbox: the list, then the delivery's detail with its raw body as received.

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
  * `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build copies
  * the folder).
  * `GET /admin` (and `/admin/`) answer index.html, `/admin/<file>` the folder's files; anything else under `/admin/`
- * is the app's 404. Served without auth since they hold no data: the page asks for the admin token and calls the
- * `/api` routes with it. Fastify routes of their own, so they are not in the OpenAPI document.
+ * is the app's 404 (Bull Board at `/admin/queues` is a plugin of its own). Served without auth since they hold no data:
+ * the page exchanges a token for the session cookie (`POST /admin/session`) and calls the `/api` routes with it.
+ * Fastify routes of their own, so they are not in the OpenAPI document.
  */
 export const CONSOLE_DIR = fileURLToPath(new URL('./ui/', import.meta.url));
 
