@@ -14,6 +14,7 @@ import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { OperationsModule } from '../operations/operations.module.js';
 
 @Module({})
 export class AppModule {
@@ -35,6 +36,7 @@ export class AppModule {
         MappingsModule,
         ReconcileModule,
         AdminModule,
+        OperationsModule,
         AlertsModule,
         ...crms,
       ],

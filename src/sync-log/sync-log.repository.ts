@@ -97,6 +97,21 @@ export class SyncLogRepository {
   }
 
   /**
+   * `requeue` for many failed entries at once (the admin's bulk retry): the ids are the ones still failed, each
+   * queued with a fresh budget of tries. Answers the ids requeued, in id order.
+   */
+  async requeueMany(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.database.returning<{ id: string }>(
+      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
+              not_before = NULL, updated_at = now()
+        WHERE id = ANY($1::bigint[]) AND status = 'failed' RETURNING id::text`,
+      [ids],
+    );
+    return rows.map((r) => r.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  }
+
+  /**
    * The outbox claim: locks up to `limit` queued entries no job was made for (other replicas skip them), hands them
    * to `enqueue`, and marks them enqueued when it succeeded, in one transaction: a failed or interrupted enqueue
    * leaves them for the next claim. Returns how many were claimed.

@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { ActionRecorder, type RecordedAction } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import { DeliveryHandlersService } from './delivery-handlers.service.js';
 import { InboxRepository } from './inbox.repository.js';
-import { parseDelivery } from './parse-delivery.js';
+import { parseDelivery, type ParsedDelivery } from './parse-delivery.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 
 /**
@@ -35,20 +35,41 @@ export class DeliveryRouter {
       await this.inbox.markFailed(inboxId, parsed.kind === 'invalid' ? parsed.reason : 'unknown event');
       return false;
     }
+    await this.routeParsed(inboxId, row.receivedAt, parsed, 0);
+    return true;
+  }
+
+  /**
+   * An admin's replay (`POST /api/deliveries/:id/replay`): routes a stored delivery again, whatever its status, as
+   * replay number `replay` (> 0). Actions keyed by the delivery get keys of their own (`inbox:<id>:r<n>`, and a
+   * short id `<id36>r<n>`), so they run again; actions keyed by their fact (approvals, payments) stay the entries
+   * already recorded. Answers every entry the routing named, new or existing.
+   */
+  async replayStored(inboxId: string, replay: number): Promise<ReplayOutcome> {
+    const row = await this.inbox.forRouting(inboxId);
+    if (!row) return { kind: 'missing' };
+    const parsed = parseDelivery(row.endpoint, row.body);
+    if (parsed.kind === 'invalid') return { kind: 'invalid', reason: parsed.reason };
+    if (parsed.kind === 'unknown') return { kind: 'unknown', reason: `unknown event ${parsed.event}` };
+    const recorded = await this.routeParsed(inboxId, row.receivedAt, parsed, replay);
+    return { kind: 'routed', entryIds: recorded.map((r) => r.entry.id) };
+  }
+
+  private async routeParsed(inboxId: string, receivedAt: Date, parsed: ParsedDelivery & { kind: 'valid' }, replay: number): Promise<RecordedAction[]> {
     const delivery = {
       trigger: 'webhook',
       inboxId,
-      receivedAt: row.receivedAt,
-      shortId: shortIdOf(inboxId),
+      receivedAt,
+      shortId: shortIdOf(inboxId) + (replay > 0 ? `r${replay}` : ''),
       event: parsed.event,
       data: parsed.data,
       projectId: null,
     } as RoutedDelivery;
     delivery.projectId = await this.projectOf(delivery);
-    const wanted = await this.actionsFor(delivery);
-
-    await this.actions.record(wanted, { routedInboxId: inboxId });
-    return true;
+    const wanted = await this.actionsFor(delivery, replay);
+    // The project is kept on the delivery (before it is marked routed) so a project's deliveries are found by index.
+    if (delivery.projectId !== null) await this.inbox.setProject(inboxId, delivery.projectId);
+    return this.actions.record(wanted, { routedInboxId: inboxId });
   }
 
   /** Routes a made-up delivery (reconciliation); returns how many actions it created (the rest existed). */
@@ -71,8 +92,8 @@ export class DeliveryRouter {
     return recorded.filter((r) => r.created).length;
   }
 
-  private async actionsFor(delivery: RoutedDelivery): Promise<NewAction[]> {
-    const origin = delivery.inboxId ? `inbox:${delivery.inboxId}` : `reconcile:${delivery.event}:${delivery.shortId}`;
+  private async actionsFor(delivery: RoutedDelivery, replay = 0): Promise<NewAction[]> {
+    const origin = delivery.inboxId ? `inbox:${delivery.inboxId}${replay > 0 ? `:r${replay}` : ''}` : `reconcile:${delivery.event}:${delivery.shortId}`;
     const out: NewAction[] = [];
     for (const handler of this.handlers.all()) {
       const wanted = await handler.actionsFor(delivery);
@@ -119,6 +140,9 @@ export class DeliveryRouter {
     }
   }
 }
+
+export type ReplayOutcome =
+  { kind: 'routed'; entryIds: string[] } | { kind: 'missing' } | { kind: 'invalid'; reason: string } | { kind: 'unknown'; reason: string };
 
 /** Short and unique per delivery: the inbox id in base 36. */
 export function shortIdOf(inboxId: string): string {

@@ -46,6 +46,14 @@ export class InboxDelivery {
   @Column({ name: 'routed_at', type: 'timestamptz', nullable: true })
   routedAt: Date | null;
 
+  /** The project the delivery concerns, written when it is routed (null before, or when it names none). */
+  @Column({ name: 'project_id', type: 'text', nullable: true })
+  projectId: string | null;
+
+  /** How many times an admin replayed it (`POST /api/deliveries/:id/replay`); part of each replay's dedupe keys. */
+  @Column({ type: 'int', default: 0 })
+  replays: number;
+
   /** When the relay put the delivery's route job on the queue; null while it waits for the relay. */
   @Column({ name: 'enqueued_at', type: 'timestamptz', nullable: true })
   enqueuedAt: Date | null;

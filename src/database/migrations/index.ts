@@ -6,6 +6,7 @@ import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deli
 import { RelayOutbox1763700006000 } from './1763700006000-relay-outbox.js';
 import { Actor1763700007000 } from './1763700007000-actor.js';
 import { Alerts1763700009000 } from './1763700009000-alerts.js';
+import { Operations1763700010000 } from './1763700010000-operations.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   RelayOutbox1763700006000,
   Actor1763700007000,
   Alerts1763700009000,
+  Operations1763700010000,
 ];

@@ -1,0 +1,203 @@
+import { BadGatewayException, ConflictException, Inject, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import type { AdminActor } from '../admin/roles.js';
+import { AdminAudit } from '../admin/admin-audit.service.js';
+import { syncLogEntryView } from '../admin/sync-log.view.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ReadinessRegistry } from '../health/readiness.registry.js';
+import { parseExactJson } from '../http/exact-json.js';
+import { mappingView } from '../mappings/mapping.view.js';
+import { RelaySignal } from '../queues/relay-signal.service.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
+import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
+import { parseDelivery } from '../webhooks/parse-delivery.js';
+import { OVERVIEW_WINDOWS, type OverviewWindow } from './operations.dto.js';
+import { OperationsRepository, type FailedFilter } from './operations.repository.js';
+import { chainsOf, deliveryView, type DeliveryDetailView, type OverviewView, type ProjectView } from './operations.view.js';
+
+export const PROJECT_DELIVERIES_LIMIT = 100;
+export const PROJECT_ACTIONS_LIMIT = 200;
+/** At most this many entries are retried by one bulk retry; the answer says when more matched. */
+export const BULK_RETRY_CAP = 10_000;
+/** How long the overview waits for the record CRM's readiness check before calling it degraded. */
+const CHECK_WAIT_MS = 2000;
+
+type ConnectionState = { status: 'connected' | 'degraded' | 'not_configured'; detail: string | null };
+
+/** What the operations routes do: the overview, the project view, deliveries and their replay, the bulk retry. */
+@Injectable()
+export class OperationsService {
+  constructor(
+    private readonly repository: OperationsRepository,
+    private readonly syncLog: SyncLogRepository,
+    private readonly router: DeliveryRouter,
+    private readonly relay: RelaySignal,
+    private readonly readiness: ReadinessRegistry,
+    private readonly audit: AdminAudit,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async overview(window: OverviewWindow): Promise<OverviewView> {
+    const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
+    const [byStatus, byKind, perHour, oldest, waiting, connections] = await Promise.all([
+      this.repository.countsByStatus(since),
+      this.repository.countsByKind(since),
+      this.repository.perHour(since),
+      this.repository.oldestQueuedAgeSeconds(),
+      this.repository.deliveriesWaiting(),
+      this.connections(),
+    ]);
+    const succeeded = byStatus.succeeded ?? 0;
+    const failed = byStatus.failed ?? 0;
+    return {
+      window,
+      since: since.toISOString(),
+      by_status: byStatus,
+      by_kind: byKind,
+      success_rate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
+      per_hour: perHour,
+      oldest_queued_age_seconds: oldest,
+      deliveries_waiting: waiting,
+      connections,
+    };
+  }
+
+  /** The connections' state from the configuration; the record CRM's from its readiness check (its token). */
+  private async connections(): Promise<Record<string, unknown>> {
+    const secrets = this.config.webhooks.secrets;
+    return {
+      service: { status: this.config.service.baseUrl ? 'connected' : 'not_configured', detail: null } satisfies ConnectionState,
+      appointment_crm: { status: this.config.appointmentCrm ? 'connected' : 'not_configured', detail: null } satisfies ConnectionState,
+      record_crm: await this.recordCrmState(),
+      webhooks: {
+        status: secrets.events.length + secrets.appointmentPrompt.length + secrets.recordPrompt.length > 0 ? 'connected' : 'not_configured',
+        detail: null,
+        endpoints: {
+          events: secrets.events.length > 0,
+          appointment_prompt: secrets.appointmentPrompt.length > 0,
+          record_prompt: secrets.recordPrompt.length > 0,
+        },
+      },
+    };
+  }
+
+  private async recordCrmState(): Promise<ConnectionState> {
+    if (!this.config.recordCrm) return { status: 'not_configured', detail: null };
+    const check = this.readiness.entries().find(([name]) => name === 'record_crm')?.[1];
+    if (!check) return { status: 'connected', detail: null };
+    const outcome = await Promise.race([
+      check().catch((err: unknown) => ({ status: 'degraded' as const, message: err instanceof Error ? err.message : String(err) })),
+      new Promise<{ status: 'degraded'; message: string }>((resolve) =>
+        setTimeout(resolve, CHECK_WAIT_MS, { status: 'degraded', message: 'the token check did not answer in time' }).unref(),
+      ),
+    ]);
+    return outcome.status === 'up' ? { status: 'connected', detail: null } : { status: 'degraded', detail: outcome.message ?? outcome.status };
+  }
+
+  async project(projectId: string): Promise<ProjectView> {
+    const [mappings, deliveries, actions] = await Promise.all([
+      this.repository.projectMappings(projectId),
+      this.repository.projectDeliveries(projectId, PROJECT_DELIVERIES_LIMIT),
+      this.repository.projectActions(projectId, PROJECT_ACTIONS_LIMIT),
+    ]);
+    return {
+      project_id: projectId,
+      mappings: mappings.map(mappingView),
+      deliveries: deliveries.map(deliveryView),
+      actions: actions.map(syncLogEntryView),
+      chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
+    };
+  }
+
+  async delivery(id: string): Promise<DeliveryDetailView> {
+    const row = await this.repository.delivery(id);
+    if (!row) throw notFound(id);
+    const text = row.body.toString('utf8');
+    let json: unknown = null;
+    try {
+      json = parseExactJson(text);
+    } catch {
+      json = null;
+    }
+    const actions = await this.repository.deliveryActions(id);
+    return { ...deliveryView(row), body: text, json, actions: actions.map(syncLogEntryView) };
+  }
+
+  /**
+   * Routes a stored delivery again now, in the request (routing records actions; the relay enqueues them, as for
+   * every other piece of work). Each replay has a number that keys the actions derived from the delivery apart from
+   * earlier routings', so those run again; actions keyed by their fact stay the entries already recorded.
+   */
+  async replay(id: string, actor: AdminActor): Promise<{ sync_log_ids: string[]; replay: number }> {
+    const row = await this.repository.delivery(id);
+    if (!row) throw notFound(id);
+    const parsed = parseDelivery(row.endpoint, row.body);
+    if (row.status === 'ignored' || parsed.kind === 'unknown') {
+      throw new ConflictException({
+        statusCode: 409,
+        message: `delivery ${id} is an event crm-sync does not handle (${row.event ?? 'no event'}); replaying it would do nothing`,
+        error: 'Conflict',
+        status: row.status,
+      });
+    }
+    if (row.status === 'received') {
+      throw new ConflictException({
+        statusCode: 409,
+        message: `delivery ${id} has not been routed yet; the relay routes it shortly`,
+        error: 'Conflict',
+        status: row.status,
+      });
+    }
+    if (parsed.kind === 'invalid') {
+      throw new UnprocessableEntityException({
+        statusCode: 422,
+        message: `delivery ${id} is still not of the documented shape: ${parsed.reason}`,
+        error: 'Unprocessable Entity',
+      });
+    }
+    const replay = await this.repository.nextReplay(id);
+    if (replay === null) throw new ConflictException({ statusCode: 409, message: `delivery ${id} changed meanwhile; try again`, error: 'Conflict' });
+    let outcome;
+    try {
+      outcome = await this.router.replayStored(id, replay);
+    } catch (err) {
+      throw new BadGatewayException({
+        statusCode: 502,
+        message: `routing delivery ${id} failed: ${err instanceof Error ? err.message : String(err)}`,
+        error: 'Bad Gateway',
+      });
+    }
+    if (outcome.kind !== 'routed') throw new ConflictException({ statusCode: 409, message: `delivery ${id} could not be routed`, error: 'Conflict' });
+    await this.audit.record(actor, {
+      detail: `replayed delivery ${id} (${row.event ?? row.endpoint}, replay ${replay})`,
+      projectId: row.projectId,
+      payload: { inbox_id: id, replay, sync_log_ids: outcome.entryIds },
+    });
+    return { sync_log_ids: outcome.entryIds, replay };
+  }
+
+  async countRetryable(filter: FailedFilter): Promise<{ matching: number; would_retry: number; cap: number }> {
+    const matching = await this.repository.countFailed(filter);
+    return { matching, would_retry: Math.min(matching, BULK_RETRY_CAP), cap: BULK_RETRY_CAP };
+  }
+
+  /** Queues every matching failed entry again (the oldest `BULK_RETRY_CAP` of them), each as its own retry would. */
+  async retryFailed(filter: FailedFilter, actor: AdminActor): Promise<{ retried: number; ids: string[]; cap: number; more: boolean }> {
+    const candidates = await this.repository.failedIds(filter, BULK_RETRY_CAP + 1);
+    const more = candidates.length > BULK_RETRY_CAP;
+    const ids = await this.syncLog.requeueMany(candidates.slice(0, BULK_RETRY_CAP));
+    if (ids.length > 0) {
+      this.relay.workWritten();
+      await this.audit.record(actor, {
+        detail: `retried ${ids.length} failed sync log entries`,
+        crm: (filter.crm as 'appointment' | 'record' | undefined) ?? null,
+        projectId: filter.projectId ?? null,
+        payload: { filter: { ...filter, since: filter.since?.toISOString() }, count: ids.length },
+      });
+    }
+    return { retried: ids.length, ids, cap: BULK_RETRY_CAP, more };
+  }
+}
+
+function notFound(id: string): NotFoundException {
+  return new NotFoundException({ statusCode: 404, message: `delivery ${id} not found`, error: 'Not Found' });
+}

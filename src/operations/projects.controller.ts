@@ -1,0 +1,25 @@
+import { BadRequestException, Controller, Get, Param } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../admin/admin-auth.guard.js';
+import { OperationsService } from './operations.service.js';
+import { ProjectView } from './operations.view.js';
+
+@ApiTags('operations')
+@AdminRoute()
+@Controller('api/projects')
+export class ProjectsController {
+  constructor(private readonly operations: OperationsService) {}
+
+  @Get(':project_id')
+  @ApiOperation({
+    summary: 'One project: its mappings, its webhook deliveries (newest 100) and its actions (newest 200, chains linked by parent_id and grouped in chains).',
+  })
+  @ApiParam({ name: 'project_id', example: '36029621652695017', description: 'The exact decimal id.' })
+  @ApiOkResponse({ type: ProjectView, description: 'An unknown project answers empty lists.' })
+  @ApiBadRequestResponse({ description: 'project_id is not a string of digits.' })
+  project(@Param('project_id') projectId: string): Promise<ProjectView> {
+    if (!/^\d{1,64}$/.test(projectId))
+      throw new BadRequestException({ statusCode: 400, message: 'project_id must be a string of digits', error: 'Bad Request' });
+    return this.operations.project(projectId);
+  }
+}
