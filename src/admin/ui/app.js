@@ -153,7 +153,8 @@ function applyAuto() {
   stopTimer();
   if ($('auto-refresh').checked) {
     session.timer = setInterval(() => {
-      if (document.hidden || !session.signedIn) return;
+      // Not while a confirmation is open: redrawing its row would take it away.
+      if (document.hidden || !session.signedIn || document.querySelector('.confirm')) return;
       refreshAll();
     }, REFRESH_MS);
   }

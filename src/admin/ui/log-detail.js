@@ -38,13 +38,13 @@ function section(parent, title, content, className) {
 export function callTrace(calls) {
   if (!Array.isArray(calls)) return el('p', 'muted', 'No call trace on this daemon (the entry has no "calls").');
   if (calls.length === 0) return el('p', 'muted', 'This action made no outbound call.');
-  const { table: t, body } = table(['Run', '#', 'System', 'Method', 'Path', 'Status', '#Duration', 'Error'], 'trace');
+  const { table: t, body } = table(['#Run', '#Call', 'System', 'Method', 'Path', 'Status', '#Duration', 'Error'], 'trace');
   t.id = 'call-trace';
   calls.forEach((c, i) => {
     const ok = typeof c.status === 'number' && c.status >= 200 && c.status < 400;
     const tr = el('tr', ok ? 'call-ok' : 'call-failed');
     tr.appendChild(td(show(c.run), 'num'));
-    tr.appendChild(td(String(i + 1), 'num muted'));
+    tr.appendChild(td(c.seq !== undefined ? show(c.seq) : String(i + 1), 'num muted'));
     tr.appendChild(td(show(c.system), 'nowrap'));
     tr.appendChild(td(show(c.method), 'mono'));
     tr.appendChild(td(show(c.path), 'mono'));
