@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { StoredCall } from '../sync-log/call-trace.repository.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SYNC_TRIGGERS } from '../domain/actions.js';
 import { SYNC_STATUSES } from '../sync-log/sync-log.entity.js';
@@ -23,6 +24,43 @@ export class SyncLogEntryView {
   @ApiPropertyOptional({ nullable: true, type: String }) inbox_id: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'The admin (token name) whose request created the entry; null for the daemon.' })
   actor: string | null;
+}
+
+/** One outbound HTTP call an action made: never a secret, a query string or a body. */
+export class SyncLogCallView {
+  @ApiProperty({ description: 'The run (attempt number) that made the call.', example: 1 }) run: number;
+  @ApiProperty({ description: 'Order of the call within its run, from 1.', example: 1 }) seq: number;
+  @ApiProperty({ example: 'appointment_crm', description: '`service`, `download`, `appointment_crm`, `zoho` or `zoho_accounts`.' }) system: string;
+  @ApiProperty({ example: 'POST' }) method: string;
+  @ApiProperty({
+    example: '/appointments/:id/files',
+    description: 'A template: no ids, no query string; a PDF download from a signed URL is `(pdf download) <host>`.',
+  })
+  path: string;
+  @ApiProperty({ nullable: true, type: Number, description: "The answer's status; null when there was none.", example: 503 }) status: number | null;
+  @ApiProperty({ example: 120 }) duration_ms: number;
+  @ApiProperty({ nullable: true, type: String, description: 'A short reason when the call failed.' }) error: string | null;
+  @ApiProperty({ format: 'date-time', description: 'When the call started.' }) at: string;
+}
+
+/** `GET /api/sync-logs/:id`: the entry with its outbound calls. */
+export class SyncLogEntryDetailView extends SyncLogEntryView {
+  @ApiProperty({ type: [SyncLogCallView], description: 'Every outbound HTTP call of every run, in order (run, then seq).' })
+  calls: SyncLogCallView[];
+}
+
+export function syncLogCallView(call: StoredCall): SyncLogCallView {
+  return {
+    run: call.run,
+    seq: call.seq,
+    system: call.system,
+    method: call.method,
+    path: call.path,
+    status: call.status,
+    duration_ms: call.durationMs,
+    error: call.error,
+    at: new Date(call.at).toISOString(),
+  };
 }
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { CallTraceRepository } from '../sync-log/call-trace.repository.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { Actor, AdminRoute, RequiresRole } from './admin-auth.guard.js';
 import { AdminAudit } from './admin-audit.service.js';
@@ -8,7 +9,7 @@ import type { AdminActor } from './roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from './pagination.js';
 import { ParseIdPipe } from './parse-id.pipe.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
-import { syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
+import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 
 @ApiTags('sync-logs')
 @AdminRoute()
@@ -18,6 +19,7 @@ export class SyncLogsController {
     private readonly syncLog: SyncLogRepository,
     private readonly actions: ActionRecorder,
     private readonly audit: AdminAudit,
+    private readonly callTraces: CallTraceRepository,
   ) {}
 
   @Get()
@@ -38,13 +40,14 @@ export class SyncLogsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One entry with its error and attempts.' })
-  @ApiOkResponse({ type: SyncLogEntryView })
+  @ApiOperation({ summary: 'One entry with its error, attempts and the outbound HTTP calls of every run, in order.' })
+  @ApiOkResponse({ type: SyncLogEntryDetailView })
   @ApiNotFoundResponse({ description: 'No such entry.' })
-  async get(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryView> {
+  async get(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryDetailView> {
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
-    return syncLogEntryView(entry);
+    const calls = await this.callTraces.forEntry(id);
+    return { ...syncLogEntryView(entry), calls: calls.map(syncLogCallView) };
   }
 
   @Post(':id/retry')

@@ -3,6 +3,7 @@ import axios, { AxiosError, type AxiosInstance, type Method } from 'axios';
 import type { Readable } from 'node:stream';
 import type { RetryPolicy } from '../config/app-config.js';
 import type { MetricsService } from '../health/metrics.service.js';
+import { recordCall } from './call-trace.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';
 import { excerptOf, failureForStatus, OutboundError, parseRetryAfter, type OutboundFailure } from './outbound-error.js';
 import { redactUrl } from './redact.js';
@@ -29,6 +30,11 @@ export interface OutboundRequest {
   method: Method;
   /** Relative to the base URL, or absolute. */
   path: string;
+  /**
+   * The path as a template for the action's call trace (`/appointments/:id/files`): no ids, no query string. When
+   * unset it is read from `endpoint`, or else from `path` with id-like segments replaced (see call-trace.ts).
+   */
+  pathTemplate?: string;
   params?: Record<string, string | number | undefined>;
   /** Sent as JSON, ids written exactly (see jsonInteger). */
   json?: unknown;
@@ -90,6 +96,9 @@ export class OutboundHttp {
 
   private async send<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
     const started = process.hrtime.bigint();
+    const startedAt = new Date();
+    let traceStatus: number | null = null;
+    let traceError: string | null = null;
     const url = this.describeUrl(req.path);
     const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}) };
     Object.assign(headers, (await this.options.authorize?.()) ?? {});
@@ -118,6 +127,7 @@ export class OutboundHttp {
         signal: stream ? undefined : AbortSignal.timeout(timeoutMs + 1_000),
       });
       statusLabel = String(response.status);
+      traceStatus = response.status;
       const ok = (response.status >= 200 && response.status < 300) || req.acceptStatus?.includes(response.status);
       if (!ok) {
         const body = stream ? await readSome(response.data as Readable) : response.data;
@@ -140,9 +150,13 @@ export class OutboundHttp {
     } catch (err) {
       const error = this.toOutboundError(req, err, timeoutMs);
       if (error.status === null) statusLabel = error.failure;
+      traceStatus = error.status;
+      traceError = error.excerpt ? `${error.failure}: ${error.excerpt}` : error.failure;
       this.logger.warn(`${req.method} ${url} ${error.status ?? error.failure} ${elapsedMs(started)}ms: ${error.excerpt}`);
       throw error;
     } finally {
+      const call = { system: this.options.system, method: req.method, url: req.path, endpoint: req.endpoint, pathTemplate: req.pathTemplate };
+      recordCall(call, traceStatus, elapsedMs(started), traceError, startedAt);
       this.options.metrics?.outboundRequests.inc({ system: this.options.system, status: statusLabel });
       this.options.metrics?.outboundDuration.observe({ system: this.options.system }, elapsedMs(started) / 1000);
     }

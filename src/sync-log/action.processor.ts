@@ -5,6 +5,7 @@ import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
+import { CallTrace, withCallTrace } from '../http/call-trace.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
@@ -12,6 +13,7 @@ import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RunActionJob } from '../queues/queues.js';
 import { ActionRecorder } from './action-recorder.service.js';
 import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
+import { CallTraceRepository } from './call-trace.repository.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
@@ -28,6 +30,8 @@ export class ActionWorkerDeps {
     readonly metrics: MetricsService,
     /** Told when an action fails for good (AlertsModule); absent in tests that do not load it. */
     @Optional() @Inject(ALERT_SINK) readonly alerts?: AlertSink,
+    /** Stores each run's outbound calls; absent in tests that build the deps by hand. */
+    @Optional() readonly callTraces?: CallTraceRepository,
   ) {}
 }
 
@@ -56,7 +60,7 @@ export abstract class ActionWorker extends WorkerHost {
     const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
     try {
       if (!handler) throw new PermanentActionError(noHandlerFor(entry.kind));
-      const outcome = await handler.run(entry);
+      const outcome = await this.traced(entry, () => handler.run(entry));
       // The chain's next links first: their dedupe keys make recording them again a no-op, so a crash or a lost
       // connection between the two writes runs this action again (idempotent) instead of ending the chain here.
       await this.startNext(entry, outcome);
@@ -68,6 +72,19 @@ export abstract class ActionWorker extends WorkerHost {
       await this.fail(job, token, entry, err);
     } finally {
       timer();
+    }
+  }
+
+  /** Runs the handler collecting its outbound calls, then stores them as this run's, whether it succeeded or not. */
+  private async traced<T>(entry: SyncLogEntry, work: () => Promise<T>): Promise<T> {
+    const trace = new CallTrace();
+    try {
+      return await withCallTrace(trace, work);
+    } finally {
+      if (trace.dropped > 0) this.logger.warn(`#${entry.id} made ${trace.dropped} more outbound call(s) than are kept`);
+      await this.deps.callTraces?.save(entry.id, entry.attempts, trace.calls).catch((err: Error) => {
+        this.logger.warn(`#${entry.id} call trace not stored: ${err.message}`);
+      });
     }
   }
 

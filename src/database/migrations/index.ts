@@ -5,6 +5,7 @@ import { RecordActionsFunction1763700004000 } from './1763700004000-record-actio
 import { StoreDeliveriesSetBased1763700005000 } from './1763700005000-store-deliveries-set-based.js';
 import { RelayOutbox1763700006000 } from './1763700006000-relay-outbox.js';
 import { Actor1763700007000 } from './1763700007000-actor.js';
+import { CallTraces1763700008000 } from './1763700008000-call-traces.js';
 import { Alerts1763700009000 } from './1763700009000-alerts.js';
 import { Operations1763700010000 } from './1763700010000-operations.js';
 
@@ -17,6 +18,7 @@ export const MIGRATIONS = [
   StoreDeliveriesSetBased1763700005000,
   RelayOutbox1763700006000,
   Actor1763700007000,
+  CallTraces1763700008000,
   Alerts1763700009000,
   Operations1763700010000,
 ];
