@@ -237,4 +237,35 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
     },
     60_000,
   );
+  browserIt(
+    'a daemon without these routes yet: each screen says which route is missing instead of failing',
+    async () => {
+      const { context, page, errors } = await openConsole();
+      const missing = (path: string) => ({
+        status: 404,
+        contentType: 'application/json',
+        body: JSON.stringify({ statusCode: 404, message: `Cannot GET ${path}` }),
+      });
+      await page.route(/\/api\/(overview|projects|deliveries|alerts|settings|sync-logs\/count)/, (route) =>
+        route.fulfill(missing(new URL(route.request().url()).pathname)),
+      );
+      const screens: Array<[string, string, string]> = [
+        ['#overview', '#overview-body', 'GET /api/overview answered 404'],
+        ['#project/36029621652695017', '#project-body', 'GET /api/projects/36029621652695017 answered 404'],
+        ['#inbox', '#inbox-message', 'GET /api/deliveries answered 404'],
+        ['#alerts', '#alerts-body', 'GET /api/alerts answered 404'],
+        ['#settings', '#settings-body', 'GET /api/settings answered 404'],
+      ];
+      for (const [hash, box, text] of screens) {
+        await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+        const note = page.locator(`${box} .unavailable.info`);
+        await note.waitFor();
+        expect(await note.textContent()).toContain(`not available on this daemon yet (${text})`);
+      }
+      await shot(page, 'missing-route');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    30_000,
+  );
 });

@@ -209,6 +209,7 @@ describe('GET /admin (the dashboard page)', () => {
         expect(await page.locator('#overview-connections .conn').count()).toBeGreaterThan(0);
         await page.selectOption('#overview-window', '7d');
         await waitFor(async () => (await page.locator('svg.chart g.bar').count()) > 100, 5_000, 'the 7-day chart');
+        await shot(page, 'overview-7d');
         await page.selectOption('#overview-window', '24h');
         await waitFor(async () => (await page.locator('svg.chart g.bar').count()) <= 25, 5_000, 'the 24-hour chart');
       } else {

@@ -122,6 +122,7 @@ function route() {
     if (tab.dataset.screen === screen) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
+  if (screen !== 'project') $('project-search-input').value = '';
   screens[screen].show(arg);
 }
 window.addEventListener('hashchange', route);

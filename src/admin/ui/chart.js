@@ -76,7 +76,8 @@ export function barChart(buckets) {
     // A transparent full-height target, so an empty hour still has a tooltip.
     group.insertBefore(svg('rect', { x: (left + i * slot).toFixed(1), y: top, width: slot.toFixed(1), height: plotH, class: 'bar-hit' }), group.firstChild);
     root.appendChild(group);
-    if (i % every === 0)
+    // Over several days, one label per day (at local midnight, as dd/mm); else every few hours.
+    if (days ? new Date(b.hour).getHours() === 0 : i % every === 0)
       root.appendChild(svg('text', { x: (x + barW / 2).toFixed(1), y: H - 6, class: 'tick', 'text-anchor': 'middle' }, hourLabel(b.hour, days)));
   });
 
