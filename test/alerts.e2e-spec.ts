@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ALERT_SINK, type AlertSink } from '../src/alerts/alert-sink.js';
 import { RetentionService } from '../src/alerts/retention.service.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, signWebhook } from './sim/service/index.js';
@@ -179,6 +180,35 @@ describe('alerts', () => {
     expect(second.body).toMatchObject({ count: 2 });
     expect([...second.body.entries].sort()).toEqual([...rest].sort());
     expect(second.at - receiver.of('action_failed')[0].at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('holds the throttle across replicas: one message per interval whichever replica noticed', async () => {
+    const replica = await startHarness({
+      redisDb: REDIS_DB,
+      databaseUrl: h.databaseUrl,
+      env: { ALERT_WEBHOOK_URL: receiver.url(), ALERT_MIN_INTERVAL_SECONDS: '1' },
+    });
+    try {
+      await quietInterval();
+      receiver.messages.length = 0;
+      const sinks = [h.app.get<AlertSink>(ALERT_SINK), replica.app.get<AlertSink>(ALERT_SINK)];
+      const ids = Array.from({ length: 20 }, (_, i) => String(9_000_000 + i));
+      ids.forEach((id, i) => sinks[i % 2].notify('action_failed', { entryId: id, detail: `#${id} test` }));
+      const messages = await waitFor(
+        () => {
+          const got = receiver.of('action_failed');
+          return got.reduce((n, m) => n + m.body.count, 0) === ids.length ? got : null;
+        },
+        8_000,
+        'all 20 counted',
+      );
+      // Both replicas count into the one pending row: the first message now, the rest together after the interval.
+      expect(messages.length).toBeLessThanOrEqual(2);
+      for (let i = 1; i < messages.length; i++) expect(messages[i].at - messages[i - 1].at).toBeGreaterThanOrEqual(950);
+      expect(messages.flatMap((m) => m.body.entries).sort()).toEqual([...ids].sort());
+    } finally {
+      await replica.close();
+    }
   });
 
   it('a dead receiver leaves syncing unaffected; the alert is recorded failed with the reason, host only', async () => {

@@ -33,18 +33,21 @@ const PENDING_SWEEP_MIN_MS = 5_000;
 const RETRY_MS = 5_000;
 
 /**
- * Alert messages to `ALERT_WEBHOOK_URL`. Events are counted per kind into a pending row of the `alert` table; the
- * first event after a quiet interval claims that row and sends it at once, later ones wait for the interval to pass
- * (a timer) and go out together as the next message, with their count and ids. The throttle lives in Postgres, so
- * it holds across replicas. While Postgres is down (webhooks refused with 503) the events are sent from memory,
- * throttled per process, and not recorded. Nothing here ever throws into its callers or makes them wait.
+ * Alert messages to `ALERT_WEBHOOK_URL`. Events are counted per kind into a pending row of the `alert` table at once
+ * (one write per kind in flight; what arrives meanwhile goes in the next); the first event after a quiet interval
+ * claims that row and sends it, later ones wait for the interval to pass (a timer, and a periodic look for rows a
+ * stopped replica left) and go out together as the next message, with their count and ids. The throttle lives in
+ * Postgres, so it holds across replicas. While Postgres is down (webhooks refused with 503) the events are sent from
+ * memory, throttled per process, and not recorded. Nothing here ever throws into its callers or makes them wait.
  */
 @Injectable()
 export class AlertsService implements AlertSink, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AlertsService.name);
   private readonly buffered = new Map<AlertKind, Buffered>();
   private readonly flushing = new Map<AlertKind, Promise<void>>();
-  private readonly timers = new Map<AlertKind, NodeJS.Timeout>();
+  private readonly timers = new Map<AlertKind, { timer: NodeJS.Timeout; at: number }>();
+  /** Events Postgres could not record and this process may not send yet (its own interval); tried again by a timer. */
+  private readonly held = new Map<AlertKind, Buffered>();
   /** When this process last sent a kind without Postgres (its own throttle while Postgres is down). */
   private readonly sentFromMemory = new Map<AlertKind, number>();
   private sweep?: NodeJS.Timeout;
@@ -65,7 +68,7 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
   onApplicationShutdown(): void {
     this.stopped = true;
     clearInterval(this.sweep);
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 
@@ -76,8 +79,8 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
       if (event.entryId !== undefined && buffer.entries.length < MAX_ALERT_ENTRIES) buffer.entries.push(String(event.entryId));
       if (event.detail) buffer.detail = event.detail.slice(0, 500);
       this.buffered.set(kind, buffer);
-      // While the kind waits for its interval (a timer is set), its events gather here and go with the timer's flush.
-      if (!this.timers.has(kind)) this.flushSoon(kind);
+      // Counted into the pending row at once (so any replica's next message carries them), one write at a time.
+      this.flushSoon(kind);
     } catch (err) {
       this.logger.warn(`alert ${kind} not recorded: ${(err as Error).message}`);
     }
@@ -104,7 +107,7 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
       .catch((err: Error) => this.logger.warn(`alert ${kind}: ${err.message}`))
       .finally(() => {
         this.flushing.delete(kind);
-        if (this.buffered.has(kind) && !this.timers.has(kind)) this.flushSoon(kind);
+        if (this.buffered.has(kind)) this.flushSoon(kind);
       });
     this.flushing.set(kind, run);
   }
@@ -133,36 +136,35 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
   private async sendFromMemory(kind: AlertKind, events: Buffered, cause: Error): Promise<void> {
     const last = this.sentFromMemory.get(kind) ?? 0;
     if (Date.now() - last < this.config.alerts.minIntervalSeconds * 1000) {
-      this.requeue(kind, events);
+      this.held.set(kind, merge(this.held.get(kind), events));
       this.retryIn(kind, RETRY_MS);
       return;
     }
+    const held = this.held.get(kind);
+    this.held.delete(kind);
+    events = merge(held, events);
     this.sentFromMemory.set(kind, Date.now());
     const text = this.textOf(kind, events.count, events.detail);
     const outcome = await this.deliver({ text, kind, count: events.count, entries: events.entries, dashboard_url: this.dashboardUrl() });
     this.logger.warn(`alert ${kind} (${events.count}) ${outcome.status} without being recorded (database: ${cause.message})`);
   }
 
-  private requeue(kind: AlertKind, events: Buffered): void {
-    const buffer = this.buffered.get(kind) ?? { count: 0, entries: [], detail: null };
-    buffer.count += events.count;
-    buffer.entries = [...events.entries, ...buffer.entries].slice(0, MAX_ALERT_ENTRIES);
-    buffer.detail ??= events.detail;
-    this.buffered.set(kind, buffer);
-  }
-
+  /** Flushes the kind again in `ms` (with what Postgres could not record meanwhile), unless a timer fires sooner. */
   private retryIn(kind: AlertKind, ms: number): void {
     if (this.stopped) return;
-    clearTimeout(this.timers.get(kind));
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(kind);
-        this.flushSoon(kind);
-      },
-      Math.max(ms, 0) + 20,
-    );
+    const at = Date.now() + Math.max(ms, 0) + 20;
+    const existing = this.timers.get(kind);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(kind);
+      const held = this.held.get(kind);
+      this.held.delete(kind);
+      if (held) this.buffered.set(kind, merge(held, this.buffered.get(kind)));
+      this.flushSoon(kind);
+    }, at - Date.now());
     timer.unref();
-    this.timers.set(kind, timer);
+    this.timers.set(kind, { timer, at });
   }
 
   private async flushPending(): Promise<void> {
@@ -237,4 +239,13 @@ export function alertHost(url: string | null): string | null {
   } catch {
     return '(invalid url)';
   }
+}
+
+/** Two sets of events of one kind as one (the first's ids first). */
+function merge(a: Buffered | undefined, b: Buffered | undefined): Buffered {
+  return {
+    count: (a?.count ?? 0) + (b?.count ?? 0),
+    entries: [...(a?.entries ?? []), ...(b?.entries ?? [])].slice(0, MAX_ALERT_ENTRIES),
+    detail: b?.detail ?? a?.detail ?? null,
+  };
 }
