@@ -1,0 +1,99 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { DatabaseUnavailableError, type DatabaseService } from '../database/database.service.js';
+import type { AlertRepository, AlertRow, ClaimResult } from './alert.repository.js';
+import { alertHost, AlertsService } from './alerts.service.js';
+
+const configOf = (webhookUrl: string | null): AppConfig =>
+  ({ alerts: { webhookUrl, minIntervalSeconds: 60, timeoutMs: 200 }, publicUrl: 'https://sync.example.com' }) as unknown as AppConfig;
+
+const rowOf = (fields: Partial<AlertRow>): AlertRow => ({
+  id: '1',
+  kind: 'action_failed',
+  status: 'sending',
+  count: 1,
+  entries: [],
+  detail: null,
+  text: null,
+  error: null,
+  httpStatus: null,
+  createdAt: new Date(),
+  sentAt: new Date(),
+  ...fields,
+});
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+function setUp(webhookUrl: string | null, claim: () => Promise<ClaimResult>) {
+  const recordAndClaim = jest.fn(claim);
+  const finish = jest.fn(async (..._args: unknown[]) => null);
+  const repository = { recordAndClaim, finish, pendingKinds: jest.fn(async () => []) } as unknown as AlertRepository;
+  const service = new AlertsService(configOf(webhookUrl), repository, { isReady: true } as DatabaseService);
+  return { service, recordAndClaim, finish };
+}
+
+describe('AlertsService', () => {
+  const fetchMock = jest.fn(async (..._args: unknown[]) => new Response('{}', { status: 200 }));
+  const realFetch = globalThis.fetch;
+  beforeAll(() => {
+    globalThis.fetch = fetchMock as unknown as typeof fetch;
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterAll(() => {
+    globalThis.fetch = realFetch;
+  });
+  beforeEach(() => fetchMock.mockClear());
+
+  it('returns at once and never throws, even when recording fails', async () => {
+    const { service } = setUp(null, () => {
+      throw new Error('boom');
+    });
+    expect(() => service.notify('action_failed', { entryId: '5' })).not.toThrow();
+    await settle();
+    service.onApplicationShutdown();
+  });
+
+  it('sends a claimed alert with a sentence holding the count, the ids as strings and the dashboard link', async () => {
+    const { service, finish } = setUp('https://hooks.example.com/services/T/B/secret', async () => ({
+      claimed: rowOf({ count: 3, entries: ['7', '8', '9'], detail: '#9 push_line_items: HTTP 400' }),
+    }));
+    service.notify('action_failed', { entryId: '9', detail: '#9 push_line_items: HTTP 400' });
+    await settle();
+    service.onApplicationShutdown();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('https://hooks.example.com/services/T/B/secret');
+    expect(JSON.parse(init.body as string)).toEqual({
+      text: 'crm-sync: 3 sync actions failed for good and need review. Latest: #9 push_line_items: HTTP 400',
+      kind: 'action_failed',
+      count: 3,
+      entries: ['7', '8', '9'],
+      dashboard_url: 'https://sync.example.com/admin',
+    });
+    expect(finish).toHaveBeenCalledWith('1', 'sent', expect.any(String), null, 200);
+  });
+
+  it('records a failed POST with the host only', async () => {
+    fetchMock.mockImplementationOnce(async () => new Response('no', { status: 500 }));
+    const { service, finish } = setUp('https://hooks.example.com/services/T/B/secret', async () => ({ claimed: rowOf({}) }));
+    service.notify('webhooks_unavailable');
+    await settle();
+    service.onApplicationShutdown();
+    expect(finish).toHaveBeenCalledWith('1', 'failed', expect.any(String), 'hooks.example.com answered HTTP 500', 500);
+    expect(JSON.stringify(finish.mock.calls)).not.toContain('secret');
+  });
+
+  it('without Postgres, sends from memory once per interval and holds the rest', async () => {
+    const { service } = setUp('https://hooks.example.com/x', () => Promise.reject(new DatabaseUnavailableError('down')));
+    for (let i = 0; i < 5; i++) service.notify('webhooks_unavailable');
+    await settle();
+    service.onApplicationShutdown();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows the host of the URL only', () => {
+    expect(alertHost('https://hooks.slack.com/services/T0/B0/XYZ')).toBe('hooks.slack.com');
+    expect(alertHost(null)).toBeNull();
+  });
+});
