@@ -127,7 +127,13 @@ export function initSyncLog({ showTab }) {
       body.appendChild(tr);
       if (e.id === selected) {
         selectedShown = true;
-        body.appendChild(detailRow(e));
+        // It changed since it was read (run again): read it again, for its new calls.
+        if (fetched && fetched.id === e.id && (fetched.status !== e.status || fetched.attempts !== e.attempts)) {
+          fetched = null;
+          fetchSelected(e.id);
+        }
+        // The list's row (fresher) over the fetched copy (which has the calls): a later list load replaces the row.
+        body.appendChild(detailRow(fetched && fetched.id === e.id ? Object.assign({}, fetched, e) : e));
       }
     }
     if (selected && !selectedShown && fetched && fetched.id === selected) body.insertBefore(detailRow(fetched), body.firstChild);
@@ -146,6 +152,11 @@ export function initSyncLog({ showTab }) {
     selected = id;
     fetched = null;
     render();
+    fetchSelected(id);
+  }
+
+  /** Reads the open entry afresh (with its calls). */
+  function fetchSelected(id) {
     api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then(
       (entry) => {
         if (selected !== id) return;
