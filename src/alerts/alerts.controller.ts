@@ -37,7 +37,9 @@ export function alertView(row: AlertRow): AlertView {
 }
 
 /** What the console shows of the retention and alert settings (the alert URL's host only: its path is a secret). */
-export interface SettingsView {
+// A class, not an interface: the @nestjs/swagger build plugin names a route's return type in its generated metadata,
+// and an interface there becomes a reference the next build's type check refuses.
+export class SettingsView {
   retention: { sync_log_days: number; inbox_days: number };
   alerts: { webhook_configured: boolean; webhook_host: string | null; min_interval_seconds: number; public_url: string | null };
 }
