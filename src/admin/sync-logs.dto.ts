@@ -1,14 +1,10 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, Matches, MaxLength } from 'class-validator';
 import { SYNC_STATUSES, type SyncStatus } from '../sync-log/sync-log.entity.js';
 import { PageQueryDto } from './pagination.js';
 
-export class SyncLogQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: SYNC_STATUSES })
-  @IsOptional()
-  @IsIn(SYNC_STATUSES, { message: `status must be one of ${SYNC_STATUSES.join(', ')}` })
-  status?: SyncStatus;
-
+/** The filters of the sync log that the list and the bulk retry share. */
+export class SyncLogFiltersDto {
   @ApiPropertyOptional({ example: 'associate' })
   @IsOptional()
   @Matches(/^[a-z][a-z0-9_]{0,63}$/, { message: 'kind must be an action kind such as associate or push_drawings' })
@@ -29,4 +25,11 @@ export class SyncLogQueryDto extends PageQueryDto {
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' })
   since?: string;
+}
+
+export class SyncLogQueryDto extends IntersectionType(PageQueryDto, SyncLogFiltersDto) {
+  @ApiPropertyOptional({ enum: SYNC_STATUSES })
+  @IsOptional()
+  @IsIn(SYNC_STATUSES, { message: `status must be one of ${SYNC_STATUSES.join(', ')}` })
+  status?: SyncStatus;
 }

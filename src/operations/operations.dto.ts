@@ -2,6 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsISO8601, IsOptional, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../admin/pagination.js';
+import { SyncLogFiltersDto } from '../admin/sync-logs.dto.js';
 import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
 
 export const OVERVIEW_WINDOWS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000 } as const;
@@ -51,32 +52,11 @@ export class DeliveriesQueryDto extends PageQueryDto {
 }
 
 /** The sync log list's filters, `status=failed` implied (any other status is refused). */
-export class BulkRetryQueryDto {
+export class BulkRetryQueryDto extends SyncLogFiltersDto {
   @ApiPropertyOptional({ enum: ['failed'], description: 'Implied; only failed entries are retried.' })
   @IsOptional()
   @IsIn(['failed'], { message: 'only failed entries can be retried: status must be failed or left out' })
   status?: string;
-
-  @ApiPropertyOptional({ example: 'push_drawings' })
-  @IsOptional()
-  @Matches(/^[a-z][a-z0-9_]{0,63}$/, { message: 'kind must be an action kind such as associate or push_drawings' })
-  kind?: string;
-
-  @ApiPropertyOptional({ example: '36029621652695017' })
-  @IsOptional()
-  @MaxLength(64, { message: 'project_id must be at most 64 characters' })
-  @Matches(/^\d+$/, { message: PROJECT_ID_MESSAGE })
-  project_id?: string;
-
-  @ApiPropertyOptional({ enum: ['appointment', 'record'] })
-  @IsOptional()
-  @IsIn(['appointment', 'record'], { message: 'crm must be appointment or record' })
-  crm?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Only entries created at or after this time (ISO 8601).' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z' })
-  since?: string;
 
   @ApiPropertyOptional({ enum: ['true', 'false'], default: 'false', description: 'Count what would be retried, change nothing.' })
   @IsOptional()
