@@ -183,7 +183,10 @@ function describe(body: Record<string, unknown>): { code: string; text: string }
 }
 
 function zohoError(status: number, data: unknown): { code: string; text: string; failure: OutboundFailure } {
-  const body = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  let body = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  // A failed insert (a note, an attachment) carries its error in data[0], e.g. 400 {"data":[{"code":"INVALID_DATA",…}]}.
+  const items = body.data;
+  if (typeof body.code !== 'string' && Array.isArray(items) && items[0] && typeof items[0] === 'object') body = items[0] as Record<string, unknown>;
   const { code, text } = describe(body);
   const failure: OutboundFailure = status === 401 || status === 403 ? 'unauthorized' : status === 404 ? 'not_found' : 'rejected';
   return { code, text, failure };

@@ -213,8 +213,17 @@ describe(ZohoSim.name, () => {
       expect(sim.notesOf('Deals', id)).toEqual([{ id: body.data[0].details.id, title: 'Proposal', content: 'sent', createdTime: expect.any(String) }]);
 
       const bad = await post('4150868000000000003');
-      expect([200, 201]).toContain(bad.status);
-      expect(((await bad.json()) as { data: unknown[] }).data[0]).toMatchObject({ code: 'INVALID_DATA', status: 'error' });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toEqual({
+        data: [
+          {
+            code: 'INVALID_DATA',
+            details: { api_name: 'Parent_Id', json_path: '$.data[0].Parent_Id' },
+            message: 'the related id given seems to be invalid',
+            status: 'error',
+          },
+        ],
+      });
     });
 
     it("lists a record's notes (fields mandatory, 204 for none) and attachments added by hand", async () => {

@@ -94,8 +94,11 @@ export class ZohoSim {
   maxPerPage = 200;
   /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
   notesSuccessStatus: 200 | 201 = 201;
-  /** Status of a notes insert where every note failed; the errors still sit in `data[i]`. */
-  notesFailureStatus: 200 | 201 | 400 = 200;
+  /**
+   * Status of a notes insert where every note failed; the errors sit in `data[i]`. Zoho's v8 OpenAPI file
+   * (notes.yaml) answers a failed insert, e.g. a note on an unknown record, with 400 and the error in `data[0]`.
+   */
+  notesFailureStatus: 200 | 201 | 400 = 400;
 
   private readonly records = new Map<ZohoModule, Map<string, StoredRecord>>(ZOHO_MODULES.map((m) => [m, new Map()]));
   private readonly tokens = new Map<string, IssuedToken>();

@@ -1,0 +1,57 @@
+import { Logger } from '@nestjs/common';
+import { loadConfig } from '../src/config/app-config.js';
+import { MetricsService } from '../src/health/metrics.service.js';
+import { OutboundError } from '../src/http/outbound-error.js';
+import { ZohoClient } from '../src/record-crm/zoho.client.js';
+import { ServiceSim } from './sim/service/service-sim.js';
+import { ZohoSim } from './sim/zoho/index.js';
+import { baseEnv, fastRetries } from './support/harness.js';
+
+/** The Zoho adapter on its own against the Zoho simulator, over real HTTP. */
+describe(ZohoClient.name, () => {
+  const zoho = new ZohoSim();
+  const service = new ServiceSim();
+  let client: ZohoClient;
+
+  beforeAll(async () => {
+    Logger.overrideLogger(false);
+    await Promise.all([zoho.start(), service.start()]);
+    const config = loadConfig({
+      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
+      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
+      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
+      RECORD_CRM_CLIENT_ID: zoho.clientId,
+      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
+      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+    });
+    fastRetries(config);
+    client = new ZohoClient(config, new MetricsService());
+  });
+  afterAll(() => Promise.all([zoho.stop(), service.stop()]));
+
+  async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
+    const err = await call.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(OutboundError);
+    return err as OutboundError;
+  }
+
+  it("a note on an unknown record: 400 with the error in data[0], read as Zoho's code and message", async () => {
+    const err = await failureOf(client.addNote({ module: 'Deals', recordId: '4150868000000000001' }, 'Payment received: 1.00', 'x'));
+    expect(err.status).toBe(400);
+    expect(err.failure).toBe('rejected');
+    expect(err.excerpt).toMatch(/^INVALID_DATA: the related id given seems to be invalid/);
+    expect(zoho.api.requests.at(-1)!.path).toBe('/crm/v8/Notes');
+
+    // The same error inside a 2xx answer (an older reading) is still a rejection with that code.
+    zoho.notesFailureStatus = 200;
+    try {
+      const again = await failureOf(client.addNote({ module: 'Deals', recordId: '4150868000000000001' }, 'Payment received: 1.00', 'x'));
+      expect(again.excerpt).toMatch(/^INVALID_DATA: the related id given seems to be invalid/);
+    } finally {
+      zoho.notesFailureStatus = 400;
+    }
+  });
+});
