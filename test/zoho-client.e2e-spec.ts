@@ -54,4 +54,21 @@ describe(ZohoClient.name, () => {
       zoho.notesFailureStatus = 400;
     }
   });
+
+  it('lists more than 2,000 notes of a record: following the page_token Zoho offers', async () => {
+    const id = zoho.addRecord('Deals');
+    for (let n = 1; n <= 2_050; n++) zoho.addNoteByHand('Deals', id, `Note ${n}`, `content ${n}`);
+    const before = zoho.api.requests.length;
+    const notes = await client.listNotes({ module: 'Deals', recordId: id });
+    expect(notes).toHaveLength(2_050);
+    expect(notes.at(-1)).toMatchObject({ title: 'Note 2050', content: 'content 2050' });
+    const lists = zoho.api.requests.slice(before).filter((r) => r.path === `/crm/v8/Deals/${id}/Notes`);
+    expect(lists).toHaveLength(11);
+    // The first page by number; then the token each page offers (page numbers would stop at 2,000 records).
+    expect(lists[0].query.get('page')).toBe('1');
+    for (const later of lists.slice(1)) {
+      expect(later.query.get('page')).toBeNull();
+      expect(later.query.get('page_token')).toBeTruthy();
+    }
+  });
 });

@@ -66,13 +66,7 @@ export class ZohoClient implements RecordCrm {
       if (found) return { id: idString(found.id), fileName: found.File_Name as string };
       // 204 (no attachments) has no body; the last page says more_records: false.
       if (!data?.info?.more_records) return null;
-      // Past the first 2000 records Zoho pages with a token instead of a page number.
-      if (data.info.next_page_token) {
-        delete params.page;
-        params.page_token = data.info.next_page_token;
-      } else {
-        params.page = Number(params.page) + 1;
-      }
+      nextPage(params, data.info);
     }
     throw new OutboundError('zoho', 'GET /{module}/{id}/Attachments', 'invalid_response', 200, `more than ${MAX_PAGES} pages of attachments`);
   }
@@ -101,17 +95,19 @@ export class ZohoClient implements RecordCrm {
 
   async listNotes(record: RecordRef): Promise<RecordNote[]> {
     const notes: RecordNote[] = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
+    const params: Record<string, string | number> = { fields: 'id,Note_Title,Note_Content', per_page: PAGE_SIZE, page: 1 };
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
       const { data } = await this.call<ZohoEnvelope | null>({
         endpoint: 'GET /{module}/{id}/Notes',
         method: 'GET',
         path: `${recordPath(record)}/Notes`,
-        params: { fields: 'id,Note_Title,Note_Content', per_page: PAGE_SIZE, page },
+        params,
       });
       for (const n of data?.data ?? []) {
         notes.push({ id: idString(n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
       }
       if (!data?.info?.more_records) return notes;
+      nextPage(params, data.info);
     }
     throw new OutboundError('zoho', 'GET /{module}/{id}/Notes', 'invalid_response', 200, `more than ${MAX_PAGES} pages of notes`);
   }
@@ -167,6 +163,20 @@ export class ZohoClient implements RecordCrm {
       }
       throw new OutboundError('zoho', req.endpoint, error.failure, response.status, error.text);
     }
+  }
+}
+
+/**
+ * Moves list parameters to the next page. `page` numbers reach only the first 2,000 records of a list; Zoho's
+ * `info.next_page_token`, when given, goes on past them, so it is followed instead of the page number.
+ */
+function nextPage(params: Record<string, string | number>, info: NonNullable<ZohoEnvelope['info']>): void {
+  if (info.next_page_token) {
+    delete params.page;
+    params.page_token = info.next_page_token;
+  } else {
+    delete params.page_token;
+    params.page = Number(params.page ?? 1) + 1;
   }
 }
 

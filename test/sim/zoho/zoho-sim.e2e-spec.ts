@@ -196,6 +196,28 @@ describe(ZohoSim.name, () => {
       expect(second.info.more_records).toBe(false);
     });
 
+    it('pages by number only up to pageRecordsLimit records, past it by the next_page_token it offers', async () => {
+      const id = sim.addRecord('Deals');
+      for (let n = 1; n <= 5; n++) sim.addNoteByHand('Deals', id, `t${n}`, `c${n}`);
+      sim.pageRecordsLimit = 4;
+      try {
+        type Page = { data: { Note_Title: string }[]; info: { more_records: boolean; next_page_token?: string; page: number } };
+        const list = async (query: string) => call(`/Deals/${id}/Notes?fields=id,Note_Title&per_page=2&${query}`);
+        const second = (await (await list('page=2')).json()) as Page;
+        expect(second.data.map((n) => n.Note_Title)).toEqual(['t3', 't4']);
+        expect(second.info).toMatchObject({ more_records: true, page: 2, next_page_token: expect.any(String) });
+        const refused = await list('page=3');
+        expect(refused.status).toBe(400);
+        expect(await refused.json()).toMatchObject({ code: 'DISCRETE_PAGINATION_LIMIT_EXCEEDED', status: 'error' });
+        const third = (await (await list(`page_token=${second.info.next_page_token}`)).json()) as Page;
+        expect(third.data.map((n) => n.Note_Title)).toEqual(['t5']);
+        expect(third.info.more_records).toBe(false);
+        expect(third.info.next_page_token).toBeUndefined();
+      } finally {
+        sim.pageRecordsLimit = 2000;
+      }
+    });
+
     it('adds a note and reports a bad parent inside data[0]', async () => {
       const id = sim.addRecord('Deals');
       const post = (parentId: string) =>

@@ -92,6 +92,11 @@ export class ZohoSim {
   defaultPerPage = 200;
   /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
   maxPerPage = 200;
+  /**
+   * How far `page` numbers reach in a list: past this many records Zoho answers 400
+   * DISCRETE_PAGINATION_LIMIT_EXCEEDED and only `page_token` (from `info.next_page_token`) goes on.
+   */
+  pageRecordsLimit = 2000;
   /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
   notesSuccessStatus: 200 | 201 = 201;
   /**
@@ -195,6 +200,15 @@ export class ZohoSim {
     const attachment: ZohoAttachment = { id: this.newId(), fileName, size: bytes.length, contentType, bytes, createdTime: zohoTime() };
     record.attachments.push(attachment);
     return attachment.id;
+  }
+
+  /** Adds a note as someone else would (in Zoho's UI); returns the note id. */
+  addNoteByHand(module: ZohoModule, id: string, title: string, content: string): string {
+    const record = this.moduleRecords(module).get(id);
+    if (!record) throw new Error(`no ${module} record ${id}`);
+    const note: ZohoNote = { id: this.newId(), title, content, createdTime: zohoTime() };
+    record.notes.push(note);
+    return note.id;
   }
 
   attachmentsOf(module: ZohoModule, id: string): ZohoAttachment[] {
@@ -343,11 +357,9 @@ export class ZohoSim {
     if ('status' in record) return record;
     if (record.attachments.length === 0) return { status: 204 };
 
-    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
-    const pageToken = req.query.get('page_token');
-    const page = pageToken ? Number(Buffer.from(pageToken, 'base64url').toString()) || 1 : Number(req.query.get('page') ?? 1) || 1;
-    const slice = record.attachments.slice((page - 1) * perPage, page * perPage);
-    const more = page * perPage < record.attachments.length;
+    const paged = this.pageOf(req, record.attachments);
+    if ('status' in paged) return paged;
+    const { slice, info } = paged;
 
     const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);
     const data = slice.map((a) => {
@@ -361,9 +373,43 @@ export class ZohoSim {
       };
       return Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key)));
     });
-    const info: Record<string, unknown> = { per_page: perPage, count: data.length, page, more_records: more };
-    if (more) info.next_page_token = Buffer.from(String(page + 1)).toString('base64url');
     return { status: 200, body: { data, info } };
+  }
+
+  /**
+   * One page of a related list: by `page` (and `per_page`) up to `pageRecordsLimit` records, past that only by the
+   * `page_token` an earlier page offered in `info.next_page_token` (an opaque string; here the offset).
+   */
+  private pageOf<T>(req: SimRequest, items: T[]): { slice: T[]; info: Record<string, unknown> } | SimResponse {
+    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
+    const pageToken = req.query.get('page_token');
+    let start: number;
+    if (pageToken) {
+      start = Number(Buffer.from(pageToken, 'base64url').toString());
+      if (!Number.isInteger(start) || start < 0) {
+        return { status: 400, body: zohoError('INVALID_DATA', 'the given page_token is invalid', { param_name: 'page_token' }) };
+      }
+    } else {
+      const page = Number(req.query.get('page') ?? 1) || 1;
+      start = (page - 1) * perPage;
+      if (start >= this.pageRecordsLimit) {
+        return {
+          status: 400,
+          body: zohoError(
+            'DISCRETE_PAGINATION_LIMIT_EXCEEDED',
+            `The limit for discrete pagination has been exceeded; use page_token past ${this.pageRecordsLimit} records`,
+            {
+              limit: this.pageRecordsLimit,
+            },
+          ),
+        };
+      }
+    }
+    const slice = items.slice(start, start + perPage);
+    const more = start + perPage < items.length;
+    const info: Record<string, unknown> = { per_page: perPage, count: slice.length, page: Math.floor(start / perPage) + 1, more_records: more };
+    if (more) info.next_page_token = Buffer.from(String(start + perPage)).toString('base64url');
+    return { slice, info };
   }
 
   private download(req: SimRequest): SimResponse {
@@ -390,15 +436,15 @@ export class ZohoSim {
     const record = this.findRecord(req);
     if ('status' in record) return record;
     if (record.notes.length === 0) return { status: 204 };
-    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
-    const page = Number(req.query.get('page') ?? 1) || 1;
-    const slice = record.notes.slice((page - 1) * perPage, page * perPage);
+    const paged = this.pageOf(req, record.notes);
+    if ('status' in paged) return paged;
+    const { slice, info } = paged;
     const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);
     const data = slice.map((n) => {
       const full: Record<string, unknown> = { id: n.id, Note_Title: n.title, Note_Content: n.content, Created_Time: n.createdTime };
       return Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key)));
     });
-    return { status: 200, body: { data, info: { per_page: perPage, count: data.length, page, more_records: page * perPage < record.notes.length } } };
+    return { status: 200, body: { data, info } };
   }
 
   private addNotes(req: SimRequest): SimResponse {
