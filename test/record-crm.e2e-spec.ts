@@ -89,6 +89,8 @@ describe('record CRM (Zoho) flows', () => {
     expect(uploads).toHaveLength(1);
     expect(uploads[0].headers.authorization).toMatch(/^Zoho-oauthtoken 1000\.\w+\.\w+$/);
     expect(uploads[0].headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    // As Zoho's SDK sends it: a Content-Length (the PDF's size is known from its download), not chunked.
+    expect(attachments[0].framing).toEqual({ contentLength: uploads[0].body.length, chunked: false });
     const lists = zoho().api.requestsTo('GET', `/crm/v8/Deals/${m.recordId}/Attachments`);
     expect(lists[0].query.get('fields')).toContain('File_Name');
   });

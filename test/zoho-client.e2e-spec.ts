@@ -1,8 +1,12 @@
 import { Logger } from '@nestjs/common';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
+import { makePdf } from './sim/common/sim-server.js';
 import { ServiceSim } from './sim/service/service-sim.js';
 import { ZohoSim } from './sim/zoho/index.js';
 import { baseEnv, fastRetries } from './support/harness.js';
@@ -23,6 +27,7 @@ describe(ZohoClient.name, () => {
       RECORD_CRM_CLIENT_ID: zoho.clientId,
       RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
       RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+      PDF_MAX_BYTES: '200000',
     });
     fastRetries(config);
     client = new ZohoClient(config, new MetricsService());
@@ -70,5 +75,51 @@ describe(ZohoClient.name, () => {
       expect(later.query.get('page')).toBeNull();
       expect(later.query.get('page_token')).toBeTruthy();
     }
+  });
+
+  describe('uploads carry a Content-Length, as Zoho’s SDK sends them', () => {
+    const spools = () => readdirSync(tmpdir()).filter((name) => name.startsWith('crm-sync-upload-'));
+    const pdf = makePdf('x'.repeat(50_000));
+
+    it('with the size the download announced: not chunked, the exact multipart length', async () => {
+      const id = zoho.addRecord('Deals');
+      const attachmentId = await client.uploadAttachment({ module: 'Deals', recordId: id }, 'known.pdf', () =>
+        Promise.resolve({ stream: Readable.from([pdf.subarray(0, 1000), pdf.subarray(1000)]), size: pdf.length }),
+      );
+      const [attachment] = zoho.attachmentsOf('Deals', id);
+      expect(attachment.id).toBe(attachmentId);
+      expect(attachment.bytes.equals(pdf)).toBe(true);
+      const upload = zoho.api.requests.at(-1)!;
+      expect(attachment.framing).toEqual({ contentLength: upload.body.length, chunked: false });
+    });
+
+    it('without a size: spooled to a temp file to learn it, sent with its length, the file deleted', async () => {
+      const id = zoho.addRecord('Deals');
+      const before = spools();
+      await client.uploadAttachment({ module: 'Deals', recordId: id }, 'unknown.pdf', () =>
+        Promise.resolve({ stream: Readable.from([pdf.subarray(0, 1000), pdf.subarray(1000)]), size: null }),
+      );
+      const [attachment] = zoho.attachmentsOf('Deals', id);
+      expect(attachment.bytes.equals(pdf)).toBe(true);
+      expect(attachment.framing).toEqual({ contentLength: zoho.api.requests.at(-1)!.body.length, chunked: false });
+      expect(spools()).toEqual(before);
+    });
+
+    it('a spool over PDF_MAX_BYTES stops, uploads nothing and leaves no file', async () => {
+      const id = zoho.addRecord('Deals');
+      const before = spools();
+      const requests = zoho.api.requests.length;
+      const big = Buffer.alloc(300_000, 0x20);
+      const err = await client
+        .uploadAttachment({ module: 'Deals', recordId: id }, 'big.pdf', () => Promise.resolve({ stream: Readable.from([big]), size: null }))
+        .then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+      expect(err?.message).toMatch(/200000-byte cap/);
+      expect(zoho.api.requests.length).toBe(requests);
+      expect(zoho.attachmentsOf('Deals', id)).toEqual([]);
+      expect(spools()).toEqual(before);
+    });
   });
 });

@@ -43,7 +43,7 @@ export class RecordActionsService {
         p.proposalId && entry.projectId && !p.drawingId
           ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
           : () => this.service.openPdf(url);
-      return this.recordCrm.uploadAttachment(record, fileName, async () => (await open()).stream);
+      return this.recordCrm.uploadAttachment(record, fileName, open);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
   }

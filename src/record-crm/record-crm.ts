@@ -8,6 +8,12 @@ export interface RecordAttachment {
   fileName: string;
 }
 
+/** A file to upload: its bytes as a stream (sent once) and its size when known (a download's Content-Length). */
+export interface UploadSource {
+  stream: Readable;
+  size: number | null;
+}
+
 export interface RecordNote {
   id: string;
   title: string;
@@ -21,8 +27,9 @@ export interface RecordCrm {
   /**
    * Uploads a file as a new attachment; `open` is called for each try (a stream can be sent once). Not retried
    * on transient failures: the caller checks for the attachment before trying again. Returns the attachment id.
+   * The upload is sent with a Content-Length: without a known size the file is spooled to learn it.
    */
-  uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<Readable>): Promise<string>;
+  uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<UploadSource>): Promise<string>;
   listNotes(record: RecordRef): Promise<RecordNote[]>;
   /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
   addNote(record: RecordRef, title: string, content: string): Promise<string>;

@@ -7,7 +7,8 @@ import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
 import { OutboundError, type OutboundFailure } from '../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
-import type { RecordAttachment, RecordCrm, RecordNote, RecordRef } from './record-crm.js';
+import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
+import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
 import { ZohoAuth } from './zoho-auth.js';
 
 /** Zoho's answers to a token it does not (or no longer) accept: a fresh token fixes them. */
@@ -71,25 +72,44 @@ export class ZohoClient implements RecordCrm {
     throw new OutboundError('zoho', 'GET /{module}/{id}/Attachments', 'invalid_response', 200, `more than ${MAX_PAGES} pages of attachments`);
   }
 
-  async uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<Readable>): Promise<string> {
+  async uploadAttachment(record: RecordRef, fileName: string, open: () => Promise<UploadSource>): Promise<string> {
+    const endpoint = 'POST /{module}/{id}/Attachments';
     let stream: Readable | undefined;
+    let spool: Spooled | undefined;
     try {
       const { data } = await this.call<ZohoEnvelope | null>(async () => {
         stream?.destroy();
-        stream = await open();
+        await spool?.remove();
+        spool = undefined;
+        const source = await open();
+        stream = source.stream;
+        let size = source.size;
+        // Zoho's SDK sends the multipart body with its Content-Length, not chunked: without the PDF's size from the
+        // download, the PDF is spooled to a temp file (at most PDF_MAX_BYTES) to learn it.
+        if (size === null) {
+          try {
+            spool = await spoolToFile(source.stream, this.config.http.pdfMaxBytes);
+          } catch (err) {
+            if (err instanceof SpoolTooLargeError) throw new OutboundError('zoho', endpoint, 'rejected', null, err.message);
+            throw err;
+          }
+          size = spool.size;
+          stream = spool.open();
+        }
         const form = new FormData();
-        form.append('file', stream, { filename: fileName, contentType: 'application/pdf' });
+        form.append('file', stream, { filename: fileName, contentType: 'application/pdf', knownLength: size });
         return {
-          endpoint: 'POST /{module}/{id}/Attachments',
+          endpoint,
           method: 'POST',
           path: `${recordPath(record)}/Attachments`,
           body: form,
-          headers: form.getHeaders(),
+          headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()) },
         };
       });
-      return firstResultId('POST /{module}/{id}/Attachments', data);
+      return firstResultId(endpoint, data);
     } finally {
       stream?.destroy();
+      await spool?.remove();
     }
   }
 

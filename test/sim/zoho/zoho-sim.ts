@@ -19,6 +19,11 @@ export interface ZohoAttachment {
   contentType: string;
   bytes: Buffer;
   createdTime: string;
+  /**
+   * How the upload's body was framed: its Content-Length (null without one) and whether it came chunked. Zoho's SDK
+   * sends multipart uploads with a Content-Length; null for attachments added by hand.
+   */
+  framing: { contentLength: number | null; chunked: boolean } | null;
 }
 
 export interface ZohoNote {
@@ -51,6 +56,15 @@ export function zohoError(code: string, message: string, details: Record<string,
 /** Zoho writes times as ISO 8601 with an offset and no milliseconds. */
 function zohoTime(at = Date.now()): string {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/** Whether a request's body came with a Content-Length, or chunked (Transfer-Encoding: chunked). */
+function framingOf(req: SimRequest): { contentLength: number | null; chunked: boolean } {
+  const length = req.headers['content-length'];
+  return {
+    contentLength: length === undefined ? null : Number(length),
+    chunked: /chunked/i.test(String(req.headers['transfer-encoding'] ?? '')),
+  };
 }
 
 function isModule(name: string): name is ZohoModule {
@@ -197,7 +211,7 @@ export class ZohoSim {
   addAttachment(module: ZohoModule, id: string, fileName: string, bytes: Buffer, contentType = 'application/pdf'): string {
     const record = this.moduleRecords(module).get(id);
     if (!record) throw new Error(`no ${module} record ${id}`);
-    const attachment: ZohoAttachment = { id: this.newId(), fileName, size: bytes.length, contentType, bytes, createdTime: zohoTime() };
+    const attachment: ZohoAttachment = { id: this.newId(), fileName, size: bytes.length, contentType, bytes, createdTime: zohoTime(), framing: null };
     record.attachments.push(attachment);
     return attachment.id;
   }
@@ -331,6 +345,7 @@ export class ZohoSim {
       contentType: file.contentType,
       bytes: file.bytes,
       createdTime,
+      framing: framingOf(req),
     };
     record.attachments.push(attachment);
     return {
