@@ -173,10 +173,29 @@ describe(ZohoSim.name, () => {
 
       sim.maxAttachmentBytes = 100;
       try {
-        expect((await upload('Leads', id, makePdf('big', 200), 'big.pdf')).status).toBe(413);
+        const tooLarge = await upload('Leads', id, makePdf('big', 200), 'big.pdf');
+        expect(tooLarge.status).toBe(413);
+        expect(await tooLarge.json()).toEqual({
+          code: 'FILE_SIZE_MORE_THAN_ALLOWED_SIZE',
+          details: {},
+          message: 'Please check if the size of the file is in the correct range',
+          status: 'error',
+        });
       } finally {
-        sim.maxAttachmentBytes = 20 * 1024 * 1024;
+        sim.maxAttachmentBytes = 100 * 1024 * 1024;
       }
+    });
+
+    it('takes attachments up to 100 MB (not 20 MB), and answers a missing attachment 404 INVALID_DATA', async () => {
+      expect(sim.maxAttachmentBytes).toBe(100 * 1024 * 1024);
+      const id = sim.addRecord('Leads');
+      const large = await upload('Leads', id, makePdf('large', 21 * 1024 * 1024), 'large.pdf');
+      expect(large.status).toBe(200);
+      expect(sim.attachmentsOf('Leads', id)[0].size).toBeGreaterThan(20 * 1024 * 1024);
+
+      const missing = await call(`/Leads/${id}/Attachments/4150868000000000009`);
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ code: 'INVALID_DATA', details: {}, message: 'the id given seems to be invalid', status: 'error' });
     });
 
     it('paginates attachments with more_records', async () => {

@@ -101,7 +101,8 @@ export class ZohoSim {
   scopeMismatch = false;
   /** How `GET /crm/v8/{Module}/{id}` answers an id it does not know. */
   missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
-  maxAttachmentBytes = 20 * 1024 * 1024;
+  /** Zoho v8 takes attachments up to 100 MB; a larger one is answered 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
+  maxAttachmentBytes = 100 * 1024 * 1024;
   /** Default page size of attachment lists when the request gives no `per_page`. */
   defaultPerPage = 200;
   /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
@@ -332,9 +333,7 @@ export class ZohoSim {
     if (file.bytes.length > this.maxAttachmentBytes) {
       return {
         status: 413,
-        body: zohoError('FILE_SIZE_MORE_THAN_ALLOWED_SIZE', 'The file size exceeds the allowed limit', {
-          supported_file_size: this.maxAttachmentBytes,
-        }),
+        body: zohoError('FILE_SIZE_MORE_THAN_ALLOWED_SIZE', 'Please check if the size of the file is in the correct range'),
       };
     }
     const createdTime = zohoTime();
@@ -431,7 +430,8 @@ export class ZohoSim {
     const record = this.findRecord(req);
     if ('status' in record) return record;
     const attachment = record.attachments.find((a) => a.id === req.params.attId);
-    if (!attachment) return invalidRecord();
+    // Zoho's v8 attachments OpenAPI file: an attachment id it does not know is 404 INVALID_DATA.
+    if (!attachment) return { status: 404, body: zohoError('INVALID_DATA', 'the id given seems to be invalid') };
     return {
       status: 200,
       raw: attachment.bytes,
