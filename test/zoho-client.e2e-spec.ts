@@ -122,4 +122,24 @@ describe(ZohoClient.name, () => {
       expect(spools()).toEqual(before);
     });
   });
+
+  it.each([401, 403] as const)('a scope mismatch answered %i needs re-authorisation: no new token, readiness says so', async (status) => {
+    const id = zoho.addRecord('Deals');
+    await client.listNotes({ module: 'Deals', recordId: id }); // a token in hand
+    const tokens = zoho.tokensIssued;
+    zoho.scopeMismatch = true;
+    zoho.scopeMismatchStatus = status;
+    try {
+      const err = await failureOf(client.listNotes({ module: 'Deals', recordId: id }));
+      expect(err).toMatchObject({ status, failure: 'unauthorized' });
+      expect(err.excerpt).toMatch(/re-authorise.*OAUTH_SCOPE_MISMATCH: /);
+      expect(zoho.tokensIssued).toBe(tokens);
+      expect(await client.accessProblem()).toMatch(/^Zoho refused the token's scope \(OAUTH_SCOPE_MISMATCH\): re-authorise/);
+    } finally {
+      zoho.scopeMismatch = false;
+      zoho.scopeMismatchStatus = 401;
+    }
+    await client.listNotes({ module: 'Deals', recordId: id });
+    expect(await client.accessProblem()).toBeNull();
+  });
 });

@@ -179,7 +179,8 @@ export class ZohoClient implements RecordCrm {
       }
       if (error.code === 'OAUTH_SCOPE_MISMATCH') {
         this.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): re-authorise the self-client with ZohoCRM.modules.ALL, ZohoCRM.modules.attachments.ALL and ZohoCRM.modules.notes.ALL`;
-        throw new OutboundError('zoho', req.endpoint, 'unauthorized', 401, `${this.scopeProblem}; ${error.text}`);
+        // Answered 401 or 403 (Zoho's material shows both): either way only re-authorisation helps.
+        throw new OutboundError('zoho', req.endpoint, 'unauthorized', response.status, `${this.scopeProblem}; ${error.text}`);
       }
       throw new OutboundError('zoho', req.endpoint, error.failure, response.status, error.text);
     }

@@ -117,6 +117,23 @@ describe(ZohoSim.name, () => {
       expect(await missing.json()).toMatchObject({ code: 'AUTHENTICATION_FAILURE', status: 'error' });
     });
 
+    it('answers a scope mismatch 401 or 403 OAUTH_SCOPE_MISMATCH, by a switch', async () => {
+      const id = sim.addRecord('Deals');
+      sim.scopeMismatch = true;
+      try {
+        const as401 = await call(`/Deals/${id}/Notes?fields=id`);
+        expect(as401.status).toBe(401);
+        expect(await as401.json()).toMatchObject({ code: 'OAUTH_SCOPE_MISMATCH', status: 'error' });
+        sim.scopeMismatchStatus = 403;
+        const as403 = await call(`/Deals/${id}/Notes?fields=id`);
+        expect(as403.status).toBe(403);
+        expect(await as403.json()).toEqual({ code: 'OAUTH_SCOPE_MISMATCH', details: {}, message: 'required oauth scope is missing', status: 'error' });
+      } finally {
+        sim.scopeMismatch = false;
+        sim.scopeMismatchStatus = 401;
+      }
+    });
+
     it('reads a record and answers a missing one in both styles', async () => {
       const id = sim.addRecord('Quotes', undefined, { Subject: 'Q-1001' });
       expect(id).toMatch(/^\d{19}$/);

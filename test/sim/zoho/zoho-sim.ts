@@ -97,8 +97,10 @@ export class ZohoSim {
   legacyExpiresInMs = false;
   /** Tokens per refresh token per 10 minutes before "Access Denied". */
   throttleLimit = 10;
-  /** Every authenticated API call answers 401 OAUTH_SCOPE_MISMATCH. */
+  /** Every authenticated API call answers OAUTH_SCOPE_MISMATCH, with `scopeMismatchStatus`. */
   scopeMismatch = false;
+  /** Status of a scope mismatch: Zoho's docs show 401, its v8 OpenAPI files 403 ("required oauth scope is missing"). */
+  scopeMismatchStatus: 401 | 403 = 401;
   /** How `GET /crm/v8/{Module}/{id}` answers an id it does not know. */
   missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
   /** Zoho v8 takes attachments up to 100 MB; a larger one is answered 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
@@ -301,7 +303,8 @@ export class ZohoSim {
         return { status: 401, body: zohoError('INVALID_TOKEN', 'invalid oauth token') };
       }
       if (this.scopeMismatch) {
-        return { status: 401, body: zohoError('OAUTH_SCOPE_MISMATCH', 'invalid oauth scope to access this URL') };
+        const message = this.scopeMismatchStatus === 403 ? 'required oauth scope is missing' : 'invalid oauth scope to access this URL';
+        return { status: this.scopeMismatchStatus, body: zohoError('OAUTH_SCOPE_MISMATCH', message) };
       }
       return handler(req);
     };
