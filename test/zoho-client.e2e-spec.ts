@@ -142,4 +142,15 @@ describe(ZohoClient.name, () => {
     await client.listNotes({ module: 'Deals', recordId: id });
     expect(await client.accessProblem()).toBeNull();
   });
+
+  it.each(['no-content', 'empty-data'] as const)('reads an empty attachment and note list answered %s', async (style) => {
+    const id = zoho.addRecord('Quotes');
+    zoho.emptyListStyle = style;
+    try {
+      expect(await client.findAttachment({ module: 'Quotes', recordId: id }, () => true)).toBeNull();
+      expect(await client.listNotes({ module: 'Quotes', recordId: id })).toEqual([]);
+    } finally {
+      zoho.emptyListStyle = 'no-content';
+    }
+  });
 });

@@ -215,6 +215,24 @@ describe(ZohoSim.name, () => {
       expect(await missing.json()).toEqual({ code: 'INVALID_DATA', details: {}, message: 'the id given seems to be invalid', status: 'error' });
     });
 
+    it('answers an empty attachment or note list 204, or 200 with empty data by a switch', async () => {
+      const id = sim.addRecord('Leads');
+      sim.emptyListStyle = 'empty-data';
+      try {
+        for (const list of ['Attachments', 'Notes']) {
+          const res = await call(`/Leads/${id}/${list}?fields=id&per_page=200`);
+          expect(res.status).toBe(200);
+          expect(await res.json()).toEqual({
+            data: [],
+            info: { per_page: 200, next_page_token: null, count: 0, page: 1, previous_page_token: null, page_token_expiry: null, more_records: false },
+          });
+        }
+      } finally {
+        sim.emptyListStyle = 'no-content';
+      }
+      expect((await call(`/Leads/${id}/Notes?fields=id`)).status).toBe(204);
+    });
+
     it('paginates attachments with more_records', async () => {
       const id = sim.addRecord('Contacts');
       const accessToken = await token();

@@ -105,6 +105,11 @@ export class ZohoSim {
   missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
   /** Zoho v8 takes attachments up to 100 MB; a larger one is answered 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
   maxAttachmentBytes = 100 * 1024 * 1024;
+  /**
+   * How an empty attachment or note list is answered: `204` with no body (Zoho's docs) or `200` with
+   * `{"data": [], "info": {…, "more_records": false}}` (Zoho's v8 attachments OpenAPI file).
+   */
+  emptyListStyle: 'no-content' | 'empty-data' = 'no-content';
   /** Default page size of attachment lists when the request gives no `per_page`. */
   defaultPerPage = 200;
   /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
@@ -372,7 +377,7 @@ export class ZohoSim {
     }
     const record = this.findRecord(req);
     if ('status' in record) return record;
-    if (record.attachments.length === 0) return { status: 204 };
+    if (record.attachments.length === 0) return this.emptyList(req);
 
     const paged = this.pageOf(req, record.attachments);
     if ('status' in paged) return paged;
@@ -391,6 +396,13 @@ export class ZohoSim {
       return Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key)));
     });
     return { status: 200, body: { data, info } };
+  }
+
+  private emptyList(req: SimRequest): SimResponse {
+    if (this.emptyListStyle === 'no-content') return { status: 204 };
+    const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
+    const info = { per_page: perPage, next_page_token: null, count: 0, page: 1, previous_page_token: null, page_token_expiry: null, more_records: false };
+    return { status: 200, body: { data: [], info } };
   }
 
   /**
@@ -453,7 +465,7 @@ export class ZohoSim {
     }
     const record = this.findRecord(req);
     if ('status' in record) return record;
-    if (record.notes.length === 0) return { status: 204 };
+    if (record.notes.length === 0) return this.emptyList(req);
     const paged = this.pageOf(req, record.notes);
     if ('status' in paged) return paged;
     const { slice, info } = paged;
