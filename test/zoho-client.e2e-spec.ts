@@ -60,6 +60,23 @@ describe(ZohoClient.name, () => {
     }
   });
 
+  it('an upload refused with 400 and the error in data[0] is read the same way', async () => {
+    const id = zoho.addRecord('Deals');
+    const pdf = makePdf('refused');
+    zoho.api.injectFault({
+      method: 'POST',
+      path: `/crm/v8/Deals/${id}/Attachments`,
+      times: 1,
+      status: 400,
+      body: { data: [{ code: 'INVALID_DATA', details: { api_name: 'file' }, message: 'invalid data', status: 'error' }] },
+    });
+    const err = await failureOf(
+      client.uploadAttachment({ module: 'Deals', recordId: id }, 'refused.pdf', () => Promise.resolve({ stream: Readable.from([pdf]), size: pdf.length })),
+    );
+    expect(err).toMatchObject({ status: 400, failure: 'rejected' });
+    expect(err.excerpt).toBe('INVALID_DATA: invalid data {"api_name":"file"}');
+  });
+
   it('lists more than 2,000 notes of a record: following the page_token Zoho offers', async () => {
     const id = zoho.addRecord('Deals');
     for (let n = 1; n <= 2_050; n++) zoho.addNoteByHand('Deals', id, `Note ${n}`, `content ${n}`);
