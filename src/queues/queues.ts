@@ -44,6 +44,11 @@ export function routeDeliveryJob(inboxId: string): { name: string; data: RouteDe
 /** Each admin retry of an entry gets a job of its own, so the finished job of the previous run never stands in the way. */
 export const actionJobId = (entryId: string, retryBase = 0): string => `sync-${entryId}-${retryBase}`;
 
+/** An action's job, built here for the relay and its recovery alike, or they would not deduplicate each other. */
+export function runActionJob(entryId: string, retryBase: number): { name: string; data: RunActionJob; jobId: string } {
+  return { name: JOB_NAMES.runAction, data: { entryId }, jobId: actionJobId(entryId, retryBase) };
+}
+
 /**
  * One BullMQ attempt per job: the action worker counts tries on the sync log entry and re-delays the job itself
  * (honouring Retry-After), so tries survive a lost queue. Completed jobs are kept an hour so that a second enqueue

@@ -6,7 +6,7 @@ import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
 import { ActionQueues } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
-import { actionJobId, JOB_NAMES, QUEUES, routeDeliveryJob, type RunActionJob } from '../queues/queues.js';
+import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
 import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
@@ -71,7 +71,7 @@ export class RelayRecovery {
       await this.syncLog.finish(entry.id, 'failed', null, noHandlerFor(entry.kind));
       return;
     }
-    const data: RunActionJob = { entryId: entry.id };
-    await addUnlessLive(this.actionQueues.get(queue), JOB_NAMES.runAction, data, actionJobId(entry.id, entry.retryBase));
+    const { name, data, jobId } = runActionJob(entry.id, entry.retryBase);
+    await addUnlessLive(this.actionQueues.get(queue), name, data, jobId);
   }
 }

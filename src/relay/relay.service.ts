@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseUnavailableError } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { ActionQueues } from '../queues/action-queues.service.js';
-import { actionJobId, JOB_NAMES, QUEUES, routeDeliveryJob, type ActionQueueName, type RunActionJob } from '../queues/queues.js';
+import { QUEUES, routeDeliveryJob, runActionJob, type ActionQueueName } from '../queues/queues.js';
 import { RelaySignal, type RelayListener } from '../queues/relay-signal.service.js';
 import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
 import type { UnqueuedEntry } from '../sync-log/sync-log.repository.js';
@@ -164,11 +164,10 @@ export class Relay implements RelayListener, OnApplicationBootstrap, BeforeAppli
           Promise.all(
             [...byQueue].map(([queue, batch]) =>
               this.actionQueues.get(queue).addBulk(
-                batch.map((entry) => ({
-                  name: JOB_NAMES.runAction,
-                  data: { entryId: entry.id } satisfies RunActionJob,
-                  opts: { jobId: actionJobId(entry.id, entry.retryBase), delay: entry.delayMs },
-                })),
+                batch.map((entry) => {
+                  const { name, data, jobId } = runActionJob(entry.id, entry.retryBase);
+                  return { name, data, opts: { jobId, delay: entry.delayMs } };
+                }),
               ),
             ),
           ),

@@ -87,12 +87,9 @@ export class SyncLogRepository {
    * every run. Null when the entry is not failed.
    */
   async requeue(id: string): Promise<SyncLogEntry | null> {
-    const rows = await this.database.returning<Record<string, unknown>>(
-      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
-              not_before = NULL, updated_at = now()
-        WHERE id = $1 AND status = 'failed' RETURNING *`,
-      [id],
-    );
+    const rows = await this.database.returning<Record<string, unknown>>(`UPDATE sync_log SET ${QUEUED_AGAIN} WHERE id = $1 AND status = 'failed' RETURNING *`, [
+      id,
+    ]);
     return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
@@ -103,9 +100,7 @@ export class SyncLogRepository {
   async requeueMany(ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     const rows = await this.database.returning<{ id: string }>(
-      `UPDATE sync_log SET status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
-              not_before = NULL, updated_at = now()
-        WHERE id = ANY($1::bigint[]) AND status = 'failed' RETURNING id::text`,
+      `UPDATE sync_log SET ${QUEUED_AGAIN} WHERE id = ANY($1::bigint[]) AND status = 'failed' RETURNING id::text`,
       [ids],
     );
     return rows.map((r) => r.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
@@ -185,6 +180,10 @@ export class SyncLogRepository {
     return this.toEntity(row, m);
   }
 }
+
+/** A failed entry queued again with a fresh budget of tries, for the relay to enqueue under a new job id. */
+const QUEUED_AGAIN = `status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
+  not_before = NULL, updated_at = now()`;
 
 const TIMESTAMP_COLUMNS = ['created_at', 'updated_at', 'started_at', 'finished_at', 'enqueued_at', 'not_before'];
 
