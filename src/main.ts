@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { createApp } from './app/create-app.js';
 import { ConfigError } from './config/environment.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
+import { ConnectionsService } from './connections/connections.service.js';
+import { publicUrlOf } from './connections/public-url.js';
 import { createPino, PinoNestLogger } from './logging/pino-logger.js';
 
 function configOrExit(): AppConfig {
@@ -24,8 +26,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 const pinoLogger = createPino(config.logLevel);
 const app = await createApp(config, { logger: new PinoNestLogger(pinoLogger) });
 await app.listen({ port: config.port, host: '0.0.0.0' });
-const crms = [config.appointmentCrm && 'appointment', config.recordCrm && 'record'].filter(Boolean);
+const crms = await enabledCrms(app.get(ConnectionsService));
 pinoLogger.info(
-  { context: 'Main', port: config.port, crms },
-  `crm-sync listening on port ${config.port}; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none'}`,
+  { context: 'Main', port: config.port, crms, console: `${publicUrlOf(config)}/admin` },
+  `crm-sync listening on port ${config.port}; console ${publicUrlOf(config)}/admin; CRMs enabled: ${crms.length > 0 ? crms.join(', ') : 'none (connect them in the console)'}`,
 );
+
+/** The CRMs whose connection is set, in the environment or the console (the console's once the database answers). */
+async function enabledCrms(connections: ConnectionsService): Promise<string[]> {
+  const states = await connections.states().catch(() => null);
+  if (!states) return ['unknown until the database is ready'];
+  const set = (name: string) => states.some((s) => s.name === name && s.settings !== null);
+  return [set('appointment_crm') && 'appointment', set('record_crm') && 'record'].filter((crm): crm is string => Boolean(crm));
+}

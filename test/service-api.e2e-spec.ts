@@ -1,3 +1,4 @@
+import { environmentConnections } from './support/environment-connections.js';
 import { Logger } from '@nestjs/common';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,7 +30,7 @@ describe(ServiceApiClient.name, () => {
     const config = loadConfig({ ...baseEnv(sim, 'postgres://unused@127.0.0.1/x', 1), HTTP_TIMEOUT_MS: '500', PDF_MAX_BYTES: '100000' });
     fastRetries(config);
     metrics = new MetricsService();
-    client = new ServiceApiClient(config, metrics);
+    client = new ServiceApiClient(config, environmentConnections(config), metrics);
   });
   afterAll(() => sim.stop());
   afterEach(() => {

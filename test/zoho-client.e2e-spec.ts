@@ -1,3 +1,4 @@
+import { environmentConnections } from './support/environment-connections.js';
 import { Logger } from '@nestjs/common';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ describe(ZohoClient.name, () => {
       PDF_MAX_BYTES: '200000',
     });
     fastRetries(config);
-    client = new ZohoClient(config, new MetricsService());
+    client = new ZohoClient(config, environmentConnections(config), new MetricsService());
   });
   afterAll(() => Promise.all([zoho.stop(), service.stop()]));
 

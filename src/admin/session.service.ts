@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { AdminActor, Role } from './roles.js';
+import type { AdminActor } from './roles.js';
 
 export const SESSION_COOKIE = 'crm_sync_session';
 /** Twelve hours, the cookie's Max-Age and the expiry inside its value. */
@@ -28,7 +28,7 @@ export class AdminIdentity {
   private readonly tokens: KnownToken[];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    const entries = config.adminTokens?.length ? config.adminTokens : [{ name: 'admin', role: 'admin' as Role, token: config.adminToken }];
+    const entries = config.adminTokens;
     this.tokens = entries.map((t) => ({ name: t.name, role: t.role, hash: digest(t.token) }));
   }
 

@@ -1,9 +1,10 @@
-import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module.js';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
@@ -19,14 +20,12 @@ import { OperationsModule } from '../operations/operations.module.js';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const crms: Type[] = [];
-    if (config.appointmentCrm) crms.push(AppointmentCrmModule);
-    if (config.recordCrm) crms.push(RecordCrmModule);
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        ConnectionsModule,
         QueuesModule,
         HealthModule,
         ServiceApiModule,
@@ -38,7 +37,8 @@ export class AppModule {
         AdminModule,
         OperationsModule,
         AlertsModule,
-        ...crms,
+        AppointmentCrmModule,
+        RecordCrmModule,
       ],
     };
   }

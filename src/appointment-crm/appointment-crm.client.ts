@@ -3,8 +3,10 @@ import FormData from 'form-data';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
-import { OutboundError } from '../http/outbound-error.js';
-import { OutboundHttp, type OutboundHttpOptions, type OutboundRequest } from '../http/outbound-http.js';
+import { notConnected, OutboundError } from '../http/outbound-error.js';
+import { OutboundHttp, type OutboundRequest } from '../http/outbound-http.js';
+import type { AppointmentCrmConnection } from '../connections/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import {
   AppointmentNotFoundError,
   type Appointment,
@@ -25,22 +27,14 @@ const enc = encodeURIComponent;
  */
 @Injectable()
 export class HttpAppointmentCrm implements AppointmentCrm {
-  private readonly http: OutboundHttp;
+  /** The client of the connection in effect; made again when the connection changes. */
+  private client: { connection: AppointmentCrmConnection; http: OutboundHttp } | null = null;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, metrics: MetricsService) {
-    const crm = config.appointmentCrm;
-    if (!crm) throw new Error('APPOINTMENT_CRM_BASE_URL is not set');
-    const options: OutboundHttpOptions = {
-      system: 'appointment_crm',
-      baseUrl: crm.baseUrl,
-      timeoutMs: config.http.timeoutMs,
-      uploadTimeoutMs: config.http.uploadTimeoutMs,
-      retry: config.http.retry,
-      authorize: () => ({ authorization: `Bearer ${crm.apiKey}` }),
-      metrics,
-    };
-    this.http = new OutboundHttp(options);
-  }
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: ConnectionsService,
+    private readonly metrics: MetricsService,
+  ) {}
 
   async getAppointment(appointmentId: string): Promise<Appointment> {
     const data = await this.call<Record<string, unknown>>(appointmentId, {
@@ -87,8 +81,9 @@ export class HttpAppointmentCrm implements AppointmentCrm {
 
   async deleteFile(appointmentId: string, fileId: string): Promise<void> {
     // 404 here means the file went away already (an earlier attempt deleted it): the goal is reached.
-    await this.http.request({
-      endpoint: 'DELETE /appointments/:id/files/:fileId',
+    const endpoint = 'DELETE /appointments/:id/files/:fileId';
+    await (await this.http(endpoint)).request({
+      endpoint,
       method: 'DELETE',
       path: `/appointments/${enc(appointmentId)}/files/${enc(fileId)}`,
       acceptStatus: [404],
@@ -115,14 +110,34 @@ export class HttpAppointmentCrm implements AppointmentCrm {
   /** A call about one appointment: its 404 names the appointment. */
   private async call<T>(appointmentId: string, req: OutboundRequest): Promise<T> {
     try {
-      return (await this.http.request<T>(req)).data;
+      return (await (await this.http(req.endpoint)).request<T>(req)).data;
     } catch (err) {
       if (err instanceof OutboundError && err.status === 404) throw new AppointmentNotFoundError(appointmentId);
       throw err;
     }
   }
 
+  private async http(endpoint: string): Promise<OutboundHttp> {
+    const connection = await this.connections.get('appointment_crm');
+    if (!connection) throw notConnected('appointment_crm', endpoint, 'The appointment CRM');
+    if (this.client?.connection !== connection) this.client = { connection, http: appointmentCrmHttp(connection, this.config, this.metrics) };
+    return this.client.http;
+  }
+
   private invalid(endpoint: string, message: string): OutboundError {
     return new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, message);
   }
+}
+
+/** An HTTP client of the appointment CRM with a connection's base URL and key (also the console's check of a new one). */
+export function appointmentCrmHttp(connection: AppointmentCrmConnection, config: AppConfig, metrics?: MetricsService, attempts?: number): OutboundHttp {
+  return new OutboundHttp({
+    system: 'appointment_crm',
+    baseUrl: connection.baseUrl,
+    timeoutMs: config.http.timeoutMs,
+    uploadTimeoutMs: config.http.uploadTimeoutMs,
+    retry: attempts ? { ...config.http.retry, attempts } : config.http.retry,
+    authorize: () => ({ authorization: `Bearer ${connection.apiKey}` }),
+    metrics,
+  });
 }

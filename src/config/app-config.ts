@@ -1,4 +1,5 @@
 import { parseAdminTokens, type AdminTokenEntry } from '../admin/roles.js';
+import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../connections/connection-settings.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
 export interface RetryPolicy {
@@ -18,23 +19,33 @@ export interface AppConfig {
   queuePrefix: string;
   logLevel: string;
   http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number };
-  service: { baseUrl: string; token: string; maxRps: number; proposalTemplateId: string | null };
-  webhooks: {
-    secrets: { events: string[]; appointmentPrompt: string[]; recordPrompt: string[] };
-    toleranceSeconds: number;
-    dedupeWindowSeconds: number;
+  service: { maxRps: number; proposalTemplateId: string | null };
+  webhooks: { toleranceSeconds: number; dedupeWindowSeconds: number };
+  /**
+   * The connections set in the environment (null: not set there). Each wins over the console's and is read-only
+   * there; ConnectionsService merges the two, and everything that calls out asks it, never this.
+   */
+  environmentConnections: {
+    service: ServiceConnection | null;
+    appointmentCrm: AppointmentCrmConnection | null;
+    recordCrm: RecordCrmConnection | null;
+    webhooks: WebhookSecrets | null;
   };
+  /**
+   * The console's connections: secrets sealed with `key` (CONNECTIONS_KEY, else the file `keyFile`, generated on
+   * first start); every replica reads changes every `refreshMs`.
+   */
+  connections: { key: string | null; keyFile: string; refreshMs: number; stateTtlSeconds: number };
   /**
    * The relay from stored work to the queues. While deliveries arrive at `burstPerSecond` or more (measured every
    * `sampleMs`), it relays at most `burstFeedPerSecond` of them; the rest wait in Postgres until the burst ends.
    * Every `pollMs` it also looks for actions another replica recorded but could not relay.
    */
   relay: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number; pollMs: number };
-  adminToken: string;
-  /** Every token of the admin API: `ADMIN_TOKEN` (name `admin`, role admin) first, then `ADMIN_TOKENS`. */
+  /** `ADMIN_TOKEN`; null: the token made on the first start (its hash in Postgres) stands in for it. */
+  adminToken: string | null;
+  /** Every token of the admin API from the environment: `ADMIN_TOKEN` (name `admin`, role admin) first, then `ADMIN_TOKENS`. */
   adminTokens: AdminTokenEntry[];
-  appointmentCrm: { baseUrl: string; apiKey: string } | null;
-  recordCrm: { accountsUrl: string; apiDomain: string; clientId: string; clientSecret: string; refreshToken: string } | null;
   jobs: {
     /** Tries of one queued action before it is `failed`. */
     attempts: number;
@@ -73,34 +84,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retry: { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxInlineRetryAfterMs: 30_000 },
       pdfMaxBytes: v.PDF_MAX_BYTES ?? 100 * 1024 * 1024,
     },
-    service: {
-      baseUrl: v.SERVICE_API_BASE_URL.replace(/\/+$/, ''),
-      token: v.SERVICE_API_TOKEN,
-      maxRps: v.SERVICE_API_MAX_RPS ?? 10,
-      proposalTemplateId: v.PROPOSAL_TEMPLATE_ID ?? null,
+    service: { maxRps: v.SERVICE_API_MAX_RPS ?? 10, proposalTemplateId: v.PROPOSAL_TEMPLATE_ID ?? null },
+    webhooks: { toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300, dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900 },
+    environmentConnections: {
+      service: v.SERVICE_API_BASE_URL ? { baseUrl: v.SERVICE_API_BASE_URL.replace(/\/+$/, ''), token: v.SERVICE_API_TOKEN! } : null,
+      appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,
+      recordCrm: v.RECORD_CRM_API_DOMAIN
+        ? {
+            accountsUrl: (v.RECORD_CRM_ACCOUNTS_URL ?? 'https://accounts.zoho.com').replace(/\/+$/, ''),
+            apiDomain: v.RECORD_CRM_API_DOMAIN.replace(/\/+$/, ''),
+            clientId: v.RECORD_CRM_CLIENT_ID!,
+            clientSecret: v.RECORD_CRM_CLIENT_SECRET!,
+            refreshToken: v.RECORD_CRM_REFRESH_TOKEN!,
+          }
+        : null,
+      webhooks:
+        splitSecrets(v.WEBHOOK_SECRETS_EVENTS).length > 0
+          ? {
+              events: splitSecrets(v.WEBHOOK_SECRETS_EVENTS),
+              appointmentPrompt: splitSecrets(v.WEBHOOK_SECRETS_APPOINTMENT_PROMPT),
+              recordPrompt: splitSecrets(v.WEBHOOK_SECRETS_RECORD_PROMPT),
+            }
+          : null,
     },
-    webhooks: {
-      secrets: {
-        events: splitSecrets(v.WEBHOOK_SECRETS_EVENTS),
-        appointmentPrompt: splitSecrets(v.WEBHOOK_SECRETS_APPOINTMENT_PROMPT),
-        recordPrompt: splitSecrets(v.WEBHOOK_SECRETS_RECORD_PROMPT),
-      },
-      toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300,
-      dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900,
-    },
+    connections: { key: v.CONNECTIONS_KEY ?? null, keyFile: v.CONNECTIONS_KEY_FILE ?? 'data/connections.key', refreshMs: 2_000, stateTtlSeconds: 600 },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
-    adminToken: v.ADMIN_TOKEN,
-    adminTokens: [{ name: 'admin', role: 'admin', token: v.ADMIN_TOKEN }, ...parseAdminTokens(v.ADMIN_TOKENS)],
-    appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,
-    recordCrm: v.RECORD_CRM_API_DOMAIN
-      ? {
-          accountsUrl: (v.RECORD_CRM_ACCOUNTS_URL ?? 'https://accounts.zoho.com').replace(/\/+$/, ''),
-          apiDomain: v.RECORD_CRM_API_DOMAIN.replace(/\/+$/, ''),
-          clientId: v.RECORD_CRM_CLIENT_ID!,
-          clientSecret: v.RECORD_CRM_CLIENT_SECRET!,
-          refreshToken: v.RECORD_CRM_REFRESH_TOKEN!,
-        }
-      : null,
+    adminToken: v.ADMIN_TOKEN ?? null,
+    adminTokens: [...(v.ADMIN_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: v.ADMIN_TOKEN }] : []), ...parseAdminTokens(v.ADMIN_TOKENS)],
     jobs: {
       attempts: 8,
       backoffBaseMs: 5_000,

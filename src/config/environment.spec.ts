@@ -77,6 +77,6 @@ describe(loadConfig.name, () => {
       RECORD_CRM_CLIENT_SECRET: 's',
       RECORD_CRM_REFRESH_TOKEN: 'r',
     });
-    expect(config.recordCrm).toMatchObject({ accountsUrl: 'https://accounts.zoho.com', apiDomain: 'https://www.zohoapis.eu' });
+    expect(config.environmentConnections.recordCrm).toMatchObject({ accountsUrl: 'https://accounts.zoho.com', apiDomain: 'https://www.zohoapis.eu' });
   });
 });

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { adminTokensProblems } from '../admin/roles.js';
+import { parseConnectionsKey } from '../connections/connections-key.js';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -41,13 +42,14 @@ export class EnvironmentVariables {
   QUEUE_PREFIX?: string;
 
   @blankAsUnset
+  @IsOptional()
   @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://api.example.com/v1' })
-  SERVICE_API_BASE_URL!: string;
+  SERVICE_API_BASE_URL?: string;
 
   @blankAsUnset
-  @IsString({ message: 'is required' })
-  @MinLength(1)
-  SERVICE_API_TOKEN!: string;
+  @IsOptional()
+  @IsString()
+  SERVICE_API_TOKEN?: string;
 
   @toInt
   @IsOptional()
@@ -57,8 +59,9 @@ export class EnvironmentVariables {
   SERVICE_API_MAX_RPS?: number;
 
   @blankAsUnset
-  @IsString({ message: 'is required (comma-separated secrets)' })
-  WEBHOOK_SECRETS_EVENTS!: string;
+  @IsOptional()
+  @IsString()
+  WEBHOOK_SECRETS_EVENTS?: string;
 
   @blankAsUnset
   @IsOptional()
@@ -82,10 +85,12 @@ export class EnvironmentVariables {
   @Min(0, { message: 'must be 0 or more' })
   WEBHOOK_DEDUPE_WINDOW_SECONDS?: number;
 
+  /** Unset: the daemon makes one on its first start, prints it once and keeps only its hash (admin/first-start). */
   @blankAsUnset
-  @IsString({ message: 'is required' })
+  @IsOptional()
+  @IsString()
   @MinLength(16, { message: 'must be at least 16 characters' })
-  ADMIN_TOKEN!: string;
+  ADMIN_TOKEN?: string;
 
   /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (admin/roles.ts). */
   @blankAsUnset
@@ -191,6 +196,17 @@ export class EnvironmentVariables {
   @Min(1, { message: 'must be at least 1' })
   INBOX_RETENTION_DAYS?: number;
 
+  /** 32 bytes, base64 or hex: the key of the console's secrets. Unset: read from (or generated into) CONNECTIONS_KEY_FILE. */
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  CONNECTIONS_KEY?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  CONNECTIONS_KEY_FILE?: string;
+
   @blankAsUnset
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -234,8 +250,18 @@ function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
   if (vars.SERVICE_API_BASE_URL && !/\/v1\/?$/.test(vars.SERVICE_API_BASE_URL)) {
     problems.push({ variable: 'SERVICE_API_BASE_URL', reason: 'must end in /v1' });
   }
-  if (vars.WEBHOOK_SECRETS_EVENTS !== undefined && splitSecrets(vars.WEBHOOK_SECRETS_EVENTS).length === 0) {
-    problems.push({ variable: 'WEBHOOK_SECRETS_EVENTS', reason: 'is required (comma-separated secrets)' });
+  if (vars.SERVICE_API_BASE_URL && !vars.SERVICE_API_TOKEN) {
+    problems.push({ variable: 'SERVICE_API_TOKEN', reason: 'is required when SERVICE_API_BASE_URL is set' });
+  }
+  if (vars.SERVICE_API_TOKEN && !vars.SERVICE_API_BASE_URL) {
+    problems.push({ variable: 'SERVICE_API_BASE_URL', reason: 'is required when SERVICE_API_TOKEN is set' });
+  }
+  const prompts = [vars.WEBHOOK_SECRETS_APPOINTMENT_PROMPT, vars.WEBHOOK_SECRETS_RECORD_PROMPT].some((v) => splitSecrets(v).length > 0);
+  if (splitSecrets(vars.WEBHOOK_SECRETS_EVENTS).length === 0 && (vars.WEBHOOK_SECRETS_EVENTS !== undefined || prompts)) {
+    problems.push({ variable: 'WEBHOOK_SECRETS_EVENTS', reason: 'is required (comma-separated secrets) when a webhook secret is set in the environment' });
+  }
+  if (vars.CONNECTIONS_KEY !== undefined && parseConnectionsKey(vars.CONNECTIONS_KEY) === null) {
+    problems.push({ variable: 'CONNECTIONS_KEY', reason: 'must be 32 bytes, written as 64 hex digits or 44 base64 characters' });
   }
   if (vars.ADMIN_TOKENS !== undefined) {
     for (const reason of adminTokensProblems(vars.ADMIN_TOKENS, vars.ADMIN_TOKEN)) problems.push({ variable: 'ADMIN_TOKENS', reason });

@@ -2,9 +2,19 @@
  * Why an outbound call failed. `transient` failures (429, 408, 409, 5xx, time-outs, connection errors) are worth
  * retrying; the others (400, 401, 403, 404, ...) fail at once.
  */
-export type OutboundFailure = 'rate_limited' | 'unavailable' | 'timeout' | 'network' | 'not_found' | 'unauthorized' | 'rejected' | 'invalid_response';
+export type OutboundFailure =
+  | 'rate_limited'
+  | 'unavailable'
+  | 'timeout'
+  | 'network'
+  | 'not_connected'
+  | 'not_found'
+  | 'unauthorized'
+  | 'rejected'
+  | 'invalid_response';
 
-const TRANSIENT: ReadonlySet<OutboundFailure> = new Set(['rate_limited', 'unavailable', 'timeout', 'network']);
+/** `not_connected` is retried too: an admin connecting the system from the console is what it waits for. */
+const TRANSIENT: ReadonlySet<OutboundFailure> = new Set(['rate_limited', 'unavailable', 'timeout', 'network', 'not_connected']);
 
 /** A failed call to the service or a CRM: which system, which endpoint, what status, and a short excerpt of the answer. */
 export class OutboundError extends Error {
@@ -23,6 +33,11 @@ export class OutboundError extends Error {
     this.name = 'OutboundError';
     this.transient = TRANSIENT.has(failure);
   }
+}
+
+/** A call to a system whose connection is not set, in the environment or the console. */
+export function notConnected(system: string, endpoint: string, label: string): OutboundError {
+  return new OutboundError(system, endpoint, 'not_connected', null, `${label} is not connected: connect it on the console's Connections screen`);
 }
 
 export function failureForStatus(status: number): OutboundFailure {

@@ -1,9 +1,9 @@
-import { BadGatewayException, ConflictException, Inject, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../admin/roles.js';
 import { AdminAudit } from '../admin/admin-audit.service.js';
 import { syncLogEntryView } from '../admin/sync-log.view.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ReadinessRegistry } from '../health/readiness.registry.js';
+import { ConnectionViews } from '../connections/connection-views.service.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
 import { mappingView } from '../mappings/mapping.view.js';
 import { RelaySignal } from '../queues/relay-signal.service.js';
@@ -18,10 +18,6 @@ export const PROJECT_DELIVERIES_LIMIT = 100;
 export const PROJECT_ACTIONS_LIMIT = 200;
 /** At most this many entries are retried by one bulk retry; the answer says when more matched. */
 export const BULK_RETRY_CAP = 10_000;
-/** How long the overview waits for the record CRM's readiness check before calling it degraded. */
-const CHECK_WAIT_MS = 2000;
-
-type ConnectionState = { status: 'connected' | 'degraded' | 'not_configured'; detail: string | null };
 
 /** What the operations routes do: the overview, the project view, deliveries and their replay, the bulk retry. */
 @Injectable()
@@ -31,9 +27,9 @@ export class OperationsService {
     private readonly syncLog: SyncLogRepository,
     private readonly router: DeliveryRouter,
     private readonly relay: RelaySignal,
-    private readonly readiness: ReadinessRegistry,
     private readonly audit: AdminAudit,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connectionViews: ConnectionViews,
+    private readonly connectionSettings: ConnectionsService,
   ) {}
 
   async overview(window: OverviewWindow): Promise<OverviewView> {
@@ -61,36 +57,20 @@ export class OperationsService {
     };
   }
 
-  /** The connections' state from the configuration; the record CRM's from its readiness check (its token). */
+  /** Each connection's state, as the Connections screen shows it; the webhooks' with which endpoints have a secret. */
   private async connections(): Promise<Record<string, unknown>> {
-    const secrets = this.config.webhooks.secrets;
-    return {
-      service: { status: this.config.service.baseUrl ? 'connected' : 'not_configured', detail: null } satisfies ConnectionState,
-      appointment_crm: { status: this.config.appointmentCrm ? 'connected' : 'not_configured', detail: null } satisfies ConnectionState,
-      record_crm: await this.recordCrmState(),
-      webhooks: {
-        status: secrets.events.length + secrets.appointmentPrompt.length + secrets.recordPrompt.length > 0 ? 'connected' : 'not_configured',
-        detail: null,
-        endpoints: {
-          events: secrets.events.length > 0,
-          appointment_prompt: secrets.appointmentPrompt.length > 0,
-          record_prompt: secrets.recordPrompt.length > 0,
-        },
+    const [views, webhooks] = await Promise.all([this.connectionViews.list(), this.connectionSettings.get('webhooks')]);
+    const states: Record<string, unknown> = {};
+    for (const view of views) states[view.name] = { status: view.status, detail: view.detail };
+    states.webhooks = {
+      ...(states.webhooks as object),
+      endpoints: {
+        events: (webhooks?.events.length ?? 0) > 0,
+        appointment_prompt: (webhooks?.appointmentPrompt.length ?? 0) > 0,
+        record_prompt: (webhooks?.recordPrompt.length ?? 0) > 0,
       },
     };
-  }
-
-  private async recordCrmState(): Promise<ConnectionState> {
-    if (!this.config.recordCrm) return { status: 'not_configured', detail: null };
-    const check = this.readiness.entries().find(([name]) => name === 'record_crm')?.[1];
-    if (!check) return { status: 'connected', detail: null };
-    const outcome = await Promise.race([
-      check().catch((err: unknown) => ({ status: 'degraded' as const, message: err instanceof Error ? err.message : String(err) })),
-      new Promise<{ status: 'degraded'; message: string }>((resolve) =>
-        setTimeout(resolve, CHECK_WAIT_MS, { status: 'degraded', message: 'the token check did not answer in time' }).unref(),
-      ),
-    ]);
-    return outcome.status === 'up' ? { status: 'connected', detail: null } : { status: 'degraded', detail: outcome.message ?? outcome.status };
+    return states;
   }
 
   async project(projectId: string): Promise<ProjectView> {

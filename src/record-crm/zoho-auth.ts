@@ -20,7 +20,7 @@ export interface ZohoToken {
 }
 
 const ENDPOINT = 'POST /oauth/v2/token';
-/** A refused refresh token stays refused until someone re-authorises (and restarts with the new one). */
+/** A refused refresh token stays refused until someone re-authorises (a new connection gets a new ZohoAuth). */
 const REFUSED_FOR_MS = 10 * 60_000;
 /** Zoho grants 10 tokens per refresh token per 10 minutes; once throttled, wait a minute before asking again. */
 const THROTTLED_FOR_MS = 60_000;
@@ -115,7 +115,7 @@ export class ZohoAuth {
     return fail(
       'unauthorized',
       `Zoho refused the refresh token (${error}${description}): it is revoked or wrong, or the client id and secret do not match; ` +
-        're-authorise the self-client and set RECORD_CRM_REFRESH_TOKEN',
+        'connect Zoho CRM again from the console (or set a new RECORD_CRM_REFRESH_TOKEN)',
     );
   }
 }

@@ -3,13 +3,16 @@ import FormData from 'form-data';
 import type { Readable } from 'node:stream';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { RecordCrmConnection } from '../connections/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
-import { OutboundError, type OutboundFailure } from '../http/outbound-error.js';
+import { notConnected, OutboundError, type OutboundFailure } from '../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
 import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
 import { ZohoAuth } from './zoho-auth.js';
+import { ZOHO_SCOPES } from './zoho-scopes.js';
 
 /** Zoho's answers to a token it does not (or no longer) accept: a fresh token fixes them. */
 const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHENTICATION_FAILURE']);
@@ -18,6 +21,13 @@ const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
 const MAX_PAGES = 500;
 const enc = encodeURIComponent;
+
+interface ZohoGrant {
+  credentials: RecordCrmConnection;
+  auth: ZohoAuth;
+  /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
+  scopeProblem: string | null;
+}
 
 interface ZohoEnvelope {
   data?: Array<Record<string, unknown>>;
@@ -32,17 +42,16 @@ interface ZohoEnvelope {
 @Injectable()
 export class ZohoClient implements RecordCrm {
   private readonly http: OutboundHttp;
-  private readonly auth: ZohoAuth;
-  /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
-  private scopeProblem: string | null = null;
+  private readonly accounts: OutboundHttp;
+  /** The token of the connection in effect; replaced when the connection changes (the console's Connect). */
+  private grant: ZohoGrant | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: ConnectionsService,
     metrics: MetricsService,
-    @Optional() @Inject(ALERT_SINK) alerts?: AlertSink,
+    @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
   ) {
-    const credentials = config.recordCrm;
-    if (!credentials) throw new Error('ZohoClient needs RECORD_CRM_API_DOMAIN');
     this.http = new OutboundHttp({
       system: 'zoho',
       timeoutMs: config.http.timeoutMs,
@@ -50,8 +59,7 @@ export class ZohoClient implements RecordCrm {
       retry: config.http.retry,
       metrics,
     });
-    const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
-    this.auth = new ZohoAuth(accounts, credentials, config.http.retry, Date.now, (reason) => alerts?.notify('record_crm_token_refused', { detail: reason }));
+    this.accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
   }
 
   async findAttachment(record: RecordRef, matches: (fileName: string) => boolean): Promise<RecordAttachment | null> {
@@ -144,14 +152,34 @@ export class ZohoClient implements RecordCrm {
     return firstResultId('POST /Notes', data);
   }
 
-  /** Asks the accounts server only when there is neither a valid token nor a remembered refusal. */
+  /**
+   * Why no call can succeed now (no token, or a refused scope), or null; null too when Zoho CRM is not connected
+   * (nothing is wrong then). Asks the accounts server only when there is neither a valid token nor a remembered refusal.
+   */
   async accessProblem(): Promise<string | null> {
+    const credentials = await this.connections.get('record_crm');
+    if (!credentials) return null;
+    const grant = this.grantFor(credentials);
     try {
-      await this.auth.get();
+      await grant.auth.get();
     } catch (err) {
       return err instanceof OutboundError ? err.excerpt || err.message : `cannot obtain a Zoho token: ${(err as Error).message}`;
     }
-    return this.scopeProblem;
+    return grant.scopeProblem;
+  }
+
+  private async currentGrant(endpoint: string): Promise<ZohoGrant> {
+    const credentials = await this.connections.get('record_crm');
+    if (!credentials) throw notConnected('zoho', endpoint, 'Zoho CRM');
+    return this.grantFor(credentials);
+  }
+
+  private grantFor(credentials: RecordCrmConnection): ZohoGrant {
+    if (this.grant?.credentials !== credentials) {
+      const onRefused = (reason: string) => this.alerts?.notify('record_crm_token_refused', { detail: reason });
+      this.grant = { credentials, auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused), scopeProblem: null };
+    }
+    return this.grant;
   }
 
   /**
@@ -160,8 +188,9 @@ export class ZohoClient implements RecordCrm {
    */
   private async call<T>(build: OutboundRequest | (() => Promise<OutboundRequest>)): Promise<OutboundResponse<T>> {
     for (let tries = 1; ; tries++) {
-      const token = await this.auth.get();
       const req = typeof build === 'function' ? await build() : build;
+      const grant = await this.currentGrant(req.endpoint);
+      const token = await grant.auth.get();
       const response = await this.http.request<T>({
         ...req,
         path: `${token.apiDomain}/crm/v8${req.path}`,
@@ -169,18 +198,18 @@ export class ZohoClient implements RecordCrm {
         acceptStatus: READ_STATUSES,
       });
       if (response.status < 400) {
-        this.scopeProblem = null;
+        grant.scopeProblem = null;
         return response;
       }
       const error = zohoError(response.status, response.data);
       if (response.status === 401 && STALE_TOKEN_CODES.has(error.code) && tries === 1) {
-        this.auth.invalidate(token.accessToken);
+        grant.auth.invalidate(token.accessToken);
         continue;
       }
       if (error.code === 'OAUTH_SCOPE_MISMATCH') {
-        this.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): re-authorise the self-client with ZohoCRM.modules.ALL, ZohoCRM.modules.attachments.ALL and ZohoCRM.modules.notes.ALL`;
+        grant.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): connect Zoho CRM again from the console (it asks for ${ZOHO_SCOPES})`;
         // Answered 401 or 403 (Zoho's material shows both): either way only re-authorisation helps.
-        throw new OutboundError('zoho', req.endpoint, 'unauthorized', response.status, `${this.scopeProblem}; ${error.text}`);
+        throw new OutboundError('zoho', req.endpoint, 'unauthorized', response.status, `${grant.scopeProblem}; ${error.text}`);
       }
       throw new OutboundError('zoho', req.endpoint, error.failure, response.status, error.text);
     }

@@ -5,7 +5,9 @@ import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString, jsonInteger, optionalIdString } from '../http/exact-json.js';
-import { OutboundError } from '../http/outbound-error.js';
+import { notConnected, OutboundError } from '../http/outbound-error.js';
+import type { ServiceConnection } from '../connections/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';
 import { normalizeIds } from './normalize-ids.js';
@@ -39,25 +41,19 @@ const enc = encodeURIComponent;
  */
 @Injectable()
 export class ServiceApiClient {
-  private readonly http: OutboundHttp;
   private readonly downloads: OutboundHttp;
-  private firstTemplate?: Promise<string>;
+  /** One rate cap for every connection this process uses in turn. */
+  private readonly throttle: <T>(call: () => Promise<T>) => Promise<T>;
+  /** The client of the connection in effect, and what was learnt through it; made again when the connection changes. */
+  private client: { connection: ServiceConnection; http: OutboundHttp; firstTemplate?: Promise<string> } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    metrics: MetricsService,
+    private readonly connections: ConnectionsService,
+    private readonly metrics: MetricsService,
   ) {
-    const throttle = pThrottle({ limit: config.service.maxRps, interval: 1000 });
-    this.http = new OutboundHttp({
-      system: 'service',
-      baseUrl: config.service.baseUrl,
-      timeoutMs: config.http.timeoutMs,
-      uploadTimeoutMs: config.http.uploadTimeoutMs,
-      retry: config.http.retry,
-      authorize: () => ({ authorization: `Bearer ${config.service.token}` }),
-      throttle: (call) => throttle(call)(),
-      metrics,
-    });
+    const throttled = pThrottle({ limit: config.service.maxRps, interval: 1000 });
+    this.throttle = (call) => throttled(call)();
     this.downloads = new OutboundHttp({ system: 'download', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
   }
 
@@ -122,8 +118,9 @@ export class ServiceApiClient {
     const form = new FormData();
     if ('fileUrl' in source) form.append('file_url', source.fileUrl);
     else form.append('file', source.file, { filename: source.fileName, contentType: 'application/pdf' });
-    const response = await this.http.request({
-      endpoint: 'P9 POST /projects/:id/import_pdf',
+    const endpoint = 'P9 POST /projects/:id/import_pdf';
+    const response = await (await this.api(endpoint)).request({
+      endpoint,
       method: 'POST',
       path: `/projects/${enc(projectId)}/import_pdf`,
       body: form,
@@ -190,15 +187,17 @@ export class ServiceApiClient {
    * The template of proposal exports: PROPOSAL_TEMPLATE_ID, else the service's first (R2), asked once per process
    * (a failed lookup is asked again next time).
    */
-  proposalTemplateId(): Promise<string> {
-    if (this.config.service.proposalTemplateId) return Promise.resolve(this.config.service.proposalTemplateId);
-    this.firstTemplate ??= this.listProposalTemplates({ page: 1, perPage: 10 }).then(([first]) => {
+  async proposalTemplateId(): Promise<string> {
+    if (this.config.service.proposalTemplateId) return this.config.service.proposalTemplateId;
+    await this.api('R2 GET /proposal_templates');
+    const client = this.client!;
+    client.firstTemplate ??= this.listProposalTemplates({ page: 1, perPage: 10 }).then(([first]) => {
       if (!first)
         throw new OutboundError('service', 'R2 GET /proposal_templates', 'rejected', 200, 'the service lists no proposal template; set PROPOSAL_TEMPLATE_ID');
       return first.id;
     });
-    return this.firstTemplate.catch((err: unknown) => {
-      this.firstTemplate = undefined;
+    return client.firstTemplate.catch((err: unknown) => {
+      client.firstTemplate = undefined;
       throw err;
     });
   }
@@ -266,8 +265,8 @@ export class ServiceApiClient {
    */
   async getConnectedProduct(productId: string): Promise<string | null> {
     const path = `/appointment_crm/connected_product/${enc(productId)}`;
-    const ask = (method: 'GET' | 'POST') =>
-      this.http.request<{ connected_product_id?: unknown } | null>({
+    const ask = async (method: 'GET' | 'POST') =>
+      (await this.api('A3 /appointment_crm/connected_product/:id')).request<{ connected_product_id?: unknown } | null>({
         endpoint: `A3 ${method} /appointment_crm/connected_product/:id`,
         method,
         path,
@@ -324,8 +323,15 @@ export class ServiceApiClient {
     json?: unknown,
     params?: Record<string, string | number | undefined>,
   ): Promise<T> {
-    const response = await this.http.request({ endpoint, method, path, json, params });
+    const response = await (await this.api(endpoint)).request({ endpoint, method, path, json, params });
     return normalizeIds<T>(response.data);
+  }
+
+  private async api(endpoint: string): Promise<OutboundHttp> {
+    const connection = await this.connections.get('service');
+    if (!connection) throw notConnected('service', endpoint, 'The service');
+    if (this.client?.connection !== connection) this.client = { connection, http: serviceHttp(connection, this.config, this.metrics, this.throttle) };
+    return this.client.http;
   }
 
   private async getList<T>(endpoint: string, path: string, params: Record<string, string | number | undefined>): Promise<T[]> {
@@ -353,4 +359,24 @@ function toOptionalPair(value: unknown): AssociationPair | null {
   const appointment = optionalIdString(v.appointment_id);
   const project = optionalIdString(v.project_id);
   return appointment && project ? { appointment_id: appointment, project_id: project } : null;
+}
+
+/** An HTTP client of the service with a connection's base URL and token (also the console's check of a new one). */
+export function serviceHttp(
+  connection: ServiceConnection,
+  config: AppConfig,
+  metrics?: MetricsService,
+  throttle?: <T>(call: () => Promise<T>) => Promise<T>,
+  attempts?: number,
+): OutboundHttp {
+  return new OutboundHttp({
+    system: 'service',
+    baseUrl: connection.baseUrl,
+    timeoutMs: config.http.timeoutMs,
+    uploadTimeoutMs: config.http.uploadTimeoutMs,
+    retry: attempts ? { ...config.http.retry, attempts } : config.http.retry,
+    authorize: () => ({ authorization: `Bearer ${connection.token}` }),
+    throttle,
+    metrics,
+  });
 }

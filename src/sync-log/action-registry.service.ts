@@ -57,7 +57,6 @@ export class ActionRegistry implements OnModuleInit {
   }
 
   private assertEveryKindHandled(): void {
-    const enabled = new Set<CrmName>([...(this.config.appointmentCrm ? ['appointment' as const] : []), ...(this.config.recordCrm ? ['record' as const] : [])]);
     const missing: string[] = [];
     for (const [kind, runBy] of Object.entries(ACTION_KINDS) as Array<[ActionKind, (typeof ACTION_KINDS)[ActionKind]]>) {
       if (runBy === 'never run') continue;
@@ -65,7 +64,7 @@ export class ActionRegistry implements OnModuleInit {
         if (!this.handlerFor(kind, null)) missing.push(kind);
         continue;
       }
-      for (const crm of runBy) if (enabled.has(crm) && !this.handlerFor(kind, crm)) missing.push(`${kind} (${crm})`);
+      for (const crm of runBy) if (!this.handlerFor(kind, crm)) missing.push(`${kind} (${crm})`);
     }
     if (missing.length > 0) throw new Error(`no handler for action kind(s): ${missing.join(', ')}`);
   }

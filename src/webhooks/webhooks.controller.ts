@@ -3,12 +3,15 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { WebhookSecrets } from '../connections/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
 import { InboxService } from './inbox.service.js';
 import { parseDelivery } from './parse-delivery.js';
 import { verifySignature } from './signature.js';
 
+type SecretsOf = (secrets: WebhookSecrets) => string[];
 type Answer = { status: number; body: Record<string, unknown>; outcome: string };
 
 /**
@@ -21,6 +24,7 @@ export class WebhooksController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inbox: InboxService,
+    private readonly connections: ConnectionsService,
     private readonly metrics: MetricsService,
     /** Told when a delivery is refused with 503 (AlertsModule); it records and sends in the background. */
     @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
@@ -30,30 +34,38 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Events webhook ({event, data}), signed with WEBHOOK_SECRETS_EVENTS.' })
   events(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
-    return this.receive('events', this.config.webhooks.secrets.events, req, signature, reply);
+    return this.receive('events', (s) => s.events, req, signature, reply);
   }
 
   @Post('appointment-crm/export-prompt')
   @HttpCode(200)
   @ApiOperation({ summary: 'Appointment CRM export-prompt webhook, signed with WEBHOOK_SECRETS_APPOINTMENT_PROMPT.' })
   appointmentPrompt(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
-    return this.receive('appointment-prompt', this.config.webhooks.secrets.appointmentPrompt, req, signature, reply);
+    return this.receive('appointment-prompt', (s) => s.appointmentPrompt, req, signature, reply);
   }
 
   @Post('record-crm/export-prompt')
   @HttpCode(200)
   @ApiOperation({ summary: 'Record CRM export-prompt webhook, signed with WEBHOOK_SECRETS_RECORD_PROMPT.' })
   recordPrompt(@Req() req: FastifyRequest, @Headers('service-signature') signature: string | undefined, @Res() reply: FastifyReply) {
-    return this.receive('record-prompt', this.config.webhooks.secrets.recordPrompt, req, signature, reply);
+    return this.receive('record-prompt', (s) => s.recordPrompt, req, signature, reply);
   }
 
-  private async receive(endpoint: WebhookEndpoint, secrets: string[], req: FastifyRequest, signature: string | undefined, reply: FastifyReply): Promise<void> {
-    const answer = await this.judge(endpoint, secrets, req, signature);
+  private async receive(endpoint: WebhookEndpoint, secretsOf: SecretsOf, req: FastifyRequest, signature: string | undefined, reply: FastifyReply): Promise<void> {
+    const answer = await this.judge(endpoint, secretsOf, req, signature);
     this.metrics.webhooksReceived.inc({ endpoint, outcome: answer.outcome });
     await reply.status(answer.status).send(answer.body);
   }
 
-  private async judge(endpoint: WebhookEndpoint, secrets: string[], req: FastifyRequest, signature: string | undefined): Promise<Answer> {
+  private async judge(endpoint: WebhookEndpoint, secretsOf: SecretsOf, req: FastifyRequest, signature: string | undefined): Promise<Answer> {
+    let secrets: string[];
+    try {
+      const configured = await this.connections.get('webhooks');
+      secrets = configured ? secretsOf(configured) : [];
+    } catch {
+      // The console's secrets cannot be read (the database is down): the service must deliver it again.
+      return { status: 503, body: { error: 'the webhook secrets cannot be read now; please retry' }, outcome: 'unavailable' };
+    }
     if (secrets.length === 0) {
       return { status: 404, body: { error: 'this webhook is not configured (no secret set)' }, outcome: 'rejected' };
     }

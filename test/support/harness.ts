@@ -15,6 +15,9 @@ export const EVENTS_SECRET = 'whsec-events-test';
 export const APPOINTMENT_PROMPT_SECRET = 'whsec-appointment-prompt-test';
 export const RECORD_PROMPT_SECRET = 'whsec-record-prompt-test';
 
+/** The key of the console's secrets in tests (64 hex digits); a test of a wrong key uses another. */
+export const TEST_CONNECTIONS_KEY = '0123456789abcdef'.repeat(4);
+
 export const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 export const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -64,6 +67,7 @@ export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: numbe
     WEBHOOK_SECRETS_APPOINTMENT_PROMPT: APPOINTMENT_PROMPT_SECRET,
     WEBHOOK_SECRETS_RECORD_PROMPT: RECORD_PROMPT_SECRET,
     ADMIN_TOKEN,
+    CONNECTIONS_KEY: TEST_CONNECTIONS_KEY,
     RECONCILE_INTERVAL_SECONDS: '0',
     QUEUE_PREFIX: `crm-sync-test-${randomBytes(4).toString('hex')}`,
     DRAWINGS_COALESCE_MS: '300',

@@ -8,6 +8,7 @@ import { Actor1763700007000 } from './1763700007000-actor.js';
 import { CallTraces1763700008000 } from './1763700008000-call-traces.js';
 import { Alerts1763700009000 } from './1763700009000-alerts.js';
 import { Operations1763700010000 } from './1763700010000-operations.js';
+import { Connections1763700011000 } from './1763700011000-connections.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   CallTraces1763700008000,
   Alerts1763700009000,
   Operations1763700010000,
+  Connections1763700011000,
 ];

@@ -1,0 +1,104 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { appointmentCrmHttp } from '../appointment-crm/appointment-crm.client.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ReadinessRegistry } from '../health/readiness.registry.js';
+import { OutboundError } from '../http/outbound-error.js';
+import { OutboundHttp } from '../http/outbound-http.js';
+import { ZohoAuth } from '../record-crm/zoho-auth.js';
+import { serviceHttp } from '../service-api/service-api.client.js';
+import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from './connection-settings.js';
+import { ConnectionsService } from './connections.service.js';
+
+export interface CheckOutcome {
+  ok: boolean;
+  detail: string;
+}
+
+/** The appointment whose lookup proves the key: any answer but 401/403 (its 404 included) means the key is taken. */
+const PROBE_APPOINTMENT = 'crm-sync-connection-check';
+
+const describe = (err: unknown): string => (err instanceof OutboundError ? err.message : `failed: ${(err as Error).message}`);
+
+/**
+ * The Test button, and the check of new settings before they are saved: one call that needs the credentials and
+ * changes nothing, tried once (no retries, so a wrong address answers within the time-out).
+ */
+@Injectable()
+export class ConnectionChecks {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connections: ConnectionsService,
+    private readonly readiness: ReadinessRegistry,
+  ) {}
+
+  /** Checks the connection in effect and records the outcome (the console's "last checked"). */
+  async checkAndRecord(name: ConnectionName): Promise<CheckOutcome> {
+    const outcome = await this.checkCurrent(name);
+    await this.connections.recordCheck(name, outcome.ok, outcome.detail);
+    return outcome;
+  }
+
+  /** R2 (proposal templates, one page): the service's cheapest call that needs the token. */
+  async service(connection: ServiceConnection): Promise<CheckOutcome> {
+    try {
+      await serviceHttp(connection, this.config, undefined, undefined, 1).request({
+        endpoint: 'R2 GET /proposal_templates',
+        method: 'GET',
+        path: '/proposal_templates',
+        params: { per_page: 1 },
+      });
+      return { ok: true, detail: `the service at ${connection.baseUrl} accepted the token` };
+    } catch (err) {
+      return { ok: false, detail: describe(err) };
+    }
+  }
+
+  /** GET of an appointment that does not exist: a JSON 404 (or 200) proves address and key; 401 or 403 refuse the key. */
+  async appointmentCrm(connection: AppointmentCrmConnection): Promise<CheckOutcome> {
+    try {
+      await appointmentCrmHttp(connection, this.config, undefined, 1).request({
+        endpoint: 'GET /appointments/:id',
+        method: 'GET',
+        path: `/appointments/${PROBE_APPOINTMENT}`,
+        acceptStatus: [404],
+      });
+      return { ok: true, detail: `the appointment CRM at ${connection.baseUrl} accepted the key` };
+    } catch (err) {
+      return { ok: false, detail: describe(err) };
+    }
+  }
+
+  /** A token of the refresh-token grant, from settings not in use yet (the connection in use is checked by its client). */
+  async recordCrm(connection: RecordCrmConnection): Promise<CheckOutcome> {
+    const retry = { ...this.config.http.retry, attempts: 1 };
+    const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, retry });
+    try {
+      const token = await new ZohoAuth(accounts, connection, retry).get();
+      return { ok: true, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };
+    } catch (err) {
+      return { ok: false, detail: describe(err) };
+    }
+  }
+
+  webhooks(secrets: WebhookSecrets): CheckOutcome {
+    const count = (list: string[]) => (list.length === 0 ? 'none' : list.length === 1 ? '1 secret' : `${list.length} secrets (rotation)`);
+    const detail = `events: ${count(secrets.events)}; appointment prompt: ${count(secrets.appointmentPrompt)}; record prompt: ${count(secrets.recordPrompt)}`;
+    return { ok: secrets.events.length > 0, detail: secrets.events.length > 0 ? detail : `the events webhook has no secret; ${detail}` };
+  }
+
+  private async checkCurrent(name: ConnectionName): Promise<CheckOutcome> {
+    if (name === 'service') return this.ifConfigured(await this.connections.get('service'), (c) => this.service(c));
+    if (name === 'appointment_crm') return this.ifConfigured(await this.connections.get('appointment_crm'), (c) => this.appointmentCrm(c));
+    if (name === 'webhooks') return this.ifConfigured(await this.connections.get('webhooks'), (c) => Promise.resolve(this.webhooks(c)));
+    return this.ifConfigured(await this.connections.get('record_crm'), async () => {
+      // Through the adapter's own token, so a Test neither uses up Zoho's token quota nor forgets a refusal.
+      const check = this.readiness.entries().find(([entry]) => entry === 'record_crm')?.[1];
+      const outcome = check ? await check() : { status: 'up' as const };
+      return outcome.status === 'up' ? { ok: true, detail: 'Zoho issued an access token' } : { ok: false, detail: outcome.message ?? outcome.status };
+    });
+  }
+
+  private ifConfigured<T>(settings: T | null, check: (settings: T) => Promise<CheckOutcome>): Promise<CheckOutcome> {
+    return settings ? check(settings) : Promise.resolve({ ok: false, detail: 'not configured' });
+  }
+}

@@ -1,0 +1,55 @@
+import type { ConnectionName, ConnectionSettings } from './connection-settings.js';
+
+type Plain = Record<string, string>;
+type Secrets = Record<string, unknown>;
+
+interface Codec<N extends ConnectionName> {
+  /** Splits settings into what is stored in plain text and what is sealed. */
+  split(settings: ConnectionSettings[N]): { plain: Plain; secrets: Secrets };
+  join(plain: Plain, secrets: Secrets): ConnectionSettings[N];
+  /** What an admin may see: no secret, at most its last 4 characters. */
+  view(settings: ConnectionSettings[N]): Record<string, unknown>;
+}
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+
+/** The last 4 characters of a secret long enough that they say little about it (12 or more), else null. */
+export const lastFour = (secret: string): string | null => (secret.length >= 12 ? secret.slice(-4) : null);
+
+export const CODECS: { [N in ConnectionName]: Codec<N> } = {
+  service: {
+    split: (s) => ({ plain: { base_url: s.baseUrl }, secrets: { token: s.token } }),
+    join: (plain, secrets) => ({ baseUrl: plain.base_url, token: String(secrets.token) }),
+    view: (s) => ({ base_url: s.baseUrl, token_last4: lastFour(s.token) }),
+  },
+  appointment_crm: {
+    split: (s) => ({ plain: { base_url: s.baseUrl }, secrets: { api_key: s.apiKey } }),
+    join: (plain, secrets) => ({ baseUrl: plain.base_url, apiKey: String(secrets.api_key) }),
+    view: (s) => ({ base_url: s.baseUrl, api_key_last4: lastFour(s.apiKey) }),
+  },
+  record_crm: {
+    split: (s) => ({
+      plain: { accounts_url: s.accountsUrl, api_domain: s.apiDomain, client_id: s.clientId },
+      secrets: { client_secret: s.clientSecret, refresh_token: s.refreshToken },
+    }),
+    join: (plain, secrets) => ({
+      accountsUrl: plain.accounts_url,
+      apiDomain: plain.api_domain,
+      clientId: plain.client_id,
+      clientSecret: String(secrets.client_secret),
+      refreshToken: String(secrets.refresh_token),
+    }),
+    view: (s) => ({ accounts_url: s.accountsUrl, api_domain: s.apiDomain, client_id: s.clientId, client_secret_last4: lastFour(s.clientSecret) }),
+  },
+  webhooks: {
+    split: (s) => ({ plain: {}, secrets: { events: s.events, appointment_prompt: s.appointmentPrompt, record_prompt: s.recordPrompt } }),
+    join: (_plain, secrets) => ({
+      events: strings(secrets.events),
+      appointmentPrompt: strings(secrets.appointment_prompt),
+      recordPrompt: strings(secrets.record_prompt),
+    }),
+    view: (s) => ({
+      secrets_last4: { events: s.events.map(lastFour), appointment_prompt: s.appointmentPrompt.map(lastFour), record_prompt: s.recordPrompt.map(lastFour) },
+    }),
+  },
+};

@@ -1,0 +1,185 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseService } from '../database/database.service.js';
+import { CODECS } from './connection-codecs.js';
+import { ConnectionRepository, type CheckRow } from './connection.repository.js';
+import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from './connection-settings.js';
+import { loadConnectionsKey, type ConnectionsKey } from './connections-key.js';
+import { SecretBox, SecretBoxError } from './secret-box.js';
+
+/** What the environment variables of each connection are called, for the answer that says it is set there. */
+export const ENVIRONMENT_VARIABLES: Record<ConnectionName, string> = {
+  service: 'SERVICE_API_BASE_URL and SERVICE_API_TOKEN',
+  appointment_crm: 'APPOINTMENT_CRM_BASE_URL and APPOINTMENT_CRM_API_KEY',
+  record_crm: 'RECORD_CRM_API_DOMAIN and RECORD_CRM_CLIENT_ID/SECRET/REFRESH_TOKEN',
+  webhooks: 'WEBHOOK_SECRETS_EVENTS (and the prompts’ WEBHOOK_SECRETS_*)',
+};
+
+/** How long a caller waits for the database before the console's connections count as unknown (an error). */
+const FIRST_LOAD_WAIT_MS = 5_000;
+
+interface ConsoleEntry {
+  revision: string;
+  settings: ConnectionSettings[ConnectionName] | null;
+  /** Why the stored secrets cannot be used (a wrong CONNECTIONS_KEY), or null. */
+  problem: string | null;
+  updatedAt: Date;
+  updatedBy: string | null;
+}
+
+export interface ConnectionState {
+  name: ConnectionName;
+  source: 'environment' | 'console' | null;
+  settings: ConnectionSettings[ConnectionName] | null;
+  problem: string | null;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+}
+
+/**
+ * The connections in effect: each one from the environment when set there (it wins, and is read-only in the
+ * console), else from the console's `connection` row, its secrets sealed with CONNECTIONS_KEY. Every replica reads
+ * the rows again every `connections.refreshMs`, so a change made on one reaches all within seconds, no restart.
+ * A settings object is replaced, never changed, when its connection changes, so clients may cache per object.
+ */
+@Injectable()
+export class ConnectionsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Connections');
+  readonly key: ConnectionsKey;
+  private readonly box: SecretBox | null;
+  private fromConsole = new Map<ConnectionName, ConsoleEntry>();
+  private firstLoad: Promise<void> | null = null;
+  private refreshing: Promise<void> | null = null;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly database: DatabaseService,
+    private readonly repository: ConnectionRepository,
+  ) {
+    this.key = loadConnectionsKey(config.connections.key, config.connections.keyFile);
+    this.box = this.key.ok ? new SecretBox(this.key.key) : null;
+    if (!this.key.ok) this.logger.warn(`console connections cannot be saved: ${this.key.problem}`);
+    else if (this.key.origin === 'generated')
+      this.logger.warn(
+        `generated the connections key at ${this.key.path}: back this file up (or set CONNECTIONS_KEY); without it the secrets saved from the console cannot be read`,
+      );
+    else if (this.key.origin === 'file') this.logger.log(`connections key read from ${this.key.path}`);
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), this.config.connections.refreshMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The settings in effect for a connection, or null when it is not configured. Throws while the database is unreachable. */
+  async get<N extends ConnectionName>(name: N): Promise<ConnectionSettings[N] | null> {
+    const fromEnvironment = this.fromEnvironment(name);
+    if (fromEnvironment) return fromEnvironment;
+    await this.loaded();
+    return (this.fromConsole.get(name)?.settings as ConnectionSettings[N] | undefined) ?? null;
+  }
+
+  /** Every connection's state, for the console. */
+  async states(): Promise<ConnectionState[]> {
+    await this.loaded();
+    return CONNECTION_NAMES.map((name) => {
+      const fromEnvironment = this.fromEnvironment(name);
+      if (fromEnvironment) return { name, source: 'environment', settings: fromEnvironment, problem: null, updatedAt: null, updatedBy: null };
+      const entry = this.fromConsole.get(name);
+      if (!entry) return { name, source: null, settings: null, problem: null, updatedAt: null, updatedBy: null };
+      return { name, source: 'console', settings: entry.settings, problem: entry.problem, updatedAt: entry.updatedAt, updatedBy: entry.updatedBy };
+    });
+  }
+
+  checks(): Promise<Map<ConnectionName, CheckRow>> {
+    return this.repository.checks();
+  }
+
+  recordCheck(name: ConnectionName, ok: boolean, detail: string | null): Promise<void> {
+    return this.repository.recordCheck(name, ok, detail);
+  }
+
+  /** Why the console may not change this connection (set in the environment, or no key), or null. */
+  editProblem(name: ConnectionName): string | null {
+    if (this.fromEnvironment(name)) return `this connection is set in the environment (${ENVIRONMENT_VARIABLES[name]}); change it there, or unset it to manage it here`;
+    if (!this.key.ok) return `secrets cannot be stored: ${this.key.problem}. Set CONNECTIONS_KEY (32 bytes, base64 or hex) or make the key file writable`;
+    return null;
+  }
+
+  async save<N extends ConnectionName>(name: N, settings: ConnectionSettings[N], actor: string): Promise<void> {
+    const { plain, secrets } = CODECS[name].split(settings);
+    await this.repository.save(name, plain, this.seal(secrets, name), actor);
+    await this.refresh();
+  }
+
+  async remove(name: ConnectionName): Promise<void> {
+    await this.repository.remove(name);
+    await this.refresh();
+  }
+
+  /** Seals a value with the connections key, bound to `associatedData` (a connection's name). */
+  seal(value: unknown, associatedData: string): string {
+    if (!this.box) throw new Error('no connections key');
+    return this.box.seal(value, associatedData);
+  }
+
+  open<T>(sealed: string, associatedData: string): T {
+    if (!this.box) throw new SecretBoxError('no connections key');
+    return this.box.open<T>(sealed, associatedData);
+  }
+
+  private fromEnvironment<N extends ConnectionName>(name: N): ConnectionSettings[N] | null {
+    const env = this.config.environmentConnections;
+    const settings = { service: env.service, appointment_crm: env.appointmentCrm, record_crm: env.recordCrm, webhooks: env.webhooks }[name];
+    return (settings as ConnectionSettings[N] | null) ?? null;
+  }
+
+  private loaded(): Promise<void> {
+    this.firstLoad ??= this.database
+      .whenReady(FIRST_LOAD_WAIT_MS)
+      .then(() => this.refresh())
+      .catch((err: unknown) => {
+        this.firstLoad = null;
+        throw err;
+      });
+    return this.firstLoad;
+  }
+
+  /** Reads the rows; only a changed revision is opened again. Concurrent callers share one read. */
+  private refresh(): Promise<void> {
+    if (!this.database.isReady) return Promise.resolve();
+    this.refreshing ??= this.readRows().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async readRows(): Promise<void> {
+    const rows = await this.repository.all();
+    const next = new Map<ConnectionName, ConsoleEntry>();
+    for (const row of rows) {
+      const known = this.fromConsole.get(row.name);
+      if (known && known.revision === row.revision) {
+        next.set(row.name, known);
+        continue;
+      }
+      let settings: ConsoleEntry['settings'] = null;
+      let problem: string | null = null;
+      try {
+        settings = CODECS[row.name].join(row.settings, this.open<Record<string, unknown>>(row.sealedSecrets, row.name));
+      } catch (err) {
+        problem = this.key.ok
+          ? `the saved secrets cannot be read with this CONNECTIONS_KEY (${(err as Error).message}): restore the key they were saved with, or save the connection again`
+          : `the saved secrets cannot be read: ${this.key.problem}`;
+        this.logger.error(`connection ${row.name}: ${problem}`);
+      }
+      next.set(row.name, { revision: row.revision, settings, problem, updatedAt: row.updatedAt, updatedBy: row.updatedBy });
+      if (known) this.logger.log(`connection ${row.name} changed (revision ${row.revision})`);
+    }
+    for (const name of this.fromConsole.keys()) if (!next.has(name)) this.logger.log(`connection ${name} removed`);
+    this.fromConsole = next;
+  }
+}

@@ -1,0 +1,41 @@
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AdminAudit } from '../admin/admin-audit.service.js';
+import { readCookie } from '../admin/session.service.js';
+import { OAUTH_BINDING_COOKIE, oauthBindingCookie } from './oauth-binding-cookie.js';
+import { CALLBACK_PATH, ZohoConnectService, type CallbackQuery } from './zoho-connect.service.js';
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Where Zoho sends the admin back after the consent. It needs no token (a top-level navigation from Zoho carries
+ * no session cookie): the single-use state and this browser's binding cookie are the proof.
+ */
+@ApiExcludeController()
+@Controller()
+export class OAuthCallbackController {
+  constructor(
+    private readonly zoho: ZohoConnectService,
+    private readonly audit: AdminAudit,
+  ) {}
+
+  @Get(CALLBACK_PATH.slice(1))
+  async callback(@Query() query: CallbackQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const outcome = await this.zoho.finish(query, readCookie(request.headers.cookie, OAUTH_BINDING_COOKIE));
+    void reply.header('set-cookie', oauthBindingCookie(null, request.protocol === 'https')).header('cache-control', 'no-store');
+    if (outcome.ok) {
+      const where = outcome.dataCentre ? `${outcome.dataCentre} data centre, ` : '';
+      await this.audit.record({ name: outcome.actor, role: 'admin' }, { detail: `Zoho CRM connected (${where}API domain ${outcome.apiDomain})`, crm: 'record' });
+      await reply.status(303).header('location', '/admin/#connections').send();
+      return;
+    }
+    await reply
+      .status(outcome.status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title></head>` +
+          `<body><h1>Zoho CRM was not connected</h1><p>${escapeHtml(outcome.reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></body></html>`,
+      );
+  }
+}
