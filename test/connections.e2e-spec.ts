@@ -73,6 +73,9 @@ describe('connections from the console', () => {
   it('starts with no connection at all: the console is served, the webhooks answer 404, every connection says not_configured', async () => {
     expect((await fetch(`${h.url}/admin`)).status).toBe(200);
     expect((await deliver(h, EVENTS_SECRET)).status).toBe(404);
+    const reconcile = await admin('/api/reconcile', { method: 'POST' });
+    expect(reconcile.status).toBe(409);
+    expect(reconcile.body.message).toBe('the service is not connected: connect it on the Connections screen first');
     const { body } = await admin('/api/connections');
     expect(body.items.map((i: Json) => [i.name, i.status, i.source])).toEqual([
       ['service', 'not_configured', null],

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
 import { notConnected, OutboundError } from '../http/outbound-error.js';
-import { OutboundHttp, type OutboundRequest } from '../http/outbound-http.js';
+import { bearerHttp, type OutboundHttp, type OutboundRequest } from '../http/outbound-http.js';
 import type { AppointmentCrmConnection } from '../connections/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import {
@@ -122,7 +122,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
   private async http(endpoint: string): Promise<OutboundHttp> {
     const connection = await this.connections.get('appointment_crm');
     if (!connection) throw notConnected('appointment_crm', endpoint, 'The appointment CRM');
-    if (this.client?.connection !== connection) this.client = { connection, http: appointmentCrmHttp(connection, this.config, this.metrics) };
+    if (this.client?.connection !== connection) this.client = { connection, http: appointmentCrmHttp(connection, this.config, { metrics: this.metrics }) };
     return this.client.http;
   }
 
@@ -132,14 +132,5 @@ export class HttpAppointmentCrm implements AppointmentCrm {
 }
 
 /** An HTTP client of the appointment CRM with a connection's base URL and key (also the console's check of a new one). */
-export function appointmentCrmHttp(connection: AppointmentCrmConnection, config: AppConfig, metrics?: MetricsService, attempts?: number): OutboundHttp {
-  return new OutboundHttp({
-    system: 'appointment_crm',
-    baseUrl: connection.baseUrl,
-    timeoutMs: config.http.timeoutMs,
-    uploadTimeoutMs: config.http.uploadTimeoutMs,
-    retry: attempts ? { ...config.http.retry, attempts } : config.http.retry,
-    authorize: () => ({ authorization: `Bearer ${connection.apiKey}` }),
-    metrics,
-  });
-}
+export const appointmentCrmHttp = (connection: AppointmentCrmConnection, config: AppConfig, extra: Parameters<typeof bearerHttp>[3] = {}): OutboundHttp =>
+  bearerHttp('appointment_crm', { baseUrl: connection.baseUrl, bearer: connection.apiKey }, config.http, extra);

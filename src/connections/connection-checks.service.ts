@@ -41,7 +41,7 @@ export class ConnectionChecks {
   /** R2 (proposal templates, one page): the service's cheapest call that needs the token. */
   async service(connection: ServiceConnection): Promise<CheckOutcome> {
     try {
-      await serviceHttp(connection, this.config, undefined, undefined, 1).request({
+      await serviceHttp(connection, this.config, { attempts: 1 }).request({
         endpoint: 'R2 GET /proposal_templates',
         method: 'GET',
         path: '/proposal_templates',
@@ -56,7 +56,7 @@ export class ConnectionChecks {
   /** GET of an appointment that does not exist: a JSON 404 (or 200) proves address and key; 401 or 403 refuse the key. */
   async appointmentCrm(connection: AppointmentCrmConnection): Promise<CheckOutcome> {
     try {
-      await appointmentCrmHttp(connection, this.config, undefined, 1).request({
+      await appointmentCrmHttp(connection, this.config, { attempts: 1 }).request({
         endpoint: 'GET /appointments/:id',
         method: 'GET',
         path: `/appointments/${PROBE_APPOINTMENT}`,

@@ -24,6 +24,28 @@ export interface OutboundHttpOptions {
   metrics?: MetricsService;
 }
 
+/**
+ * A client of a system reached with a bearer credential, under the deployment's time-outs and retry policy;
+ * `attempts` overrides the policy's tries (1 for a console check that must answer quickly).
+ */
+export function bearerHttp(
+  system: string,
+  target: { baseUrl: string; bearer: string },
+  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy },
+  extra: { metrics?: MetricsService; throttle?: OutboundHttpOptions['throttle']; attempts?: number } = {},
+): OutboundHttp {
+  return new OutboundHttp({
+    system,
+    baseUrl: target.baseUrl,
+    timeoutMs: http.timeoutMs,
+    uploadTimeoutMs: http.uploadTimeoutMs,
+    retry: extra.attempts ? { ...http.retry, attempts: extra.attempts } : http.retry,
+    authorize: () => ({ authorization: `Bearer ${target.bearer}` }),
+    throttle: extra.throttle,
+    metrics: extra.metrics,
+  });
+}
+
 export interface OutboundRequest {
   /** A label for errors and logs, e.g. `P8 GET /projects/:id/drawings`. */
   endpoint: string;

@@ -8,7 +8,7 @@ import { idString, jsonInteger, optionalIdString } from '../http/exact-json.js';
 import { notConnected, OutboundError } from '../http/outbound-error.js';
 import type { ServiceConnection } from '../connections/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { OutboundHttp } from '../http/outbound-http.js';
+import { bearerHttp, OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';
 import { normalizeIds } from './normalize-ids.js';
 import { paginate } from './paginate.js';
@@ -332,7 +332,8 @@ export class ServiceApiClient {
   private async api(endpoint: string): Promise<OutboundHttp> {
     const connection = await this.connections.get('service');
     if (!connection) throw notConnected('service', endpoint, 'The service');
-    if (this.client?.connection !== connection) this.client = { connection, http: serviceHttp(connection, this.config, this.metrics, this.throttle) };
+    if (this.client?.connection !== connection)
+      this.client = { connection, http: serviceHttp(connection, this.config, { metrics: this.metrics, throttle: this.throttle }) };
     return this.client.http;
   }
 
@@ -364,21 +365,5 @@ function toOptionalPair(value: unknown): AssociationPair | null {
 }
 
 /** An HTTP client of the service with a connection's base URL and token (also the console's check of a new one). */
-export function serviceHttp(
-  connection: ServiceConnection,
-  config: AppConfig,
-  metrics?: MetricsService,
-  throttle?: <T>(call: () => Promise<T>) => Promise<T>,
-  attempts?: number,
-): OutboundHttp {
-  return new OutboundHttp({
-    system: 'service',
-    baseUrl: connection.baseUrl,
-    timeoutMs: config.http.timeoutMs,
-    uploadTimeoutMs: config.http.uploadTimeoutMs,
-    retry: attempts ? { ...config.http.retry, attempts } : config.http.retry,
-    authorize: () => ({ authorization: `Bearer ${connection.token}` }),
-    throttle,
-    metrics,
-  });
-}
+export const serviceHttp = (connection: ServiceConnection, config: AppConfig, extra: Parameters<typeof bearerHttp>[3] = {}): OutboundHttp =>
+  bearerHttp('service', { baseUrl: connection.baseUrl, bearer: connection.token }, config.http, extra);
