@@ -77,7 +77,11 @@ describe('the Connections screen in a browser', () => {
     return { context, page, errors };
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: `/tmp/console-connections-${name}.png`, fullPage: true });
+  async function shot(page: Page, name: string) {
+    // From the top, so the sticky header is where it belongs in the full-page image.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: `/tmp/console-connections-${name}.png`, fullPage: true });
+  }
   const connections = async (harness = h): Promise<Json> => (await harness.admin('/api/connections')).json();
   const itemOf = async (name: string, harness = h): Promise<Json> => ((await connections(harness)).items as Json[]).find((i) => i.name === name);
   const badgeOf = (page: Page, path: string) => page.locator(`#conn-${path}-status`);
@@ -307,6 +311,8 @@ describe('the Connections screen in a browser', () => {
         await banner.waitFor();
         expect(await banner.textContent()).toContain('does not hold a 32-byte key');
         expect(await page.locator('#conn-service-submit').isDisabled()).toBe(true);
+        expect(await page.locator('#connections-unreadable').count()).toBe(0);
+        expect(await page.locator('#conn-service-state .conn-alert.error').textContent()).toContain('no usable key');
         await shot(page, 'no-key');
         expect(errors).toEqual([]);
         await context.close();

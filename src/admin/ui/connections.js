@@ -320,7 +320,8 @@ export function initConnections() {
       body.appendChild(box);
     }
     const bad = CARDS.filter((def) => unreadable(itemOf(def.name)));
-    if (bad.length) {
+    // Without a key the banner above says it all.
+    if (bad.length && key.ok !== false) {
       const box = el('div', 'conn-banner error');
       box.id = 'connections-unreadable';
       box.setAttribute('role', 'alert');
@@ -432,7 +433,9 @@ export function initConnections() {
       box.appendChild(el('strong', '', 'The saved secrets cannot be read. '));
       box.appendChild(
         document.createTextNode(
-          'crm-sync is running with a different CONNECTIONS_KEY than the one they were saved with: put that key back, or enter this connection again.',
+          keyOk()
+            ? 'crm-sync is running with a different CONNECTIONS_KEY than the one they were saved with: put that key back, or enter this connection again.'
+            : 'crm-sync has no usable key (see above).',
         ),
       );
       box.appendChild(el('span', 'conn-msg-detail', detail));
@@ -492,7 +495,7 @@ export function initConnections() {
       .then(
         (res) => {
           const detail = show(res && res.detail);
-          if (res && res.ok) inlineMessage(button, 'ok', 'Works: ' + detail);
+          if (res && res.ok) inlineMessage(button, 'ok', 'Works: ' + detail + (/[.!]$/.test(detail) ? '' : '.'));
           else {
             const [who, secret] = WHO[def.name];
             const words = explain(detail, who, secret);
