@@ -553,7 +553,7 @@ export function initConnections() {
     button.id = 'conn-' + def.path + '-remove';
     button.hidden = c.source !== 'console';
     button.addEventListener('click', () =>
-      confirmInline(button, question, label).then((yes) => {
+      confirmInline(button, question, label.replace(/…$/, '')).then((yes) => {
         if (!yes) return;
         button.disabled = true;
         api('DELETE', '/api/connections/' + def.path).then(
@@ -698,6 +698,19 @@ export function initConnections() {
     advanced.appendChild(other);
     advanced.open = Boolean(s.accounts_url && !known);
     shell.fields.appendChild(advanced);
+    // An accounts server entered by hand stands for the data centre: the select says so rather than show one unused.
+    const otherOption = el('option', '', 'Other: the accounts server under Advanced');
+    otherOption.value = '';
+    otherOption.hidden = true;
+    select.appendChild(otherOption);
+    const byHand = () => {
+      const manual = other.input.value.trim() !== '';
+      if (manual) select.value = '';
+      else if (select.value === '') select.value = known ? s.accounts_url : select.options[0] ? select.options[0].value : '';
+      select.disabled = manual;
+    };
+    other.input.addEventListener('input', byHand);
+    byHand();
 
     const button = submitButton(shell.prefix, c.source ? 'Connect again…' : 'Connect…');
     shell.actions.appendChild(button);
