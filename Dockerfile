@@ -14,6 +14,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The generated connections key lives here (CONNECTIONS_KEY_FILE in docker-compose.yml); a fresh named volume takes
+# this directory's owner, so the daemon can write it.
+RUN mkdir -p /var/lib/crm-sync && chown node:node /var/lib/crm-sync && chmod 700 /var/lib/crm-sync
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { ServiceSim } from './sim/service/service-sim.js';
-import { baseEnv, uniqueDatabaseUrl, waitFor } from './support/harness.js';
+import { ADMIN_TOKEN, baseEnv, EVENTS_SECRET, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 /** The built daemon as an operator runs it: `node dist/main.js` with its environment. */
 describe('start-up of the built daemon', () => {
@@ -22,12 +22,15 @@ describe('start-up of the built daemon', () => {
     await dropDatabase(databaseUrl);
   });
 
-  it('exits 1 with one line naming a missing variable, printing no secret', () => {
-    const env = { ...baseEnv(service, databaseUrl, 5), ADMIN_TOKEN: '' };
+  it('exits 1 with one line per bad variable, printing no secret', () => {
+    const env = { ...baseEnv(service, databaseUrl, 5), SERVICE_API_TOKEN: '', CONNECTIONS_KEY: 'not-a-key-but-secret-material' };
     const run = spawnSync(process.execPath, [DAEMON_ENTRY], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20_000 });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual(['config error: ADMIN_TOKEN is required']);
-    expect(run.stderr + run.stdout).not.toContain(service.token);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'config error: SERVICE_API_TOKEN is required when SERVICE_API_BASE_URL is set',
+      'config error: CONNECTIONS_KEY must be 32 bytes, written as 64 hex digits or 44 base64 characters',
+    ]);
+    for (const secret of ['not-a-key-but-secret-material', ADMIN_TOKEN, EVENTS_SECRET]) expect(run.stderr + run.stdout).not.toContain(secret);
   });
 
   it('creates its database, migrates, logs its start line and is ready', async () => {

@@ -7,7 +7,7 @@ import { ROLES, type AdminActor } from './roles.js';
 import { AdminIdentity, sessionCookie } from './session.service.js';
 
 export class SessionLoginDto {
-  @ApiProperty({ description: 'An admin token (`ADMIN_TOKEN` or one of `ADMIN_TOKENS`).' })
+  @ApiProperty({ description: 'An admin token (`ADMIN_TOKEN` or the one printed on the first start, or one of `ADMIN_TOKENS`).' })
   @IsString()
   @MaxLength(4096)
   token: string;

@@ -40,6 +40,11 @@ export class AdminIdentity {
     return found ? { name: found.name, role: found.role } : null;
   }
 
+  /** Adds a token known only by its sha256 (the one made on the first start, `first-start-token.service.ts`). */
+  addHashedToken(actor: AdminActor, hash: Buffer): void {
+    this.tokens.push({ name: actor.name, role: actor.role, hash });
+  }
+
   /** The actor of an `Authorization: Bearer <token>` header, or null. */
   byBearer(header: string | undefined): AdminActor | null {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');

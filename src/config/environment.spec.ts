@@ -25,12 +25,40 @@ describe(loadConfig.name, () => {
       port: 3000,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/crm_sync',
       redisUrl: 'redis://127.0.0.1:6379',
-      service: { baseUrl: 'https://api.example.com/v1', maxRps: 10, proposalTemplateId: null },
-      webhooks: { secrets: { events: ['a', 'b', 'c'], appointmentPrompt: [], recordPrompt: [] }, toleranceSeconds: 300, dedupeWindowSeconds: 3900 },
-      appointmentCrm: null,
-      recordCrm: null,
+      service: { maxRps: 10, proposalTemplateId: null },
+      webhooks: { toleranceSeconds: 300, dedupeWindowSeconds: 3900 },
+      environmentConnections: {
+        service: { baseUrl: 'https://api.example.com/v1', token: 'token-123' },
+        webhooks: { events: ['a', 'b', 'c'], appointmentPrompt: [], recordPrompt: [] },
+        appointmentCrm: null,
+        recordCrm: null,
+      },
+      adminToken: 'admin-token-long-enough',
+      adminTokens: [{ name: 'admin', role: 'admin', token: 'admin-token-long-enough' }],
       reconcileIntervalSeconds: 900,
     });
+  });
+
+  it('starts with nothing set: no connection, no admin token (made on the first start), the key in data/connections.key', () => {
+    expect(loadConfig({})).toMatchObject({
+      environmentConnections: { service: null, webhooks: null, appointmentCrm: null, recordCrm: null },
+      adminToken: null,
+      adminTokens: [],
+      connections: { key: null, keyFile: 'data/connections.key' },
+      publicUrl: null,
+    });
+  });
+
+  it('lists only ADMIN_TOKENS when ADMIN_TOKEN is unset', () => {
+    const config = loadConfig({ ADMIN_TOKENS: 'vic:viewer:viewer-token-0123456789' });
+    expect(config.adminToken).toBeNull();
+    expect(config.adminTokens).toEqual([{ name: 'vic', role: 'viewer', token: 'viewer-token-0123456789' }]);
+  });
+
+  it('accepts a CONNECTIONS_KEY of 32 bytes in hex or base64', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ CONNECTIONS_KEY: key.toString('hex') }).connections.key).toBe(key.toString('hex'));
+    expect(loadConfig({ CONNECTIONS_KEY: key.toString('base64') }).connections.key).toBe(key.toString('base64'));
   });
 
   it('treats a blank value as unset', () => {
@@ -38,7 +66,8 @@ describe(loadConfig.name, () => {
   });
 
   it.each([
-    ['a missing required variable', { SERVICE_API_TOKEN: undefined }, 'SERVICE_API_TOKEN', 'is required'],
+    ['a service URL without its token', { SERVICE_API_TOKEN: undefined }, 'SERVICE_API_TOKEN', 'is required when SERVICE_API_BASE_URL is set'],
+    ['a service token without its URL', { SERVICE_API_BASE_URL: undefined }, 'SERVICE_API_BASE_URL', 'is required when SERVICE_API_TOKEN is set'],
     ['a malformed URL', { SERVICE_API_BASE_URL: 'not a url' }, 'SERVICE_API_BASE_URL', 'must be an http(s) URL, e.g. https://api.example.com/v1'],
     ['a base URL without /v1', { SERVICE_API_BASE_URL: 'https://api.example.com' }, 'SERVICE_API_BASE_URL', 'must end in /v1'],
     ['a wrong database scheme', { DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', 'must be a postgres:// URL'],
@@ -47,7 +76,19 @@ describe(loadConfig.name, () => {
     ['a negative interval', { RECONCILE_INTERVAL_SECONDS: '-5' }, 'RECONCILE_INTERVAL_SECONDS', 'must be 0 (off) or more'],
     ['a value outside its list', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent'],
     ['a too short admin token', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', 'must be at least 16 characters'],
-    ['an empty secret list', { WEBHOOK_SECRETS_EVENTS: ' , ' }, 'WEBHOOK_SECRETS_EVENTS', 'is required (comma-separated secrets)'],
+    [
+      'an empty secret list',
+      { WEBHOOK_SECRETS_EVENTS: ' , ' },
+      'WEBHOOK_SECRETS_EVENTS',
+      'is required (comma-separated secrets) when a webhook secret is set in the environment',
+    ],
+    [
+      'a prompt secret without the events secret',
+      { WEBHOOK_SECRETS_EVENTS: undefined, WEBHOOK_SECRETS_RECORD_PROMPT: 'p' },
+      'WEBHOOK_SECRETS_EVENTS',
+      'is required (comma-separated secrets) when a webhook secret is set in the environment',
+    ],
+    ['a key of the wrong size', { CONNECTIONS_KEY: 'abcd'.repeat(8) }, 'CONNECTIONS_KEY', 'must be 32 bytes, written as 64 hex digits or 44 base64 characters'],
     [
       'a CRM base URL without its key',
       { APPOINTMENT_CRM_BASE_URL: 'http://crm.local' },
@@ -59,9 +100,10 @@ describe(loadConfig.name, () => {
   });
 
   it('reports every bad variable at once and never a value', () => {
-    const problems = problemsOf({ ...valid, SERVICE_API_TOKEN: undefined, ADMIN_TOKEN: 'tiny-secret', PORT: 'x' });
-    expect(problems.map((p) => p.variable).sort()).toEqual(['ADMIN_TOKEN', 'PORT', 'SERVICE_API_TOKEN']);
+    const problems = problemsOf({ ...valid, SERVICE_API_TOKEN: undefined, ADMIN_TOKEN: 'tiny-secret', PORT: 'x', CONNECTIONS_KEY: 'secret-key-material' });
+    expect(problems.map((p) => p.variable).sort()).toEqual(['ADMIN_TOKEN', 'CONNECTIONS_KEY', 'PORT', 'SERVICE_API_TOKEN']);
     expect(JSON.stringify(problems)).not.toContain('tiny-secret');
+    expect(JSON.stringify(problems)).not.toContain('secret-key-material');
   });
 
   it('enables the record CRM only with its credentials', () => {

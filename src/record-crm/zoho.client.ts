@@ -207,7 +207,7 @@ export class ZohoClient implements RecordCrm {
         continue;
       }
       if (error.code === 'OAUTH_SCOPE_MISMATCH') {
-        grant.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): connect Zoho CRM again from the console (it asks for ${ZOHO_SCOPES})`;
+        grant.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): re-authorise by connecting Zoho CRM again from the console (it asks for ${ZOHO_SCOPES})`;
         // Answered 401 or 403 (Zoho's material shows both): either way only re-authorisation helps.
         throw new OutboundError('zoho', req.endpoint, 'unauthorized', response.status, `${grant.scopeProblem}; ${error.text}`);
       }

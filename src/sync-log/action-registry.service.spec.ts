@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from './action.types.js';
 import { ActionRegistry } from './action-registry.service.js';
@@ -34,6 +33,45 @@ class RecordNotes {
 }
 
 @Injectable()
+class RecordAttachments {
+  @RunsAction('attach_pdf', { crm: 'record', queue: QUEUES.recordCrm })
+  async attachPdf(_entry: ActionEntry<'attach_pdf'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+}
+
+@Injectable()
+class AppointmentPushes {
+  @RunsAction('push_drawings', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async pushDrawings(_entry: ActionEntry<'push_drawings'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('push_proposal_pdf', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async pushProposalPdf(_entry: ActionEntry<'push_proposal_pdf'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('push_line_items', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async pushLineItems(_entry: ActionEntry<'push_line_items'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('set_status', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async setStatus(_entry: ActionEntry<'set_status'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('add_note', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async addNote(_entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
+    return { status: 'succeeded', detail: 'appointment note' };
+  }
+}
+
+/** Every kind handled: what a daemon with all its modules has. */
+const EVERY_HANDLER = [CoreActions, RecordNotes, RecordAttachments, AppointmentPushes];
+
+@Injectable()
 class RecordNotesAgain {
   @RunsAction('add_note', { crm: 'record', queue: QUEUES.recordCrm })
   async addNote(_entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
@@ -41,13 +79,10 @@ class RecordNotesAgain {
   }
 }
 
-const config = (crms: { appointment?: boolean; record?: boolean }) =>
-  ({ appointmentCrm: crms.appointment ? {} : null, recordCrm: crms.record ? {} : null }) as unknown as AppConfig;
-
-async function registryWith(providers: Array<new (...args: never[]) => unknown>, crms: { appointment?: boolean; record?: boolean } = {}) {
+async function registryWith(providers: Array<new (...args: never[]) => unknown>) {
   const moduleRef = await Test.createTestingModule({
     imports: [DiscoveryModule],
-    providers: [ActionRegistry, { provide: APP_CONFIG, useValue: config(crms) }, ...providers],
+    providers: [ActionRegistry, ...providers],
   }).compile();
   await moduleRef.init();
   return moduleRef.get(ActionRegistry);
@@ -55,7 +90,7 @@ async function registryWith(providers: Array<new (...args: never[]) => unknown>,
 
 describe(ActionRegistry.name, () => {
   it('finds every @RunsAction method and runs it with its entry', async () => {
-    const registry = await registryWith([CoreActions]);
+    const registry = await registryWith(EVERY_HANDLER);
     const handler = registry.handlerFor('associate', null);
     expect(handler).toMatchObject({ kind: 'associate', queue: QUEUES.service, name: 'CoreActions.associate' });
     expect(await handler!.run({ payload: { mapping_ids: ['1', '2'] } } as never)).toEqual({ status: 'succeeded', detail: 'associated 1,2' });
@@ -63,18 +98,21 @@ describe(ActionRegistry.name, () => {
   });
 
   it('matches a CRM-specific handler on kind and CRM', async () => {
-    const registry = await registryWith([CoreActions, RecordNotes]);
+    const registry = await registryWith(EVERY_HANDLER);
     expect(registry.handlerFor('add_note', 'record')?.name).toBe('RecordNotes.addNote');
-    expect(registry.handlerFor('add_note', 'appointment')).toBeUndefined();
+    expect(registry.handlerFor('add_note', 'appointment')?.name).toBe('AppointmentPushes.addNote');
+    expect(registry.handlerFor('attach_pdf', 'appointment')).toBeUndefined();
   });
 
-  it('refuses to start when a kind an enabled CRM must run has no handler', async () => {
-    await expect(registryWith([CoreActions], { record: true })).rejects.toThrow('no handler for action kind(s): add_note (record), attach_pdf (record)');
-    await expect(registryWith([RecordNotes])).rejects.toThrow('no handler for action kind(s): associate, associate_project, reconcile');
+  it('refuses to start when a kind has no handler', async () => {
+    await expect(registryWith([CoreActions, AppointmentPushes])).rejects.toThrow('no handler for action kind(s): add_note (record), attach_pdf (record)');
+    await expect(registryWith([RecordNotes, RecordAttachments, AppointmentPushes])).rejects.toThrow(
+      'no handler for action kind(s): associate, associate_project, reconcile',
+    );
   });
 
   it('refuses two handlers of one kind and CRM', async () => {
-    await expect(registryWith([CoreActions, RecordNotes, RecordNotesAgain])).rejects.toThrow(
+    await expect(registryWith([...EVERY_HANDLER, RecordNotesAgain])).rejects.toThrow(
       'two handlers for action kind add_note (record): RecordNotes.addNote and RecordNotesAgain.addNote',
     );
   });

@@ -1,6 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionOutcome, RegisteredHandler } from './action.types.js';
@@ -10,20 +9,20 @@ import type { SyncLogEntry } from './sync-log.entity.js';
 const ANY_CRM = '*';
 const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
 
-/** The reason of an action that no handler runs (its CRM was unconfigured since it was recorded). */
-export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind} (is its CRM configured?)`;
+/** The reason of an action that no handler runs (a kind recorded by another version of crm-sync). */
+export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind}`;
 
 /**
  * Which handler runs which action: every provider method marked `@RunsAction`, found at start. Several CRMs share
  * kind names (both add notes), so an action is matched on its kind and CRM, then on its kind alone for handlers that
- * serve every CRM. At start it checks that every kind the configured modules must run has its handler.
+ * serve every CRM. At start it checks that every kind has its handler (both CRM modules are always loaded: a CRM
+ * connected later from the console needs no restart).
  */
 @Injectable()
 export class ActionRegistry implements OnModuleInit {
   private readonly handlers = new Map<string, RegisteredHandler>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
   ) {}

@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   waitForDatabase?: boolean;
   /** Join another harness's database, as a second replica (this harness does not drop it). */
   databaseUrl?: string;
+  /** Where the app's log lines go (none by default). */
+  logger?: LoggerService;
 }
 
 export interface Harness {
@@ -126,7 +129,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const config = loadConfig({ ...baseEnv(service, databaseUrl, options.redisDb), ...env, ...(options.env ?? {}) });
   fastRetries(config);
   options.tune?.(config);
-  const app = await createApp(config);
+  const app = await createApp(config, { logger: options.logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = await app.getUrl();
   const database = app.get(DatabaseService);
@@ -173,6 +176,21 @@ async function closeWithin(app: NestFastifyApplication, deadlineMs: number): Pro
   const outcome = await Promise.race([app.close().then(() => 'closed' as const), late]);
   clearTimeout(timer);
   if (outcome === 'late') console.warn(`app.close() still running after ${deadlineMs} ms; open: ${process.getActiveResourcesInfo().join(', ')}`);
+}
+
+/** A Nest logger that keeps every line (all levels), for tests that search the logs. */
+export class CapturingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log = (...parts: unknown[]) => this.keep(parts);
+  error = (...parts: unknown[]) => this.keep(parts);
+  warn = (...parts: unknown[]) => this.keep(parts);
+  debug = (...parts: unknown[]) => this.keep(parts);
+  verbose = (...parts: unknown[]) => this.keep(parts);
+  fatal = (...parts: unknown[]) => this.keep(parts);
+
+  private keep(parts: unknown[]): void {
+    this.lines.push(parts.map((p) => (p instanceof Error ? `${p.message} ${p.stack}` : typeof p === 'string' ? p : JSON.stringify(p))).join(' '));
+  }
 }
 
 /** Polls `check` until it returns a truthy value; fails with the last value after `timeoutMs`. */

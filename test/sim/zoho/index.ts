@@ -1,2 +1,2 @@
-export { ZohoSim, ZOHO_MODULES, zohoError } from './zoho-sim.js';
-export type { ZohoModule, ZohoSimOptions, ZohoAttachment, ZohoNote } from './zoho-sim.js';
+export { ZohoSim, ZOHO_MODULES, AUTHORIZATION_CODE_LIFETIME_MS, zohoError } from './zoho-sim.js';
+export type { ZohoModule, ZohoSimOptions, ZohoAttachment, ZohoNote, ZohoOAuthClient, ZohoConsent } from './zoho-sim.js';

@@ -1,5 +1,5 @@
 import { makePdf } from '../common/sim-server.js';
-import { ZohoSim } from './index.js';
+import { AUTHORIZATION_CODE_LIFETIME_MS, ZohoSim } from './index.js';
 
 describe(ZohoSim.name, () => {
   const sim = new ZohoSim();
@@ -95,6 +95,217 @@ describe(ZohoSim.name, () => {
       } finally {
         await throttled.stop();
       }
+    });
+  });
+
+  describe('OAuth authorization code', () => {
+    const REDIRECT_URI = 'http://127.0.0.1:9/zoho/callback';
+    const SCOPES = ['ZohoCRM.modules.Deals.READ', 'ZohoCRM.modules.attachments.CREATE', 'ZohoCRM.modules.notes.CREATE'];
+    // Quotes, an ampersand and angle brackets: the state must survive the consent form's HTML unchanged.
+    const STATE = 'st-42 "quoted" & <b>';
+    const client = { clientId: 'daemon', clientSecret: 'daemon-secret', redirectUris: [REDIRECT_URI], name: 'crm-sync' };
+    const oauth = new ZohoSim({ oauthClients: [client] });
+
+    beforeAll(() => oauth.start());
+    afterAll(() => oauth.stop());
+    afterEach(() => {
+      oauth.autoApprove = false;
+      oauth.authorizationCodeLifetimeMs = AUTHORIZATION_CODE_LIFETIME_MS;
+    });
+
+    function authQuery(overrides: Record<string, string> = {}): URLSearchParams {
+      return new URLSearchParams({
+        client_id: client.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT_URI,
+        scope: SCOPES.join(','),
+        access_type: 'offline',
+        prompt: 'consent',
+        state: STATE,
+        ...overrides,
+      });
+    }
+
+    const authorize = (query = authQuery()) => fetch(`${oauth.accountsUrl}/oauth/v2/auth?${query}`, { redirect: 'manual' });
+
+    const decide = (decision: 'approve' | 'reject', query = authQuery()) =>
+      fetch(`${oauth.accountsUrl}/oauth/v2/auth/${decision}`, { method: 'POST', body: query, redirect: 'manual' });
+
+    function redirectOf(res: Response): URL {
+      expect(res.status).toBe(302);
+      return new URL(res.headers.get('location')!);
+    }
+
+    async function codeFor(query = authQuery()): Promise<string> {
+      return redirectOf(await decide('approve', query)).searchParams.get('code')!;
+    }
+
+    async function accountsCall(path: string, fields: Record<string, string>): Promise<Record<string, unknown>> {
+      const res = await fetch(`${oauth.accountsUrl}${path}`, { method: 'POST', body: new URLSearchParams(fields) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Record<string, unknown>;
+    }
+
+    const exchange = (code: string, overrides: Record<string, string> = {}) =>
+      accountsCall('/oauth/v2/token', {
+        grant_type: 'authorization_code',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        redirect_uri: REDIRECT_URI,
+        code,
+        ...overrides,
+      });
+
+    const refresh = (refreshToken: string) =>
+      accountsCall('/oauth/v2/token', {
+        grant_type: 'refresh_token',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        refresh_token: refreshToken,
+      });
+
+    const getRecord = (id: string, accessToken: string) =>
+      fetch(`${oauth.apiDomain}/crm/v8/Deals/${id}`, { headers: { authorization: `Zoho-oauthtoken ${accessToken}` } });
+
+    it('serves a consent page naming the client and the scopes, with Accept and Reject forms carrying the request', async () => {
+      const res = await authorize();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await res.text();
+      expect(html).toContain('crm-sync would like to access your Zoho account');
+      for (const scope of SCOPES) expect(html).toContain(`<li>${scope}</li>`);
+      expect(html).toContain('<form method="post" action="/oauth/v2/auth/approve">');
+      expect(html).toContain('<form method="post" action="/oauth/v2/auth/reject">');
+      expect(html).toContain('<button type="submit">Accept</button>');
+      expect(html).toContain('<button type="submit">Reject</button>');
+      expect(html).toContain('<input type="hidden" name="state" value="st-42 &#34;quoted&#34; &#38; &#60;b&#62;">');
+      expect(html).not.toContain('<script');
+    });
+
+    it('refuses a bad authorization request with an HTML error page and status 400, redirecting nowhere', async () => {
+      const bad: Record<string, string>[] = [
+        { client_id: 'nobody' },
+        { redirect_uri: 'http://127.0.0.1:9/elsewhere' },
+        { response_type: 'token' },
+        { scope: '' },
+        { scope: ' , ' },
+      ];
+      for (const overrides of bad) {
+        const res = await authorize(authQuery(overrides));
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(res.headers.get('location')).toBeNull();
+        expect(await res.text()).toContain('<p id="error">');
+      }
+      expect((await decide('approve', authQuery({ client_id: 'nobody' }))).status).toBe(400);
+    });
+
+    it('redirects an accepted request with code, location, accounts-server and state, and records the scopes granted', async () => {
+      const location = redirectOf(await decide('approve'));
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
+      expect(location.searchParams.get('code')).toMatch(/^1000\.\w+\.\w+$/);
+      expect(location.searchParams.get('location')).toBe('us');
+      expect(location.searchParams.get('accounts-server')).toBe(oauth.accountsUrl);
+      expect(location.search).toContain(`accounts-server=${encodeURIComponent(oauth.accountsUrl)}`);
+      expect(location.searchParams.get('state')).toBe(STATE);
+      expect(location.search).toContain(`state=${encodeURIComponent(STATE)}`);
+      expect(oauth.grantedScopes).toEqual(SCOPES);
+      expect(oauth.consents.at(-1)).toEqual({ clientId: 'daemon', redirectUri: REDIRECT_URI, scopes: SCOPES, state: STATE, approved: true });
+    });
+
+    it('redirects a rejected request with error=access_denied and the state, and no code', async () => {
+      const location = redirectOf(await decide('reject', authQuery({ state: 'st-43' })));
+      expect([...location.searchParams]).toEqual([
+        ['error', 'access_denied'],
+        ['state', 'st-43'],
+      ]);
+      expect(oauth.consents.at(-1)).toMatchObject({ state: 'st-43', approved: false });
+    });
+
+    it('redirects with a code from the GET at once when autoApprove is on', async () => {
+      oauth.autoApprove = true;
+      const location = redirectOf(await authorize(authQuery({ state: 'st-44' })));
+      expect(location.searchParams.get('code')).toMatch(/^1000\./);
+      expect(location.searchParams.get('state')).toBe('st-44');
+    });
+
+    it('exchanges a code once for tokens that work with the API and the refresh grant', async () => {
+      const code = await codeFor();
+      const tokens = await exchange(code);
+      expect(tokens).toEqual({
+        access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        refresh_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        api_domain: oauth.apiDomain,
+        token_type: 'Bearer',
+        expires_in: 3600,
+      });
+      expect(await exchange(code)).toEqual({ error: 'invalid_code' });
+
+      const id = oauth.addRecord('Deals');
+      expect((await getRecord(id, tokens.access_token as string)).status).toBe(200);
+      const refreshed = await refresh(tokens.refresh_token as string);
+      expect(refreshed).toMatchObject({ access_token: expect.any(String), api_domain: oauth.apiDomain, token_type: 'Bearer', expires_in: 3600 });
+      expect(refreshed).not.toHaveProperty('refresh_token');
+      expect((await getRecord(id, refreshed.access_token as string)).status).toBe(200);
+      expect(oauth.scopesOf(tokens.refresh_token as string)).toEqual(SCOPES);
+    });
+
+    it('refuses an unknown client, a wrong secret, a wrong redirect_uri and an unknown code, each with status 200, leaving the code usable', async () => {
+      const code = await codeFor();
+      expect(await exchange(code, { client_id: 'nobody' })).toEqual({ error: 'invalid_client' });
+      expect(await exchange(code, { client_secret: 'wrong' })).toEqual({ error: 'invalid_client_secret' });
+      expect(await exchange(code, { redirect_uri: 'http://127.0.0.1:9/elsewhere' })).toEqual({ error: 'invalid_redirect_uri' });
+      expect(await exchange('1000.unknown.code')).toEqual({ error: 'invalid_code' });
+      expect(await exchange(code)).toHaveProperty('refresh_token');
+    });
+
+    it('refuses a code past its lifetime (2 minutes, as Zoho documents)', async () => {
+      expect(AUTHORIZATION_CODE_LIFETIME_MS).toBe(120_000);
+      oauth.authorizationCodeLifetimeMs = 0;
+      expect(await exchange(await codeFor())).toEqual({ error: 'invalid_code' });
+    });
+
+    it('gives no refresh token to an online authorization (no access_type=offline)', async () => {
+      const query = authQuery();
+      query.delete('access_type');
+      const tokens = await exchange(await codeFor(query));
+      expect(tokens).toHaveProperty('access_token');
+      expect(tokens).not.toHaveProperty('refresh_token');
+    });
+
+    it('revokes a refresh token: a later refresh answers invalid_code and its access tokens stop working', async () => {
+      const tokens = await exchange(await codeFor());
+      const refreshToken = tokens.refresh_token as string;
+      const id = oauth.addRecord('Deals');
+
+      expect(await accountsCall(`/oauth/v2/token/revoke?token=${encodeURIComponent(refreshToken)}`, {})).toEqual({ status: 'success' });
+      expect(oauth.revokedTokens.at(-1)).toBe(refreshToken);
+      expect(await refresh(refreshToken)).toEqual({ error: 'invalid_code' });
+      const stale = await getRecord(id, tokens.access_token as string);
+      expect(stale.status).toBe(401);
+      expect(await stale.json()).toMatchObject({ code: 'INVALID_TOKEN' });
+
+      for (const token of [refreshToken, '1000.unknown.token']) {
+        const again = await fetch(`${oauth.accountsUrl}/oauth/v2/token/revoke?token=${token}`, { method: 'POST' });
+        expect(again.status).toBe(400);
+      }
+    });
+
+    it('revokes an access token alone, leaving its refresh token working', async () => {
+      const tokens = await exchange(await codeFor());
+      expect(await accountsCall(`/oauth/v2/token/revoke?token=${tokens.access_token as string}`, {})).toEqual({ status: 'success' });
+      expect((await getRecord(oauth.addRecord('Deals'), tokens.access_token as string)).status).toBe(401);
+      expect(await refresh(tokens.refresh_token as string)).toHaveProperty('access_token');
+    });
+
+    it("takes a redirect URI registered after start, e.g. the daemon's once its port is known", async () => {
+      const later = 'http://127.0.0.1:10/zoho/callback';
+      expect((await authorize(authQuery({ redirect_uri: later }))).status).toBe(400);
+      oauth.addRedirectUri(later, client.clientId);
+      expect((await authorize(authQuery({ redirect_uri: later }))).status).toBe(200);
+
+      oauth.registerClient({ clientId: 'other', clientSecret: 'other-secret', redirectUris: [later] });
+      expect(await (await authorize(authQuery({ client_id: 'other', redirect_uri: later }))).text()).toContain('other would like to access');
     });
   });
 

@@ -1,15 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
+import { consentPage, errorPage } from './consent-page.js';
 import { parseMultipart } from './multipart.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
 export type ZohoModule = (typeof ZOHO_MODULES)[number];
 
+/** A client registered with the accounts server (in Zoho's API console), for the authorization-code flow. */
+export interface ZohoOAuthClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  /** Shown on the consent page; the client id when absent. */
+  name?: string;
+}
+
 export interface ZohoSimOptions {
+  /** The default client, which owns `refreshToken`. */
   clientId?: string;
   clientSecret?: string;
   refreshToken?: string;
   tokenLifetimeSeconds?: number;
+  /** Further clients; one with the default client's id replaces it. */
+  oauthClients?: ZohoOAuthClient[];
+  /** `GET /oauth/v2/auth` skips the consent page and redirects with a code at once. */
+  autoApprove?: boolean;
+  /** The user's data centre, named by `location` in the redirect; `us` by default. */
+  dataCenter?: string;
+}
+
+/** A decision on the consent page (or by `autoApprove`). */
+export interface ZohoConsent {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  approved: boolean;
 }
 
 export interface ZohoAttachment {
@@ -41,16 +67,80 @@ interface StoredRecord {
 }
 
 interface IssuedToken {
-  refreshToken: string;
+  /** The refresh token it came from; null for one from an online (no refresh token) authorization. */
+  refreshToken: string | null;
   expiresAt: number;
   expired: boolean;
 }
 
+/** An authorization request that passed the checks of `GET /oauth/v2/auth`. */
+interface AuthorizationRequest {
+  client: ZohoOAuthClient;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  offline: boolean;
+}
+
+interface AuthorizationCode {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  offline: boolean;
+  expiresAt: number;
+}
+
+interface RefreshGrant {
+  clientId: string;
+  scopes: string[];
+}
+
 const THROTTLE_WINDOW_MS = 10 * 60 * 1000;
+
+/** Zoho's accounts docs: an authorization code is valid for 2 minutes, and once. */
+export const AUTHORIZATION_CODE_LIFETIME_MS = 2 * 60 * 1000;
+
+const AUTHORIZE_PATH = '/oauth/v2/auth';
+const APPROVE_PATH = '/oauth/v2/auth/approve';
+const REJECT_PATH = '/oauth/v2/auth/reject';
 
 /** Zoho's error body: `{code, details, message, status: "error"}`. */
 export function zohoError(code: string, message: string, details: Record<string, unknown> = {}) {
   return { code, details, message, status: 'error' };
+}
+
+/** Zoho's token shape (codes, access and refresh tokens alike): `1000.<hex>.<hex>`. */
+function zohoToken(): string {
+  return `1000.${randomBytes(16).toString('hex')}.${randomBytes(16).toString('hex')}`;
+}
+
+/** The accounts server takes its parameters from the query string as well as from a form body. */
+function paramsOf(req: SimRequest): URLSearchParams {
+  const params = new URLSearchParams(req.query);
+  for (const [key, value] of new URLSearchParams(req.body.toString('utf8'))) params.set(key, value);
+  return params;
+}
+
+/** Zoho answers a refused token request with status 200 and an `error`. */
+const oauthError = (error: string): SimResponse => ({ status: 200, body: { error } });
+
+/**
+ * A 302 to `uri` with `params` added to its query (a null one left out), each encoded by encodeURIComponent: a space is
+ * `%20`, never the `+` of form encoding, so a client decoding either way reads the same value.
+ */
+function redirect(uri: string, params: Record<string, string | null>): SimResponse {
+  const query = Object.entries(params)
+    .flatMap(([name, value]) => (value === null ? [] : [`${encodeURIComponent(name)}=${encodeURIComponent(value)}`]))
+    .join('&');
+  return { status: 302, headers: { location: `${uri}${uri.includes('?') ? '&' : '?'}${query}` } };
+}
+
+/** Zoho separates the scopes of a request with commas. */
+function parseScopes(scope: string | null): string[] {
+  return (scope ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Zoho writes times as ISO 8601 with an offset and no milliseconds. */
@@ -126,7 +216,19 @@ export class ZohoSim {
    * (notes.yaml) answers a failed insert, e.g. a note on an unknown record, with 400 and the error in `data[0]`.
    */
   notesFailureStatus: 200 | 201 | 400 = 400;
+  /** `GET /oauth/v2/auth` redirects with a code at once instead of showing the consent page. */
+  autoApprove: boolean;
+  /** The `location` the authorization redirect names. */
+  dataCenter: string;
+  authorizationCodeLifetimeMs = AUTHORIZATION_CODE_LIFETIME_MS;
+  /** Every decision on the consent page, in order. */
+  readonly consents: ZohoConsent[] = [];
+  /** The tokens revoked through `POST /oauth/v2/token/revoke`, in order (not those revoked by `revokeRefreshToken`). */
+  readonly revokedTokens: string[] = [];
 
+  private readonly clients = new Map<string, ZohoOAuthClient>();
+  private readonly codes = new Map<string, AuthorizationCode>();
+  private readonly refreshGrants = new Map<string, RefreshGrant>();
   private readonly records = new Map<ZohoModule, Map<string, StoredRecord>>(ZOHO_MODULES.map((m) => [m, new Map()]));
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly grantTimes = new Map<string, number[]>();
@@ -139,8 +241,17 @@ export class ZohoSim {
     this.clientSecret = options.clientSecret ?? 'zoho-secret';
     this.refreshToken = options.refreshToken ?? 'zoho-refresh';
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
+    this.autoApprove = options.autoApprove ?? false;
+    this.dataCenter = options.dataCenter ?? 'us';
+    this.registerClient({ clientId: this.clientId, clientSecret: this.clientSecret, redirectUris: [] });
+    for (const client of options.oauthClients ?? []) this.registerClient(client);
+    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, scopes: [] });
 
+    this.accounts.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
+    this.accounts.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
+    this.accounts.route('POST', REJECT_PATH, (req) => this.decide(req, false));
     this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
+    this.accounts.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req));
 
     this.api.route(
       'POST',
@@ -195,7 +306,30 @@ export class ZohoSim {
   }
 
   get tokenRequests(): RecordedRequest[] {
-    return this.accounts.requests;
+    return this.accounts.requestsTo('POST', '/oauth/v2/token');
+  }
+
+  /** Registers an OAuth client, replacing one with the same id. */
+  registerClient(client: ZohoOAuthClient): void {
+    this.clients.set(client.clientId, { ...client, redirectUris: [...client.redirectUris] });
+  }
+
+  /** Adds a redirect URI to a registered client (the default one unless named), e.g. the daemon's once its port is known. */
+  addRedirectUri(redirectUri: string, clientId = this.clientId): void {
+    const client = this.clients.get(clientId);
+    if (!client) throw new Error(`no Zoho OAuth client ${clientId}`);
+    client.redirectUris.push(redirectUri);
+  }
+
+  /** The scopes of the latest approved consent; empty before any. */
+  get grantedScopes(): string[] {
+    return [...(this.consents.findLast((c) => c.approved)?.scopes ?? [])];
+  }
+
+  /** The scopes a refresh token was granted (none recorded for the configured one); undefined for a token never issued. */
+  scopesOf(refreshToken: string): string[] | undefined {
+    const scopes = this.refreshGrants.get(refreshToken)?.scopes;
+    return scopes && [...scopes];
   }
 
   /** Revokes a refresh token (the configured one by default) and the access tokens it gave. */
@@ -251,27 +385,71 @@ export class ZohoSim {
     return `4150868000${String(this.nextId++).padStart(9, '0')}`;
   }
 
-  // --- accounts ---
+  // --- accounts: authorization ---
+
+  private authorize(req: SimRequest): SimResponse {
+    const request = this.authorizationRequest(req.query);
+    if ('status' in request) return request;
+    if (this.autoApprove) return this.approve(request);
+    const clientName = request.client.name ?? request.client.clientId;
+    return consentPage({ clientName, scopes: request.scopes, params: req.query, approveAction: APPROVE_PATH, rejectAction: REJECT_PATH });
+  }
+
+  /** The consent page's Accept or Reject: its form carries the authorization request back, checked again. */
+  private decide(req: SimRequest, approved: boolean): SimResponse {
+    const request = this.authorizationRequest(paramsOf(req));
+    if ('status' in request) return request;
+    return approved ? this.approve(request) : this.reject(request);
+  }
+
+  /** A request that fails a check gets an error page rather than a redirect, as Zoho does: the redirect URI is not yet trusted. */
+  private authorizationRequest(params: URLSearchParams): AuthorizationRequest | SimResponse {
+    const client = this.clients.get(params.get('client_id') ?? '');
+    if (!client) return errorPage(400, 'Invalid Client: no client has this client_id.');
+    const redirectUri = params.get('redirect_uri') ?? '';
+    if (!client.redirectUris.includes(redirectUri)) return errorPage(400, 'Invalid Redirect Uri: it is not one registered for this client.');
+    if (params.get('response_type') !== 'code') return errorPage(400, 'Invalid response_type: it must be code.');
+    const scopes = parseScopes(params.get('scope'));
+    if (scopes.length === 0) return errorPage(400, 'Invalid OAuth Scope: no scope was given.');
+    return { client, redirectUri, scopes, state: params.get('state'), offline: params.get('access_type') === 'offline' };
+  }
+
+  private approve(request: AuthorizationRequest): SimResponse {
+    const code = zohoToken();
+    const { client, redirectUri, scopes, offline } = request;
+    this.codes.set(code, { clientId: client.clientId, redirectUri, scopes, offline, expiresAt: Date.now() + this.authorizationCodeLifetimeMs });
+    this.recordConsent(request, true);
+    return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsUrl, state: request.state });
+  }
+
+  private reject(request: AuthorizationRequest): SimResponse {
+    this.recordConsent(request, false);
+    return redirect(request.redirectUri, { error: 'access_denied', state: request.state });
+  }
+
+  private recordConsent({ client, redirectUri, scopes, state }: AuthorizationRequest, approved: boolean): void {
+    this.consents.push({ clientId: client.clientId, redirectUri, scopes, state, approved });
+  }
+
+  // --- accounts: tokens ---
 
   private grant(req: SimRequest): SimResponse {
-    // Zoho takes the parameters from the query string as well as from a form body.
-    const params = new URLSearchParams(req.query);
-    for (const [key, value] of new URLSearchParams(req.body.toString('utf8'))) params.set(key, value);
-    if (params.get('grant_type') !== 'refresh_token') return { status: 200, body: { error: 'unsupported_grant_type' } };
-    const refreshToken = params.get('refresh_token') ?? '';
-    if (
-      params.get('client_id') !== this.clientId ||
-      params.get('client_secret') !== this.clientSecret ||
-      refreshToken !== this.refreshToken ||
-      this.revoked.has(refreshToken)
-    ) {
-      return { status: 200, body: { error: 'invalid_code' } };
+    const params = paramsOf(req);
+    switch (params.get('grant_type')) {
+      case 'refresh_token':
+        return this.refreshGrant(params);
+      case 'authorization_code':
+        return this.codeGrant(params);
+      default:
+        return oauthError('unsupported_grant_type');
     }
+  }
 
-    const now = Date.now();
-    const recent = (this.grantTimes.get(refreshToken) ?? []).filter((t) => now - t < THROTTLE_WINDOW_MS);
-    this.grantTimes.set(refreshToken, recent);
-    if (recent.length >= this.throttleLimit) {
+  private refreshGrant(params: URLSearchParams): SimResponse {
+    const refreshToken = params.get('refresh_token') ?? '';
+    const grant = this.refreshGrants.get(refreshToken);
+    if (!grant || this.revoked.has(refreshToken) || !this.authenticates(params, grant.clientId)) return oauthError('invalid_code');
+    if (this.throttled(refreshToken)) {
       return {
         status: 200,
         body: {
@@ -280,18 +458,78 @@ export class ZohoSim {
         },
       };
     }
-    recent.push(now);
+    return this.tokenAnswer(this.issueAccessToken(refreshToken), null);
+  }
 
-    const accessToken = `1000.${randomBytes(16).toString('hex')}.${randomBytes(16).toString('hex')}`;
-    this.tokens.set(accessToken, { refreshToken, expiresAt: now + this.tokenLifetimeSeconds * 1000, expired: false });
+  /**
+   * The error names are those Zoho's users report it answering (all with status 200): `invalid_client`,
+   * `invalid_client_secret`, `invalid_code` (unknown, used or expired code) and `invalid_redirect_uri`.
+   */
+  private codeGrant(params: URLSearchParams): SimResponse {
+    const client = this.clients.get(params.get('client_id') ?? '');
+    if (!client) return oauthError('invalid_client');
+    if (params.get('client_secret') !== client.clientSecret) return oauthError('invalid_client_secret');
+    const code = params.get('code') ?? '';
+    const issued = this.codes.get(code);
+    if (!issued || issued.clientId !== client.clientId || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
+    if (params.get('redirect_uri') !== issued.redirectUri) return oauthError('invalid_redirect_uri');
+    this.codes.delete(code);
+    // Only an offline authorization (access_type=offline) yields a refresh token.
+    const refreshToken = issued.offline ? this.newRefreshToken(client.clientId, issued.scopes) : null;
+    return this.tokenAnswer(this.issueAccessToken(refreshToken), refreshToken);
+  }
+
+  private authenticates(params: URLSearchParams, clientId: string): boolean {
+    return params.get('client_id') === clientId && params.get('client_secret') === this.clients.get(clientId)?.clientSecret;
+  }
+
+  /** Counts a token request against the refresh token's allowance; true when it is spent. */
+  private throttled(refreshToken: string): boolean {
+    const now = Date.now();
+    const recent = (this.grantTimes.get(refreshToken) ?? []).filter((t) => now - t < THROTTLE_WINDOW_MS);
+    this.grantTimes.set(refreshToken, recent);
+    if (recent.length >= this.throttleLimit) return true;
+    recent.push(now);
+    return false;
+  }
+
+  private newRefreshToken(clientId: string, scopes: string[]): string {
+    const refreshToken = zohoToken();
+    this.refreshGrants.set(refreshToken, { clientId, scopes });
+    return refreshToken;
+  }
+
+  private issueAccessToken(refreshToken: string | null): string {
+    const accessToken = zohoToken();
+    this.tokens.set(accessToken, { refreshToken, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000, expired: false });
     this.issued += 1;
+    return accessToken;
+  }
+
+  private tokenAnswer(accessToken: string, refreshToken: string | null): SimResponse {
     const lifetime = this.legacyExpiresInMs
       ? { expires_in_sec: this.tokenLifetimeSeconds, expires_in: this.tokenLifetimeSeconds * 1000 }
       : { expires_in: this.tokenLifetimeSeconds };
+    const refresh = refreshToken ? { refresh_token: refreshToken } : {};
     return {
       status: 200,
-      body: { access_token: accessToken, api_domain: this.apiDomain, token_type: 'Bearer', ...lifetime },
+      body: { access_token: accessToken, ...refresh, api_domain: this.apiDomain, token_type: 'Bearer', ...lifetime },
     };
+  }
+
+  /**
+   * Zoho's revoke endpoint takes a refresh token (which takes its access tokens with it) or an access token, and answers
+   * `{"status":"success"}`, or status 400 for a token it does not know. Zoho documents no body for the 400; this one is
+   * the simulator's.
+   */
+  private revoke(req: SimRequest): SimResponse {
+    const token = paramsOf(req).get('token') ?? '';
+    const accessToken = this.tokens.get(token);
+    if (this.refreshGrants.has(token) && !this.revoked.has(token)) this.revokeRefreshToken(token);
+    else if (accessToken && !accessToken.expired) accessToken.expired = true;
+    else return { status: 400, body: { error: 'invalid_token' } };
+    this.revokedTokens.push(token);
+    return { status: 200, body: { status: 'success' } };
   }
 
   // --- API ---

@@ -1,0 +1,78 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { publicUrlOf } from '../connections/public-url.js';
+import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
+import type { AdminActor } from './roles.js';
+import { AdminIdentity } from './session.service.js';
+
+const ACTOR: AdminActor = { name: 'admin', role: 'admin' };
+const RETRY_MS = 2_000;
+const RESET = 'to replace it, set ADMIN_TOKEN, or run DELETE FROM admin_credential and restart to have a new one printed';
+
+/**
+ * With no ADMIN_TOKEN, the admin token is made by the daemon on its first start: printed once (a warn line, with
+ * the console's address) and kept only as its sha256 in `admin_credential`, so a fresh `docker compose up` can be
+ * signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
+ * whose row lands prints its token, the others (and every later start) load the hash and print nothing secret.
+ * Start-up never waits for Postgres: until the hash is loaded that token simply does not authenticate.
+ */
+@Injectable()
+export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('AdminToken');
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly database: DatabaseService,
+    private readonly identity: AdminIdentity,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.adminToken === null) void this.adoptWhenReady();
+  }
+
+  beforeApplicationShutdown(): void {
+    this.stopped = true;
+  }
+
+  private async adoptWhenReady(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.database.whenReady();
+        await this.adopt();
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        // DatabaseService already says why Postgres is not ready; anything else is worth a line of its own.
+        if (!(err instanceof DatabaseUnavailableError)) this.logger.warn(`the admin token is not loaded yet (${(err as Error).message}); retrying`);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
+      }
+    }
+  }
+
+  private async adopt(): Promise<void> {
+    const token = randomBytes(32).toString('base64url');
+    const hash = createHash('sha256').update(token, 'utf8').digest('hex');
+    const inserted = await this.database.returning<{ token_hash: string }>(
+      `INSERT INTO admin_credential (name, token_hash) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING token_hash`,
+      [ACTOR.name, hash],
+    );
+    if (inserted.length > 0) {
+      this.identity.addHashedToken(ACTOR, Buffer.from(hash, 'hex'));
+      this.logger.warn(
+        `no ADMIN_TOKEN is set, so the daemon made this admin token: ${token} — sign in with it at ${publicUrlOf(this.config)}/admin. ` +
+          `It is shown only this once (only its hash is kept, in the table admin_credential); ${RESET}`,
+      );
+      return;
+    }
+    const [row] = await this.database.query<Array<{ token_hash: string }>>(`SELECT token_hash FROM admin_credential WHERE name = $1`, [ACTOR.name]);
+    if (!row) throw new Error('the admin_credential row was deleted while it was being read');
+    if (!/^[0-9a-f]{64}$/.test(row.token_hash)) {
+      this.logger.error(`admin_credential holds no sha256 (hex) for admin, so no admin token is in use; ${RESET}`);
+      return;
+    }
+    this.identity.addHashedToken(ACTOR, Buffer.from(row.token_hash, 'hex'));
+    this.logger.log(`no ADMIN_TOKEN is set: the admin token made on the first start is in use (printed then, in the log); ${RESET}`);
+  }
+}

@@ -1,0 +1,265 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
+import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { events, WebhookSender } from './sim/service/index.js';
+import { CapturingLogger, EVENTS_SECRET, startHarness, waitFor, type Harness, type HarnessOptions } from './support/harness.js';
+
+type Json = any;
+
+/*
+ * Connections set from the console (README "Connections"): tested before saved, sealed at rest, never answered or
+ * logged, read by every replica within seconds, kept over a restart; environment connections win and are read-only.
+ * Redis db 11, shared with other files through each harness's own queue prefix.
+ */
+const REDIS_DB = 11;
+/** Blank counts as unset: a daemon whose connections all come from the console. */
+const NO_ENVIRONMENT_CONNECTIONS = {
+  SERVICE_API_BASE_URL: '',
+  SERVICE_API_TOKEN: '',
+  WEBHOOK_SECRETS_EVENTS: '',
+  WEBHOOK_SECRETS_APPOINTMENT_PROMPT: '',
+  WEBHOOK_SECRETS_RECORD_PROMPT: '',
+};
+const OTHER_KEY = 'fedcba9876543210'.repeat(4);
+const sender = new WebhookSender();
+
+const NEW_EVENTS_SECRET = 'whsec-console-events-0001';
+const ROTATED_EVENTS_SECRET = 'whsec-console-events-0002';
+const APPOINTMENT_KEY = 'appt-key-from-the-console-0001';
+
+function consoleHarness(extra: Partial<HarnessOptions> = {}): Promise<Harness> {
+  return startHarness({ redisDb: REDIS_DB, ...extra, env: { ...NO_ENVIRONMENT_CONNECTIONS, ...(extra.env ?? {}) } });
+}
+
+async function json(res: Response): Promise<Json> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const connection = async (h: Harness, name: string): Promise<Json> => ((await json(await h.admin('/api/connections'))).items as Json[]).find((i) => i.name === name);
+
+const deliver = (h: Harness, secret: string) => sender.deliverOnce(`${h.url}/webhooks/events`, events.projectCreated(h.service.addProject()), { secret });
+
+describe('connections from the console', () => {
+  const logs = new CapturingLogger();
+  const appointmentCrm = new AppointmentCrmSim({ apiKey: APPOINTMENT_KEY });
+  let h: Harness;
+  /** Every API answer of this suite, searched for secrets at the end. */
+  const answers: string[] = [];
+  const admin = async (path: string, init?: RequestInit & { json?: unknown }) => {
+    const res = await h.admin(path, init);
+    const text = await res.text();
+    answers.push(text);
+    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json, headers: res.headers };
+  };
+
+  beforeAll(async () => {
+    await appointmentCrm.start();
+    h = await consoleHarness({ logger: logs });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await appointmentCrm.stop();
+  });
+
+  it('starts with no connection at all: the console is served, the webhooks answer 404, every connection says not_configured', async () => {
+    expect((await fetch(`${h.url}/admin`)).status).toBe(200);
+    expect((await deliver(h, EVENTS_SECRET)).status).toBe(404);
+    const { body } = await admin('/api/connections');
+    expect(body.items.map((i: Json) => [i.name, i.status, i.source])).toEqual([
+      ['service', 'not_configured', null],
+      ['appointment_crm', 'not_configured', null],
+      ['record_crm', 'not_configured', null],
+      ['webhooks', 'not_configured', null],
+    ]);
+    expect(body.key).toMatchObject({ ok: true, origin: 'environment' });
+    expect(body.webhook_addresses.events).toMatch(/\/webhooks\/events$/);
+    expect(body.redirect_uri).toMatch(/\/admin\/connections\/record-crm\/callback$/);
+  });
+
+  it('tests the service before saving it: a refused token saves nothing and says why; a good one connects', async () => {
+    const refused = await admin('/api/connections/service', { method: 'PUT', json: { base_url: h.service.apiBaseUrl, token: 'not-the-token' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/^not saved: service R2 GET \/proposal_templates failed: HTTP 401/);
+    expect((await connection(h, 'service')).status).toBe('not_configured');
+
+    const unreachable = await admin('/api/connections/service', { method: 'PUT', json: { base_url: 'http://127.0.0.1:9/v1', token: h.service.token } });
+    expect(unreachable.status).toBe(422);
+    expect(unreachable.body.message).toMatch(/network|ECONNREFUSED/);
+
+    const badUrl = await admin('/api/connections/service', { method: 'PUT', json: { base_url: 'http://127.0.0.1:9/api', token: 'x' } });
+    expect(badUrl.status).toBe(400);
+    expect(JSON.stringify(badUrl.body.message)).toContain('base_url must end in /v1');
+
+    const saved = await admin('/api/connections/service', { method: 'PUT', json: { base_url: h.service.apiBaseUrl, token: h.service.token } });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ name: 'service', source: 'console', status: 'connected', updated_by: 'admin', read_only: false });
+    expect(saved.body.settings).toEqual({ base_url: h.service.apiBaseUrl, token_last4: h.service.token.length >= 12 ? h.service.token.slice(-4) : null });
+    expect(saved.body.checked_at).toEqual(expect.any(String));
+
+    // The next call to the service uses it: a mapping associated through A2.
+    const project = h.service.addProject();
+    const created = await admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: '777000111', project_id: project.id } });
+    expect(created.status).toBe(201);
+    expect((await admin('/api/mappings/associate', { method: 'POST' })).status).toBe(202);
+    await waitFor(async () => (await h.database.query<Json[]>(`SELECT status FROM mapping WHERE appointment_id = '777000111'`))[0]?.status === 'associated');
+    expect(h.service.requestsTo('POST', '/v1/appointment_crm/batch/associate_project').at(-1)?.headers.authorization).toBe(`Bearer ${h.service.token}`);
+  });
+
+  it('tests the appointment CRM before saving it, and the next push uses it', async () => {
+    const refused = await admin('/api/connections/appointment-crm', { method: 'PUT', json: { base_url: appointmentCrm.url, api_key: 'wrong-key' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toMatch(/HTTP 401/);
+    expect((await connection(h, 'appointment_crm')).status).toBe('not_configured');
+
+    const saved = await admin('/api/connections/appointment-crm', { method: 'PUT', json: { base_url: appointmentCrm.url, api_key: APPOINTMENT_KEY } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.settings).toEqual({ base_url: appointmentCrm.url, api_key_last4: APPOINTMENT_KEY.slice(-4) });
+
+    const webhooks = await admin('/api/connections/webhooks', { method: 'PUT', json: { events: [NEW_EVENTS_SECRET] } });
+    expect(webhooks.status).toBe(200);
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    appointmentCrm.addAppointment('4400');
+    await mapAppointment(h, project.id, '4400');
+    const res = await sender.deliverOnce(`${h.url}/webhooks/events`, events.drawingUpdated(h.service.drawingView(drawing.id)), { secret: NEW_EVENTS_SECRET });
+    expect(res.status).toBe(200);
+    const entries = await settled(h, project.id, ['push_drawings']);
+    expect(entries.find((e) => e.kind === 'push_drawings')).toMatchObject({ status: 'succeeded', target: '4400' });
+    expect(appointmentCrm.filesOf('4400', 'drawing')).toHaveLength(1);
+  });
+
+  it('sets the webhook secrets, answers the addresses to enter in the service, and rotates with old and new together', async () => {
+    const rotated = await admin('/api/connections/webhooks', {
+      method: 'PUT',
+      json: { events: [ROTATED_EVENTS_SECRET, `…${NEW_EVENTS_SECRET.slice(-4)}`], record_prompt: ['whsec-record-prompt-console-01'] },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.addresses).toEqual({
+      events: expect.stringMatching(/\/webhooks\/events$/),
+      appointment_prompt: expect.stringMatching(/\/webhooks\/appointment-crm\/export-prompt$/),
+      record_prompt: expect.stringMatching(/\/webhooks\/record-crm\/export-prompt$/),
+    });
+    expect(rotated.body.settings.secrets_last4).toEqual({ events: ['0002', '0001'], appointment_prompt: [], record_prompt: ['e-01'] });
+    expect((await deliver(h, ROTATED_EVENTS_SECRET)).status).toBe(200);
+    expect((await deliver(h, NEW_EVENTS_SECRET)).status).toBe(200);
+    expect((await deliver(h, 'whsec-never-set-anywhere-000')).status).toBe(401);
+
+    const unknownKeep = await admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['…zzzz'] } });
+    expect(unknownKeep.status).toBe(422);
+    expect(unknownKeep.body.message).toBe('events: no current secret ends in zzzz');
+    const short = await admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['short'] } });
+    expect(short.status).toBe(400);
+
+    await admin('/api/connections/webhooks', { method: 'PUT', json: { events: [`…${ROTATED_EVENTS_SECRET.slice(-4)}`] } });
+    expect((await deliver(h, NEW_EVENTS_SECRET)).status).toBe(401);
+    expect((await deliver(h, ROTATED_EVENTS_SECRET)).status).toBe(200);
+  });
+
+  it('tests a connection on demand and records when; a viewer may not', async () => {
+    const tested = await admin('/api/connections/service/test', { method: 'POST' });
+    expect(tested.body).toEqual({ ok: true, detail: expect.stringContaining('accepted the token') });
+    const unknown = await admin('/api/connections/ftp/test', { method: 'POST' });
+    expect(unknown.status).toBe(404);
+    const before = (await connection(h, 'appointment_crm')).checked_at;
+    await new Promise((r) => setTimeout(r, 5));
+    const after = await admin('/api/connections/appointment-crm/test', { method: 'POST' });
+    expect(after.body).toEqual({ ok: true, detail: expect.stringContaining('accepted the key') });
+    expect((await connection(h, 'appointment_crm')).checked_at > before).toBe(true);
+    const viewerOnly = await fetch(`${h.url}/api/connections/service/test`, { method: 'POST' });
+    expect(viewerOnly.status).toBe(401);
+  });
+
+  it('keeps the connections over a restart, and a second replica sees a change within 10 s', async () => {
+    const replica = await consoleHarness({ databaseUrl: h.databaseUrl });
+    try {
+      expect((await connection(replica, 'service')).status).toBe('connected');
+      expect((await deliver(replica, ROTATED_EVENTS_SECRET)).status).toBe(200);
+
+      const next = 'whsec-console-events-0003';
+      const changedAt = Date.now();
+      expect((await admin('/api/connections/webhooks', { method: 'PUT', json: { events: [next] } })).status).toBe(200);
+      await waitFor(async () => (await deliver(replica, next)).status === 200, 10_000, 'the replica to take the new secret');
+      console.info(`connections.e2e: the second replica took the new secret after ${Date.now() - changedAt} ms`);
+      expect((await deliver(replica, ROTATED_EVENTS_SECRET)).status).toBe(401);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('a wrong CONNECTIONS_KEY says so on each console connection and leaves environment connections working', async () => {
+    const wrongKey = await startHarness({
+      redisDb: REDIS_DB,
+      databaseUrl: h.databaseUrl,
+      env: { CONNECTIONS_KEY: OTHER_KEY, WEBHOOK_SECRETS_EVENTS: '', WEBHOOK_SECRETS_APPOINTMENT_PROMPT: '', WEBHOOK_SECRETS_RECORD_PROMPT: '' },
+    });
+    try {
+      const service = await connection(wrongKey, 'service');
+      expect(service).toMatchObject({ source: 'environment', status: 'connected', read_only: true });
+      const webhooks = await connection(wrongKey, 'webhooks');
+      expect(webhooks).toMatchObject({ source: 'console', status: 'degraded', settings: null });
+      expect(webhooks.detail).toMatch(/cannot be read with this CONNECTIONS_KEY/);
+      expect((await deliver(wrongKey, 'whsec-console-events-0003')).status).toBe(404);
+      // The environment's service still answers: a mapping still associates.
+      const project = wrongKey.service.addProject();
+      const created = await wrongKey.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: '777000222', project_id: project.id } });
+      expect(created.status).toBe(201);
+    } finally {
+      await wrongKey.close();
+    }
+  });
+
+  it('environment connections are read-only: PUT and DELETE answer 409 naming the variables', async () => {
+    const fromEnvironment = await startHarness({ redisDb: REDIS_DB });
+    try {
+      const put = await fromEnvironment.admin('/api/connections/service', { method: 'PUT', json: { base_url: 'http://127.0.0.1:1/v1', token: 'x' } });
+      expect(put.status).toBe(409);
+      expect((await json(put)).message).toContain('SERVICE_API_BASE_URL');
+      const del = await fromEnvironment.admin('/api/connections/webhooks', { method: 'DELETE' });
+      expect(del.status).toBe(409);
+      const item = await connection(fromEnvironment, 'webhooks');
+      expect(item).toMatchObject({ source: 'environment', read_only: true, status: 'connected' });
+      expect(JSON.stringify(item)).not.toContain(EVENTS_SECRET);
+    } finally {
+      await fromEnvironment.close();
+    }
+  });
+
+  it('without a usable key, console edits answer 409 saying why', async () => {
+    const keyless = await consoleHarness({ env: { CONNECTIONS_KEY: '', CONNECTIONS_KEY_FILE: '/etc/hostname/crm-sync/connections.key' } });
+    try {
+      const put = await keyless.admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['whsec-keyless-0000000001'] } });
+      expect(put.status).toBe(409);
+      expect((await json(put)).message).toMatch(/secrets cannot be stored: no CONNECTIONS_KEY, and the key file .* cannot be created \(ENOTDIR\)/);
+      expect((await json(await keyless.admin('/api/connections'))).key).toMatchObject({ ok: false });
+    } finally {
+      await keyless.close();
+    }
+  });
+
+  it('removes a console connection (audited), and never shows a secret in an answer, a log line or a plain-text column', async () => {
+    const removed = await admin('/api/connections/appointment-crm', { method: 'DELETE' });
+    expect(removed.body).toEqual({ removed: true, detail: 'appointment CRM connection removed' });
+    expect((await connection(h, 'appointment_crm')).status).toBe('not_configured');
+    const audit = await h.database.query<Json[]>(`SELECT detail FROM sync_log WHERE kind = 'admin_write' ORDER BY id`);
+    expect(audit.map((a) => a.detail)).toEqual(
+      expect.arrayContaining(['appointment CRM connection removed by admin', expect.stringMatching(/^service connection set to .* by admin$/)]),
+    );
+
+    const secrets = [h.service.token, APPOINTMENT_KEY, NEW_EVENTS_SECRET, ROTATED_EVENTS_SECRET, 'whsec-console-events-0003', 'whsec-record-prompt-console-01'];
+    // Asynchronously: a blocked event loop could hold a lock pg_dump waits for.
+    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--data-only', h.databaseUrl], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(dump).toContain('COPY public.connection');
+    for (const secret of secrets) {
+      expect(dump).not.toContain(secret);
+      for (const answer of answers) expect(answer).not.toContain(secret);
+      for (const line of logs.lines) expect(line).not.toContain(secret);
+    }
+    expect(logs.lines.length).toBeGreaterThan(10);
+  });
+});
