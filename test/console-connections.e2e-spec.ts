@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { events, WebhookSender } from './sim/service/index.js';
+import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { ZohoSim } from './sim/zoho/index.js';
+import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -33,17 +35,24 @@ const WITHOUT_CONNECTIONS = {
 };
 
 const EVENTS_SECRET = 'console-events-secret-0001';
+const ZOHO_CLIENT = { clientId: '1000.CRMSYNCCONSOLE', clientSecret: 'crm-sync-console-client-secret', name: 'crm-sync (console test)' };
 const ROTATED_SECRET = 'console-events-secret-0002';
 
 describe('the Connections screen in a browser', () => {
   let h: Harness;
   let appointments: AppointmentCrmSim;
+  let zoho: ZohoSim;
   let browser: Browser;
+  /** The record prompt's secret, generated on the page by the webhooks test. */
+  let recordPromptSecret = '';
   const sender = new WebhookSender();
 
   beforeAll(async () => {
     appointments = new AppointmentCrmSim();
     await appointments.start();
+    // A client registered in "Zoho's API console"; its redirect URI is added once the daemon's address is known.
+    zoho = new ZohoSim({ oauthClients: [{ ...ZOHO_CLIENT, redirectUris: [] }] });
+    await zoho.start();
     h = await startHarness({
       redisDb: 12,
       env: { ...WITHOUT_CONNECTIONS, ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN},operator1:operator:${OPERATOR_TOKEN}` },
@@ -59,6 +68,7 @@ describe('the Connections screen in a browser', () => {
     await browser?.close();
     await h?.close();
     await appointments?.stop();
+    await zoho?.stop();
   });
 
   async function openConsole(url = h.url, token = ADMIN_TOKEN) {
@@ -110,6 +120,7 @@ describe('the Connections screen in a browser', () => {
       const operator = await openConsole(h.url, OPERATOR_TOKEN);
       expect(await operator.page.locator('#conn-service-test').isVisible()).toBe(true);
       expect(await operator.page.locator('#conn-service-form').isVisible()).toBe(false);
+      await shot(operator.page, 'operator');
       await operator.context.close();
       expect([...errors, ...viewer.errors, ...operator.errors]).toEqual([]);
 
@@ -194,7 +205,7 @@ describe('the Connections screen in a browser', () => {
     async () => {
       const { context, page, errors } = await openConsole();
       expect(await page.locator('#conn-webhooks-public-url').count()).toBe(0);
-      const address = await page.locator('#conn-webhooks-address-events').textContent();
+      const address = (await page.locator('#conn-webhooks-address-events').textContent())!;
       expect(address).toBe(`${h.url}/webhooks/events`);
       const project = h.service.addProject();
       const drawing = h.service.addDrawing(project.id);
@@ -208,7 +219,7 @@ describe('the Connections screen in a browser', () => {
       await page.locator('#conn-webhooks-events-error').filter({ hasText: 'at least 16 characters' }).waitFor();
       await page.fill('#conn-webhooks-events', EVENTS_SECRET);
       await page.click('#conn-webhooks-generate-record_prompt');
-      const recordPromptSecret = await page.locator('#conn-webhooks-record_prompt').inputValue();
+      recordPromptSecret = await page.locator('#conn-webhooks-record_prompt').inputValue();
       expect(recordPromptSecret).toMatch(/^[0-9a-f]{48}$/);
       await page.click('#conn-webhooks-submit');
       await page.locator('#conn-webhooks-message .conn-msg.ok').waitFor();
@@ -275,9 +286,122 @@ describe('the Connections screen in a browser', () => {
   );
 
   browserIt(
+    'Zoho CRM end to end: Connect, Accept on the consent page, back on the console connected; a record prompt attaches the PDF with that grant; Disconnect revokes it',
+    async () => {
+      const { context, page, errors } = await openConsole();
+      const redirectUri = (await page.locator('#conn-record-crm-redirect_uri').textContent())!;
+      zoho.addRedirectUri(redirectUri, ZOHO_CLIENT.clientId);
+      // The simulator's accounts server is not one of Zoho's data centres: the advanced field.
+      await page.click('#conn-record-crm-form summary');
+      await page.fill('#conn-record-crm-accounts_url', zoho.accountsUrl);
+      expect(await page.locator('#conn-record-crm-data_centre').isDisabled()).toBe(true);
+      const connect = async () => {
+        await page.fill('#conn-record-crm-client_id', ZOHO_CLIENT.clientId);
+        await page.fill('#conn-record-crm-client_secret', ZOHO_CLIENT.clientSecret);
+        await page.click('#conn-record-crm-submit');
+        // Zoho's consent page, in this tab.
+        await page.waitForURL((url) => url.href.startsWith(`${zoho.accountsUrl}/oauth/v2/auth?`));
+        expect(await page.locator('h1').textContent()).toContain(ZOHO_CLIENT.name);
+      };
+
+      // Reject: the daemon's page says so and leads back; nothing is connected.
+      await connect();
+      await page.click('button:has-text("Reject")');
+      await page.waitForURL((url) => url.pathname === '/admin/connections/record-crm/callback');
+      expect(await page.locator('body').textContent()).toContain('Zoho did not grant access (access_denied)');
+      await shot(page, 'zoho-rejected');
+      await page.click('a:has-text("Back to the console")');
+      await page.locator('#connections-cards').waitFor();
+      expect(await badgeOf(page, 'record-crm').textContent()).toBe('not configured');
+      expect(await page.locator('#conn-record-crm-message .conn-msg').count()).toBe(0);
+
+      // Accept.
+      await page.click('#conn-record-crm-form summary');
+      await page.fill('#conn-record-crm-accounts_url', zoho.accountsUrl);
+      await connect();
+      await shot(page, 'zoho-consent');
+      await page.click('button:has-text("Accept")');
+
+      // Back on the console: connected, said once.
+      await page.waitForURL(`${h.url}/admin/#connections`);
+      await page.locator('#connections-cards').waitFor();
+      await waitFor(async () => (await badgeOf(page, 'record-crm').textContent()) === 'connected', 10_000, 'the Zoho CRM badge to say connected');
+      expect(await page.locator('#conn-record-crm-message .conn-msg.ok').textContent()).toContain('Zoho CRM is connected');
+      expect(zoho.consents.at(-1)).toMatchObject({ clientId: ZOHO_CLIENT.clientId, redirectUri, approved: true });
+      const connected = await itemOf('record_crm');
+      expect(connected).toMatchObject({ source: 'console', status: 'connected', updated_by: 'admin' });
+      expect(connected.settings).toMatchObject({
+        accounts_url: zoho.accountsUrl,
+        api_domain: zoho.apiDomain,
+        client_id: ZOHO_CLIENT.clientId,
+        data_centre: null,
+      });
+      expect(await page.locator('#conn-record-crm-state').textContent()).toContain(`ending in …${ZOHO_CLIENT.clientSecret.slice(-4)}`);
+      expect(await page.content()).not.toContain(ZOHO_CLIENT.clientSecret);
+      await shot(page, 'zoho-connected');
+
+      // A record export prompt, signed with the secret set on the page, to the address it shows.
+      h.service.addTemplate('Standard');
+      const project = h.service.addProject();
+      const drawing = h.service.addDrawing(project.id);
+      const recordId = zoho.addRecord('Deals');
+      await h.database.query(
+        `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
+        [recordId, project.id],
+      );
+      const address = (await page.locator('#conn-webhooks-address-record_prompt').textContent())!;
+      expect(address).toBe(`${h.url}/webhooks/record-crm/export-prompt`);
+      const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });
+      const delivered = await sender.deliverOnce(address, prompt, { secret: recordPromptSecret });
+      expect(`${delivered.status} ${delivered.body}`).toMatch(/^200 .*accepted/);
+      const entry = await waitFor(
+        async () => {
+          const found = await h.database.repo(SyncLogEntry).findOneBy({ target: `Deals/${recordId}` });
+          return found && ['succeeded', 'failed', 'skipped'].includes(found.status) ? found : null;
+        },
+        20_000,
+        'the attach_pdf entry to finish',
+      );
+      expect([entry.kind, entry.status, entry.error]).toEqual(['attach_pdf', 'succeeded', null]);
+      expect(zoho.attachmentsOf('Deals', recordId)).toHaveLength(1);
+      // With an access token of the refresh token the consent gave this client.
+      const refreshes = zoho.tokenRequests.map((r) => new URLSearchParams(r.body.toString('utf8'))).filter((p) => p.get('grant_type') === 'refresh_token');
+      expect(refreshes.length).toBeGreaterThan(0);
+      const refreshToken = refreshes.at(-1)!.get('refresh_token')!;
+      expect(refreshes.at(-1)!.get('client_id')).toBe(ZOHO_CLIENT.clientId);
+      expect(zoho.scopesOf(refreshToken)).toEqual(zoho.grantedScopes);
+      const uploads = zoho.api.requestsTo('POST', `/crm/v8/Deals/${recordId}/Attachments`);
+      expect(uploads).toHaveLength(1);
+      expect(uploads[0].headers.authorization).toMatch(/^Zoho-oauthtoken 1000\.\w+\.\w+$/);
+
+      // Disconnect, after a confirmation: the refresh token revoked at Zoho, the card back to not configured.
+      await page.click('#conn-record-crm-remove');
+      await page.locator('#conn-record-crm .confirm').waitFor();
+      await shot(page, 'zoho-disconnect');
+      await page.click('#conn-record-crm .confirm button[data-confirm="ok"]');
+      await waitFor(async () => (await badgeOf(page, 'record-crm').textContent()) === 'not configured', 10_000, 'the Zoho CRM badge to say not configured');
+      expect(await page.locator('#conn-record-crm-message .conn-msg').textContent()).toContain('Zoho revoked the refresh token');
+      expect(zoho.revokedTokens).toEqual([refreshToken]);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    90_000,
+  );
+
+  browserIt(
     'a daemon with another CONNECTIONS_KEY says the saved secrets cannot be read, on the screen and on each card; one without a key says why',
     async () => {
-      const other = await startHarness({ redisDb: 12, databaseUrl: h.databaseUrl, env: { ...WITHOUT_CONNECTIONS, CONNECTIONS_KEY: 'fe'.repeat(32) } });
+      // Its appointment CRM from the environment: read-only on the console, whatever the database holds.
+      const other = await startHarness({
+        redisDb: 12,
+        databaseUrl: h.databaseUrl,
+        env: {
+          ...WITHOUT_CONNECTIONS,
+          CONNECTIONS_KEY: 'fe'.repeat(32),
+          APPOINTMENT_CRM_BASE_URL: appointments.url,
+          APPOINTMENT_CRM_API_KEY: appointments.apiKey,
+        },
+      });
       try {
         const service = await itemOf('service', other);
         expect(service).toMatchObject({ source: 'console', status: 'degraded' });
@@ -289,6 +413,10 @@ describe('the Connections screen in a browser', () => {
         const alert = page.locator('#conn-service-state .conn-alert.error');
         expect(await alert.textContent()).toContain('The saved secrets cannot be read.');
         expect(await page.locator('#conn-webhooks-state .conn-alert.error').count()).toBe(1);
+        expect(await page.locator('#connections-unreadable').textContent()).not.toContain('Appointment CRM');
+        expect(await page.locator('#conn-appointment-crm-form').count()).toBe(0);
+        expect(await page.locator('#conn-appointment-crm-state').textContent()).toContain('environment (read-only)');
+        expect(await page.locator('#conn-appointment-crm').textContent()).toContain('APPOINTMENT_CRM_BASE_URL');
         await shot(page, 'wrong-key');
         expect(errors).toEqual([]);
         await context.close();
