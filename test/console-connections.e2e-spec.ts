@@ -194,6 +194,21 @@ describe('the Connections screen in a browser', () => {
       await waitFor(async () => (await badgeOf(page, 'appointment-crm').textContent()) === 'connected', 10_000, 'the appointment CRM badge');
       expect(await itemOf('appointment_crm')).toMatchObject({ source: 'console', status: 'connected', settings: { base_url: appointments.url } });
       expect(await page.content()).not.toContain(appointments.apiKey);
+
+      // Test while the CRM fails: degraded, with the reason in words; a later good test clears it.
+      appointments.injectFault({ method: 'GET', path: /^\/appointments\//, times: 1, status: 503 });
+      await page.click('#conn-appointment-crm-test');
+      await page.locator('#conn-appointment-crm-test + .inline-msg.error').waitFor();
+      await waitFor(async () => (await badgeOf(page, 'appointment-crm').textContent()) === 'degraded', 10_000, 'the appointment CRM badge to say degraded');
+      expect(await page.locator('#conn-appointment-crm-state .conn-alert.warn').textContent()).toContain('answered with an error of its own');
+      await shot(page, 'appointment-degraded');
+      await page.click('#conn-appointment-crm-test');
+      await page.locator('#conn-appointment-crm-test + .inline-msg.ok').waitFor();
+      await waitFor(
+        async () => (await badgeOf(page, 'appointment-crm').textContent()) === 'connected',
+        10_000,
+        'the appointment CRM badge to say connected again',
+      );
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -244,6 +259,9 @@ describe('the Connections screen in a browser', () => {
       const rotated = events.drawingUpdated(h.service.drawingView(drawing.id));
       expect((await sender.deliverOnce(address, rotated, { secret: ROTATED_SECRET })).status).toBe(200);
       await shot(page, 'webhooks');
+      // A narrow window: one column.
+      await page.setViewportSize({ width: 820, height: 900 });
+      await shot(page, 'narrow');
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -84,6 +84,9 @@ function friendly(message) {
 export function explain(detail, who, secret) {
   const d = String(detail || '');
   if (/cannot be read/.test(d)) return 'The saved secrets cannot be read with the key crm-sync is running with.';
+  if (who === 'Zoho' && /HTTP 40[13]\b|unauthorized|invalid_client|invalid_code|SCOPE_MISMATCH|refused/i.test(d)) {
+    return 'Zoho no longer accepts crm-sync’s access (the consent was revoked, or the client changed in Zoho’s API console). Zoho CRM needs connecting again.';
+  }
   if (/HTTP 40[13]\b|unauthorized|invalid_client|invalid_code|Access Denied/i.test(d)) {
     return upperFirst(who) + ' refused the ' + secret + '. Check that you copied all of it, and that it has not been revoked or replaced.';
   }
@@ -102,7 +105,7 @@ export function explain(detail, who, secret) {
 const WHO = {
   service: ['the service', 'token'],
   appointment_crm: ['the appointment CRM', 'API key'],
-  record_crm: ['Zoho', 'client or its consent'],
+  record_crm: ['Zoho', 'access'],
   webhooks: ['crm-sync', 'secret'],
 };
 
@@ -494,13 +497,9 @@ export function initConnections() {
     api('POST', '/api/connections/' + def.path + '/test')
       .then(
         (res) => {
-          const detail = show(res && res.detail);
-          if (res && res.ok) inlineMessage(button, 'ok', 'Works: ' + detail + (/[.!]$/.test(detail) ? '' : '.'));
-          else {
-            const [who, secret] = WHO[def.name];
-            const words = explain(detail, who, secret);
-            inlineMessage(button, 'error', (words ? words + ' ' : 'Failed. ') + '(' + detail + ')');
-          }
+          // The state above is drawn again with the outcome and its reason; this only says what the click did.
+          if (res && res.ok) inlineMessage(button, 'ok', 'Works.');
+          else inlineMessage(button, 'error', 'Failed: the reason is above.');
           return showScreen('', true);
         },
         (err) => {
