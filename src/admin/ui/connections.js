@@ -58,11 +58,11 @@ const FIELD_NAMES = ['appointment_prompt', 'record_prompt', 'client_secret', 'ac
 
 /** class-validator's messages in words (the daemon's text is kept when none fits). */
 const FRIENDLY = [
-  [/^base_url must be an http\(s\) URL/, 'Enter the full address, starting with https://'],
-  [/^base_url must end in \/v1/, 'The service’s API address ends in /v1, e.g. https://api.example.com/v1'],
+  [/^base_url must be an http\(s\) URL/, 'Enter the full address, starting with https (or http).'],
+  [/^base_url must end in \/v1/, 'The service’s API address ends in /v1.'],
   [/^token is required/, 'Enter the API token.'],
   [/^api_key is required/, 'Enter the API key.'],
-  [/^accounts_url must be/, 'Enter the accounts server’s full address, starting with https://'],
+  [/^accounts_url must be/, 'Enter the accounts server’s full address, starting with https.'],
   [/^client_id (is required|must be longer)/, 'Enter the Client ID from Zoho’s API console.'],
   [/^client_secret (is required|must be longer)/, 'Enter the Client Secret from Zoho’s API console.'],
   [/must be shorter than or equal to (\d+) characters/, 'That is too long: at most $1 characters.'],
@@ -399,7 +399,7 @@ export function initConnections() {
         document.createTextNode(
           'These addresses use ' +
             show(data.public_url) +
-            ', which the service cannot reach. Set PUBLIC_URL to the address where the service reaches crm-sync (https://…) and restart crm-sync.',
+            ', which the service cannot reach. Set PUBLIC_URL to the address where the service reaches crm-sync (its https address) and restart crm-sync.',
         ),
       );
       where.appendChild(warn);
@@ -637,11 +637,11 @@ export function initConnections() {
       'token',
       'API token',
       'Ends in /v1. Ask the service for an API token with read access to projects and proposals.',
-      'https://api.example.com/v1',
+      'the https address of its API, ending in /v1',
     );
 
   const appointmentForm = (def, c) =>
-    urlAndSecretForm(def, c, 'api_key', 'API key', 'The address of its API, as its documentation gives it.', 'https://crm.example.com/api');
+    urlAndSecretForm(def, c, 'api_key', 'API key', 'The address of its API, as its documentation gives it.', 'the https address of its API');
 
   function zohoForm(def, c) {
     const shell = formShell(def, c.source ? 'Connect again (another account or client)' : 'Connect Zoho CRM');
@@ -689,7 +689,7 @@ export function initConnections() {
     advanced.appendChild(el('summary', '', 'Advanced: accounts server URL'));
     const other = field(shell.prefix, 'accounts_url', 'Accounts server URL', {
       value: s.accounts_url && !known ? s.accounts_url : '',
-      placeholder: 'https://accounts.example.test',
+      placeholder: 'the https address of the accounts server',
       hint: 'Only for a test server or a proxy on your network. When set, it is used instead of the data centre.',
       mono: true,
       wide: true,
