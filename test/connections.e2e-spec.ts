@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
 import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events, WebhookSender } from './sim/service/index.js';
-import { CapturingLogger, EVENTS_SECRET, startHarness, waitFor, type Harness, type HarnessOptions } from './support/harness.js';
+import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { ZohoSim } from './sim/zoho/index.js';
+import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
+import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness, type HarnessOptions } from './support/harness.js';
 
 type Json = any;
 
@@ -41,7 +43,8 @@ async function json(res: Response): Promise<Json> {
   }
 }
 
-const connection = async (h: Harness, name: string): Promise<Json> => ((await json(await h.admin('/api/connections'))).items as Json[]).find((i) => i.name === name);
+const connection = async (h: Harness, name: string): Promise<Json> =>
+  ((await json(await h.admin('/api/connections'))).items as Json[]).find((i) => i.name === name);
 
 const deliver = (h: Harness, secret: string) => sender.deliverOnce(`${h.url}/webhooks/events`, events.projectCreated(h.service.addProject()), { secret });
 
@@ -205,10 +208,9 @@ describe('connections from the console', () => {
       expect(webhooks).toMatchObject({ source: 'console', status: 'degraded', settings: null });
       expect(webhooks.detail).toMatch(/cannot be read with this CONNECTIONS_KEY/);
       expect((await deliver(wrongKey, 'whsec-console-events-0003')).status).toBe(404);
-      // The environment's service still answers: a mapping still associates.
-      const project = wrongKey.service.addProject();
-      const created = await wrongKey.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: '777000222', project_id: project.id } });
-      expect(created.status).toBe(201);
+      // The environment's service still works.
+      const tested = await wrongKey.admin('/api/connections/service/test', { method: 'POST' });
+      expect(await tested.json()).toEqual({ ok: true, detail: expect.stringContaining('accepted the token') });
     } finally {
       await wrongKey.close();
     }
@@ -235,7 +237,9 @@ describe('connections from the console', () => {
     try {
       const put = await keyless.admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['whsec-keyless-0000000001'] } });
       expect(put.status).toBe(409);
-      expect((await json(put)).message).toMatch(/secrets cannot be stored: no CONNECTIONS_KEY, and the key file .* cannot be created \(ENOTDIR\)/);
+      expect((await json(put)).message).toMatch(
+        /secrets cannot be stored: the key file \/etc\/hostname\/crm-sync\/connections.key cannot be read \(ENOTDIR\)\. Set CONNECTIONS_KEY/,
+      );
       expect((await json(await keyless.admin('/api/connections'))).key).toMatchObject({ ok: false });
     } finally {
       await keyless.close();
@@ -261,5 +265,150 @@ describe('connections from the console', () => {
       for (const line of logs.lines) expect(line).not.toContain(secret);
     }
     expect(logs.lines.length).toBeGreaterThan(10);
+  });
+});
+
+describe('connecting Zoho CRM through OAuth (authorization code)', () => {
+  const zoho = new ZohoSim();
+  const logs = new CapturingLogger();
+  let h: Harness;
+  const callbackPath = '/admin/connections/record-crm/callback';
+
+  beforeAll(async () => {
+    await zoho.start();
+    h = await startHarness({ redisDb: REDIS_DB, logger: logs });
+    h.config.publicUrl = h.url; // the harness listens on a port chosen at start
+    zoho.addRedirectUri(`${h.url}${callbackPath}`);
+    h.service.addTemplate('Standard');
+  });
+  afterAll(async () => {
+    await h?.close();
+    await zoho.stop();
+  });
+
+  /** Connect: the consent address and the browser binding cookie the answer set. */
+  async function connect(clientSecret: string | undefined = zoho.clientSecret): Promise<{ authorizeUrl: URL; cookie: string }> {
+    const res = await h.admin('/api/connections/record-crm', {
+      method: 'PUT',
+      json: { accounts_url: zoho.accountsUrl, client_id: zoho.clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.redirect_uri).toBe(`${h.url}${callbackPath}`);
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^crm_sync_oauth=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/admin\/connections\/record-crm\/callback; Max-Age=600$/);
+    return { authorizeUrl: new URL(body.authorize_url), cookie: setCookie.split(';')[0] };
+  }
+
+  /** Zoho's consent, approved at once: where Zoho sends the browser back. */
+  async function consent(authorizeUrl: URL): Promise<URL> {
+    zoho.autoApprove = true;
+    const res = await fetch(authorizeUrl, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    return new URL(res.headers.get('location')!);
+  }
+
+  const callback = (url: URL, cookie?: string) => fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+
+  it('connects: consent at Zoho, the code exchanged once, the connection saved; state reuse and forgery refused', async () => {
+    const { authorizeUrl, cookie } = await connect();
+    expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(`${zoho.accountsUrl}/oauth/v2/auth`);
+    const params = Object.fromEntries(authorizeUrl.searchParams);
+    expect(params).toEqual({
+      scope: ZOHO_SCOPES,
+      client_id: zoho.clientId,
+      response_type: 'code',
+      access_type: 'offline',
+      prompt: 'consent',
+      redirect_uri: `${h.url}${callbackPath}`,
+      state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    const back = await consent(authorizeUrl);
+    expect(back.pathname).toBe(callbackPath);
+    expect(back.searchParams.get('accounts-server')).toBe(zoho.accountsUrl);
+    expect(zoho.grantedScopes).toEqual(ZOHO_SCOPES.split(','));
+
+    // Without this browser's cookie, with another one, or with a forged state: refused, and the state stays usable.
+    expect((await callback(back)).status).toBe(400);
+    expect((await callback(back, 'crm_sync_oauth=' + 'x'.repeat(43))).status).toBe(400);
+    const forged = new URL(back);
+    forged.searchParams.set('state', 'A'.repeat(43));
+    const forgedAnswer = await callback(forged, cookie);
+    expect(forgedAnswer.status).toBe(400);
+    expect(await forgedAnswer.text()).toContain('unknown, already used, expired, or was started in another browser');
+
+    const done = await callback(back, cookie);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/admin/#connections');
+    expect(done.headers.get('set-cookie')).toMatch(/^crm_sync_oauth=; .*Max-Age=0/);
+    expect((await callback(back, cookie)).status).toBe(400); // used once
+
+    const item = await connection(h, 'record_crm');
+    expect(item).toMatchObject({ source: 'console', status: 'connected', read_only: false, updated_by: 'admin' });
+    expect(item.settings).toEqual({
+      accounts_url: zoho.accountsUrl,
+      api_domain: zoho.apiDomain,
+      client_id: zoho.clientId,
+      client_secret_last4: zoho.clientSecret.length >= 12 ? zoho.clientSecret.slice(-4) : null,
+      data_centre: null,
+    });
+    const audit = await h.database.query<Json[]>(`SELECT detail FROM sync_log WHERE kind = 'admin_write' ORDER BY id DESC LIMIT 1`);
+    expect(audit[0].detail).toBe(`Zoho CRM connected (API domain ${zoho.apiDomain}) by admin`);
+  });
+
+  it('pushes a record export-prompt attachment with the token the connection obtained', async () => {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const recordId = zoho.addRecord('Deals');
+    await h.database.query(
+      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
+      [recordId, project.id],
+    );
+    const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });
+    const res = await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
+    expect(res.status).toBe(200);
+    await waitFor(
+      async () =>
+        (await h.database.query<Json[]>(`SELECT status FROM sync_log WHERE kind = 'attach_pdf' AND target = $1`, [`Deals/${recordId}`]))[0]?.status ===
+        'succeeded',
+    );
+    expect(zoho.attachmentsOf('Deals', recordId)).toHaveLength(1);
+    const refreshedWith = zoho.tokenRequests.map((r) => new URLSearchParams(r.body.toString()).get('refresh_token')).filter(Boolean) as string[];
+    expect(refreshedWith.length).toBeGreaterThan(0);
+    expect(refreshedWith.every((token) => zoho.scopesOf(token)?.join(',') === ZOHO_SCOPES)).toBe(true);
+  });
+
+  it('refuses a consent Zoho declined, and a state past its lifetime', async () => {
+    const declined = await connect();
+    const state = declined.authorizeUrl.searchParams.get('state')!;
+    const answer = await callback(new URL(`${h.url}${callbackPath}?error=access_denied&state=${state}`), declined.cookie);
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('Zoho did not grant access (access_denied)');
+
+    h.config.connections.stateTtlSeconds = 0;
+    try {
+      const late = await connect(undefined); // the saved client's secret is reused
+      const back = await consent(late.authorizeUrl);
+      expect((await callback(back, late.cookie)).status).toBe(400);
+    } finally {
+      h.config.connections.stateTtlSeconds = 600;
+    }
+    expect((await connection(h, 'record_crm')).status).toBe('connected');
+  });
+
+  it('disconnects: the refresh token is revoked at Zoho, and no Zoho secret was ever in the database, an answer or a log', async () => {
+    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--data-only', h.databaseUrl], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const listing = await (await h.admin('/api/connections')).text();
+    const removed = await h.admin('/api/connections/record-crm', { method: 'DELETE' });
+    expect(await removed.json()).toEqual({ removed: true, revoked: true, detail: 'Zoho CRM connection removed; Zoho revoked the refresh token' });
+    expect(zoho.revokedTokens).toHaveLength(1);
+    const refreshToken = zoho.revokedTokens[0];
+    expect(zoho.scopesOf(refreshToken)?.join(',')).toBe(ZOHO_SCOPES);
+    expect((await connection(h, 'record_crm')).status).toBe('not_configured');
+    for (const secret of [zoho.clientSecret, refreshToken]) {
+      expect(dump).not.toContain(secret);
+      expect(listing).not.toContain(secret);
+      for (const line of logs.lines) expect(line).not.toContain(secret);
+    }
   });
 });

@@ -82,7 +82,9 @@ export class HttpAppointmentCrm implements AppointmentCrm {
   async deleteFile(appointmentId: string, fileId: string): Promise<void> {
     // 404 here means the file went away already (an earlier attempt deleted it): the goal is reached.
     const endpoint = 'DELETE /appointments/:id/files/:fileId';
-    await (await this.http(endpoint)).request({
+    await (
+      await this.http(endpoint)
+    ).request({
       endpoint,
       method: 'DELETE',
       path: `/appointments/${enc(appointmentId)}/files/${enc(fileId)}`,

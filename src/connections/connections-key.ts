@@ -16,8 +16,7 @@ export function parseConnectionsKey(value: string): Buffer | null {
 }
 
 export type ConnectionsKey =
-  | { ok: true; key: Buffer; origin: 'environment' | 'file' | 'generated'; path: string | null }
-  | { ok: false; problem: string; path: string | null };
+  { ok: true; key: Buffer; origin: 'environment' | 'file' | 'generated'; path: string | null } | { ok: false; problem: string; path: string | null };
 
 /**
  * The key of the console's secrets: `CONNECTIONS_KEY` when set, else the key file, which is generated (0600) when it
@@ -34,7 +33,8 @@ export function loadConnectionsKey(fromEnvironment: string | null, keyFile: stri
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, problem: `the key file ${path} cannot be read (${(err as NodeJS.ErrnoException).code})`, path };
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      return { ok: false, problem: `the key file ${path} cannot be read (${(err as NodeJS.ErrnoException).code})`, path };
   }
   if (text !== null) {
     const key = parseConnectionsKey(text);

@@ -5,6 +5,7 @@ import {
   Delete,
   Get,
   HttpCode,
+  Inject,
   NotFoundException,
   Param,
   Post,
@@ -18,6 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
 import { AdminAudit } from '../admin/admin-audit.service.js';
 import type { AdminActor } from '../admin/roles.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionChecks, type CheckOutcome } from './connection-checks.service.js';
 import { lastFour } from './connection-codecs.js';
 import { connectionName, type ConnectionName, type ConnectionSettings, type WebhookSecrets } from './connection-settings.js';
@@ -26,8 +28,6 @@ import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionD
 import { ConnectionsService } from './connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Inject } from '@nestjs/common';
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
 
@@ -70,14 +70,25 @@ export class ConnectionsController {
   @ApiUnprocessableEntityResponse({ description: 'The appointment CRM refused or did not answer; nothing was saved.' })
   async putAppointmentCrm(@Body() body: AppointmentCrmConnectionDto, @Actor() actor: AdminActor): Promise<ConnectionView> {
     const settings = { baseUrl: body.base_url.replace(/\/+$/, ''), apiKey: body.api_key };
-    return this.testAndSave('appointment_crm', settings, await this.checks.appointmentCrm(settings), actor, `appointment CRM connection set to ${settings.baseUrl}`);
+    return this.testAndSave(
+      'appointment_crm',
+      settings,
+      await this.checks.appointmentCrm(settings),
+      actor,
+      `appointment CRM connection set to ${settings.baseUrl}`,
+    );
   }
 
   @Put('webhooks')
-  @ApiOperation({ summary: "Sets the webhooks' secrets (several during a rotation; `…abcd` keeps a current one); answers the three addresses to enter in the service." })
+  @ApiOperation({
+    summary: "Sets the webhooks' secrets (several during a rotation; `…abcd` keeps a current one); answers the three addresses to enter in the service.",
+  })
   @ApiConflictResponse({ description: 'Set in the environment, or no CONNECTIONS_KEY.' })
   @ApiUnprocessableEntityResponse({ description: '`…abcd` names no current secret.' })
-  async putWebhooks(@Body() body: WebhooksConnectionDto, @Actor() actor: AdminActor): Promise<ConnectionView & { addresses: ReturnType<typeof webhookAddresses> }> {
+  async putWebhooks(
+    @Body() body: WebhooksConnectionDto,
+    @Actor() actor: AdminActor,
+  ): Promise<ConnectionView & { addresses: ReturnType<typeof webhookAddresses> }> {
     this.assertEditable('webhooks');
     const current = await this.connections.get('webhooks');
     const secrets: WebhookSecrets = {
@@ -107,7 +118,8 @@ export class ConnectionsController {
     let clientSecret = body.client_secret;
     if (clientSecret === undefined) {
       const saved = await this.connections.get('record_crm');
-      if (!saved || saved.clientId !== body.client_id) throw new UnprocessableEntityException({ statusCode: 422, message: 'client_secret is required for a new client' });
+      if (!saved || saved.clientId !== body.client_id)
+        throw new UnprocessableEntityException({ statusCode: 422, message: 'client_secret is required for a new client' });
       clientSecret = saved.clientSecret;
     }
     const { authorizeUrl, binding } = await this.zoho.start({ accountsUrl, clientId: body.client_id, clientSecret }, actor.name);

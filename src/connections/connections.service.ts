@@ -106,7 +106,8 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
 
   /** Why the console may not change this connection (set in the environment, or no key), or null. */
   editProblem(name: ConnectionName): string | null {
-    if (this.fromEnvironment(name)) return `this connection is set in the environment (${ENVIRONMENT_VARIABLES[name]}); change it there, or unset it to manage it here`;
+    if (this.fromEnvironment(name))
+      return `this connection is set in the environment (${ENVIRONMENT_VARIABLES[name]}); change it there, or unset it to manage it here`;
     if (!this.key.ok) return `secrets cannot be stored: ${this.key.problem}. Set CONNECTIONS_KEY (32 bytes, base64 or hex) or make the key file writable`;
     return null;
   }

@@ -8,7 +8,13 @@ export const OAUTH_BINDING_COOKIE = 'crm_sync_oauth';
  * callback, and only for as long as the state lives.
  */
 export function oauthBindingCookie(value: string | null, secure: boolean, maxAgeSeconds = 600): string {
-  const attributes = [`${OAUTH_BINDING_COOKIE}=${value ?? ''}`, 'HttpOnly', 'SameSite=Lax', `Path=${CALLBACK_PATH}`, `Max-Age=${value === null ? 0 : maxAgeSeconds}`];
+  const attributes = [
+    `${OAUTH_BINDING_COOKIE}=${value ?? ''}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    `Path=${CALLBACK_PATH}`,
+    `Max-Age=${value === null ? 0 : maxAgeSeconds}`,
+  ];
   if (secure) attributes.push('Secure');
   return attributes.join('; ');
 }

@@ -26,7 +26,10 @@ export class OAuthCallbackController {
     void reply.header('set-cookie', oauthBindingCookie(null, request.protocol === 'https')).header('cache-control', 'no-store');
     if (outcome.ok) {
       const where = outcome.dataCentre ? `${outcome.dataCentre} data centre, ` : '';
-      await this.audit.record({ name: outcome.actor, role: 'admin' }, { detail: `Zoho CRM connected (${where}API domain ${outcome.apiDomain})`, crm: 'record' });
+      await this.audit.record(
+        { name: outcome.actor, role: 'admin' },
+        { detail: `Zoho CRM connected (${where}API domain ${outcome.apiDomain})`, crm: 'record' },
+      );
       await reply.status(303).header('location', '/admin/#connections').send();
       return;
     }

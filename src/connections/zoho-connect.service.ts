@@ -62,7 +62,13 @@ export class ZohoConnectService {
     const state = randomToken();
     const binding = randomToken();
     const pending: PendingConnect = { ...client, redirectUri: this.redirectUri };
-    await this.repository.addOAuthState(sha256(state), sha256(binding), actor, this.connections.seal(pending, 'record_crm'), this.config.connections.stateTtlSeconds);
+    await this.repository.addOAuthState(
+      sha256(state),
+      sha256(binding),
+      actor,
+      this.connections.seal(pending, 'record_crm'),
+      this.config.connections.stateTtlSeconds,
+    );
     const query = new URLSearchParams({
       scope: ZOHO_SCOPES,
       client_id: client.clientId,
@@ -84,7 +90,8 @@ export class ZohoConnectService {
     if (!query.code) return refused('Zoho sent no authorization code');
     const pending = this.connections.open<PendingConnect>(taken.sealedRequest, 'record_crm');
     const accountsServer = (query['accounts-server'] ?? pending.accountsUrl).replace(/\/+$/, '');
-    if (!isTrustedAccountsServer(accountsServer, pending.accountsUrl)) return refused(`Zoho named an accounts server crm-sync does not know: ${accountsServer}`);
+    if (!isTrustedAccountsServer(accountsServer, pending.accountsUrl))
+      return refused(`Zoho named an accounts server crm-sync does not know: ${accountsServer}`);
 
     const grant = await this.exchange(accountsServer, pending, query.code);
     if ('reason' in grant) return { ok: false, status: 502, reason: grant.reason };
@@ -120,7 +127,11 @@ export class ZohoConnectService {
     }
   }
 
-  private async exchange(accountsServer: string, pending: PendingConnect, code: string): Promise<{ refreshToken: string; apiDomain: string } | { reason: string }> {
+  private async exchange(
+    accountsServer: string,
+    pending: PendingConnect,
+    code: string,
+  ): Promise<{ refreshToken: string; apiDomain: string } | { reason: string }> {
     const body = new URLSearchParams({
       grant_type: 'authorization_code',
       client_id: pending.clientId,

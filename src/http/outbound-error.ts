@@ -3,15 +3,7 @@
  * retrying; the others (400, 401, 403, 404, ...) fail at once.
  */
 export type OutboundFailure =
-  | 'rate_limited'
-  | 'unavailable'
-  | 'timeout'
-  | 'network'
-  | 'not_connected'
-  | 'not_found'
-  | 'unauthorized'
-  | 'rejected'
-  | 'invalid_response';
+  'rate_limited' | 'unavailable' | 'timeout' | 'network' | 'not_connected' | 'not_found' | 'unauthorized' | 'rejected' | 'invalid_response';
 
 /** `not_connected` is retried too: an admin connecting the system from the console is what it waits for. */
 const TRANSIENT: ReadonlySet<OutboundFailure> = new Set(['rate_limited', 'unavailable', 'timeout', 'network', 'not_connected']);

@@ -119,7 +119,9 @@ export class ServiceApiClient {
     if ('fileUrl' in source) form.append('file_url', source.fileUrl);
     else form.append('file', source.file, { filename: source.fileName, contentType: 'application/pdf' });
     const endpoint = 'P9 POST /projects/:id/import_pdf';
-    const response = await (await this.api(endpoint)).request({
+    const response = await (
+      await this.api(endpoint)
+    ).request({
       endpoint,
       method: 'POST',
       path: `/projects/${enc(projectId)}/import_pdf`,

@@ -51,7 +51,13 @@ export class WebhooksController {
     return this.receive('record-prompt', (s) => s.recordPrompt, req, signature, reply);
   }
 
-  private async receive(endpoint: WebhookEndpoint, secretsOf: SecretsOf, req: FastifyRequest, signature: string | undefined, reply: FastifyReply): Promise<void> {
+  private async receive(
+    endpoint: WebhookEndpoint,
+    secretsOf: SecretsOf,
+    req: FastifyRequest,
+    signature: string | undefined,
+    reply: FastifyReply,
+  ): Promise<void> {
     const answer = await this.judge(endpoint, secretsOf, req, signature);
     this.metrics.webhooksReceived.inc({ endpoint, outcome: answer.outcome });
     await reply.status(answer.status).send(answer.body);
