@@ -259,6 +259,16 @@ describe('the Connections screen in a browser', () => {
       const rotated = events.drawingUpdated(h.service.drawingView(drawing.id));
       expect((await sender.deliverOnce(address, rotated, { secret: ROTATED_SECRET })).status).toBe(200);
       await shot(page, 'webhooks');
+
+      // Another admin drops the old secret meanwhile: keeping it from this stale page is refused at its field.
+      const elsewhere = await h.admin('/api/connections/webhooks', {
+        method: 'PUT',
+        json: { events: [`…${ROTATED_SECRET.slice(-4)}`], record_prompt: [`…${recordPromptSecret.slice(-4)}`] },
+      });
+      expect(elsewhere.status).toBe(200);
+      await page.click('#conn-webhooks-submit');
+      await page.locator('#conn-webhooks-events-error').filter({ hasText: 'changed meanwhile' }).waitFor();
+      expect(await page.locator('#conn-webhooks-message .conn-msg.error').textContent()).toContain('Not saved');
       // A narrow window: one column.
       await page.setViewportSize({ width: 820, height: 900 });
       await shot(page, 'narrow');

@@ -67,6 +67,7 @@ const FRIENDLY = [
   [/^client_secret (is required|must be longer)/, 'Enter the Client Secret from Zoho’s API console.'],
   [/must be shorter than or equal to (\d+) characters/, 'That is too long: at most $1 characters.'],
   [/each secret must be at least 16 characters/, 'A secret needs at least 16 characters.'],
+  [/no current secret ends in/, 'A secret you kept was changed meanwhile: reload the page and try again.'],
 ];
 
 const upperFirst = (text) => (text ? text.charAt(0).toUpperCase() + text.slice(1) : text);
@@ -223,12 +224,18 @@ function showFailure(errors, err, def) {
     else errors.say('error', 'Not saved: check the fields marked in red.');
     return;
   }
+  if (err.status === 422 && !/^not saved: /.test(err.message)) {
+    // Refused before any test, naming its field ("client_secret is required for a new client").
+    const name = FIELD_NAMES.find((f) => err.message.indexOf(f) >= 0);
+    if (name && errors.field(name, friendly(err.message))) {
+      errors.say('error', 'Not saved: check the fields marked in red.');
+      return;
+    }
+  }
   if (err.status === 422) {
     const detail = data.detail ? show(data.detail) : err.message.replace(/^not saved: /, '');
     const [who, secret] = WHO[def.name];
     const words = explain(detail, who, secret);
-    const field = /^(events|appointment_prompt|record_prompt): no current secret/.exec(err.message);
-    if (field) errors.field(field[1], 'A secret you kept was changed meanwhile: reload the page.');
     errors.say('error', 'Not saved. ' + (words || upperFirst(detail)), words ? detail : null);
     return;
   }
