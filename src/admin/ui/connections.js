@@ -82,7 +82,7 @@ function friendly(message) {
 }
 
 /** What a failed check means, for someone who did not write crm-sync: `who` is "the service", `secret` "token". */
-export function explain(detail, who, secret) {
+function explain(detail, who, secret) {
   const d = String(detail || '');
   if (/cannot be read/.test(d)) return 'The saved secrets cannot be read with the key crm-sync is running with.';
   if (who === 'Zoho' && /HTTP 40[13]\b|unauthorized|invalid_client|invalid_code|SCOPE_MISMATCH|refused/i.test(d)) {
@@ -183,7 +183,7 @@ function field(prefix, name, label, options = {}) {
   return wrap;
 }
 
-/** The form's per-field errors and its message; `fieldError` marks one field. */
+/** The form's per-field errors and its message: `field` marks one field, `say` writes under the form. */
 function formErrors(form, prefix, message) {
   const byId = (id) => form.querySelector('#' + window.CSS.escape(id));
   return {
