@@ -7,6 +7,7 @@
  */
 import { AuthError, api, describe, failed, onUnauthorized } from './api.js';
 import { initAlerts, initSettings } from './alerts.js';
+import { initConnections } from './connections.js';
 import { $, clearNotice, inlineMessage, notify, setRole, show } from './dom.js';
 import { initInbox } from './inbox.js';
 import { initMappings } from './mappings.js';
@@ -28,6 +29,7 @@ const screens = {
   mappings: initMappings({ refreshAll, loadCounters: logs.loadCounters, signedIn: () => session.signedIn }),
   alerts: initAlerts(),
   settings: initSettings(),
+  connections: initConnections(),
 };
 
 // ---- sign in / out ----
