@@ -37,8 +37,8 @@ export class OAuthCallbackController {
       .status(outcome.status)
       .header('content-type', 'text/html; charset=utf-8')
       .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title></head>` +
-          `<body><h1>Zoho CRM was not connected</h1><p>${escapeHtml(outcome.reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></body></html>`,
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title><link rel="stylesheet" href="/admin/style.css"></head>` +
+          `<body><main><h1>Zoho CRM was not connected</h1><p>${escapeHtml(outcome.reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></main></body></html>`,
       );
   }
 }
