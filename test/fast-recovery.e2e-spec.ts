@@ -1,15 +1,19 @@
 import { Redis } from 'ioredis';
 import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { loadConfig } from '../src/config/app-config.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
+import { MaintenanceWorker } from '../src/queues/maintenance.processor.js';
 import { actionJobId, QUEUES } from '../src/queues/queues.js';
+import { AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from '../src/sync-log/action.processor.js';
+import { RouteDeliveryWorker } from '../src/webhooks/route-delivery.processor.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
 import { events, WebhookSender } from './sim/service/index.js';
 import { ServiceSim } from './sim/service/service-sim.js';
-import { baseEnv, EVENTS_SECRET, REDIS_BASE, removeQueueKeys, uniqueDatabaseUrl, waitFor } from './support/harness.js';
+import { baseEnv, EVENTS_SECRET, REDIS_BASE, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 const REDIS_DB = 9;
 /** The issue's guarantee: work a killed replica was running resumes on another one within this. */
@@ -164,4 +168,26 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
     expect(crm.filesOf(push.appointmentId, 'drawing')).toHaveLength(1);
     expect(await runnerOf(push)).toBe(other);
   }, 90_000);
+});
+
+describe('the lock settings come from the config', () => {
+  it('reach every BullMQ worker of the app, as a test tunes them', async () => {
+    const h = await startHarness({
+      redisDb: REDIS_DB,
+      tune: (config) => Object.assign(config.jobs, { lockDurationMs: 4_000, stalledIntervalMs: 1_500, maxStalledCount: 7 }),
+    });
+    try {
+      for (const host of [ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker, RouteDeliveryWorker, MaintenanceWorker]) {
+        expect(h.app.get(host).worker.opts).toMatchObject({
+          name: `${hostname()}:${process.pid}`,
+          lockDuration: 4_000,
+          lockRenewTime: 2_000,
+          stalledInterval: 1_500,
+          maxStalledCount: 7,
+        });
+      }
+    } finally {
+      await h.close();
+    }
+  });
 });
