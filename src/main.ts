@@ -3,6 +3,7 @@ import { createApp } from './app/create-app.js';
 import { ConfigError } from './config/environment.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { ConnectionsService } from './connections/connections.service.js';
+import { handBackRunningJobs } from './queues/running-jobs.js';
 import { publicUrlOf } from './connections/public-url.js';
 import { createPino, PinoNestLogger } from './logging/pino-logger.js';
 
@@ -17,13 +18,16 @@ function configOrExit(): AppConfig {
 }
 
 const SHUTDOWN_DEADLINE_MS = 15_000;
+/** The end of the deadline, kept to hand the jobs still running back to their queues. */
+const HAND_BACK_MS = 2_000;
 
 const config = configOrExit();
-// A graceful stop waits for running jobs; with Redis gone it could wait forever, so it gets a deadline.
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref());
-}
 const pinoLogger = createPino(config.logLevel);
+// A graceful stop waits for running jobs; with Redis gone it could wait forever, so it gets a deadline. The jobs still
+// running then go back to their queues, so another replica takes them at once rather than when their locks expire.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => setTimeout(() => void handBackAndExit(), SHUTDOWN_DEADLINE_MS - HAND_BACK_MS).unref());
+}
 const app = await createApp(config, { logger: new PinoNestLogger(pinoLogger) });
 await app.listen({ port: config.port, host: '0.0.0.0' });
 const crms = await enabledCrms(app.get(ConnectionsService));
@@ -38,4 +42,10 @@ async function enabledCrms(connections: ConnectionsService): Promise<string[]> {
   if (!states) return ['unknown until the database is ready'];
   const set = (name: string) => states.some((s) => s.name === name && s.settings !== null);
   return [set('appointment_crm') && 'appointment', set('record_crm') && 'record'].filter((crm): crm is string => Boolean(crm));
+}
+
+async function handBackAndExit(): Promise<never> {
+  const handedBack = await Promise.race([handBackRunningJobs(), new Promise<null>((done) => setTimeout(() => done(null), HAND_BACK_MS))]).catch(() => null);
+  pinoLogger.warn({ context: 'Main', handedBack }, `stop deadline reached: ${handedBack ?? 'unknown'} running job(s) handed back to their queues; exiting`);
+  process.exit(1);
 }

@@ -54,6 +54,16 @@ export interface AppConfig {
     /** How long enqueued work may sit unfinished and untouched before the relay's recovery checks that its job exists. */
     staleAfterMs: number;
     sweepIntervalMs: number;
+    /**
+     * BullMQ's hold on a running job, the same for every worker: its lock lasts `lockDurationMs` and is renewed every
+     * quarter to half of it while the process lives, and every `stalledIntervalMs` one worker moves the jobs whose lock
+     * expired back to waiting. A killed replica's job so runs elsewhere within lockDurationMs + stalledIntervalMs; a
+     * live one keeps it as long as its event loop never stalls for lockDurationMs / 2. A job moved back more than
+     * `maxStalledCount` times is failed by BullMQ.
+     */
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    maxStalledCount: number;
   };
   reconcileIntervalSeconds: number;
   /** The daemon's own address (`PUBLIC_URL`), without a trailing slash; null when unset. */
@@ -117,6 +127,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       drawingsCoalesceMs: v.DRAWINGS_COALESCE_MS ?? 3_000,
       staleAfterMs: 60_000,
       sweepIntervalMs: 30_000,
+      // From a crash to another replica taking the job: 5 to 13 s (issue 14: within 15 s).
+      lockDurationMs: 10_000,
+      stalledIntervalMs: 3_000,
+      // High on purpose: every push is idempotent, so a job cut off by crashes is run again rather than failed. An
+      // action's own budget (jobs.attempts runs on its entry, the cut-off ones included) ends a crash loop, with a
+      // reason; a delivery failed here would be put back by the relay's recovery anyway, and a periodic task comes again.
+      maxStalledCount: 1_000,
     },
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,

@@ -1,11 +1,10 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { WorkerHost } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { MaintenanceTasks, type MaintenanceTrigger } from './maintenance.service.js';
-import { QUEUES } from './queues.js';
 
 /** Runs the maintenance task a scheduled or requested job names. */
-@Processor(QUEUES.maintenance, { concurrency: 2 })
+@Injectable()
 export class MaintenanceWorker extends WorkerHost {
   private readonly logger = new Logger(MaintenanceWorker.name);
 

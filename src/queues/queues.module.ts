@@ -5,6 +5,7 @@ import { ActionQueues } from './action-queues.service.js';
 import { MaintenanceWorker } from './maintenance.processor.js';
 import { MaintenanceTasks } from './maintenance.service.js';
 import { defaultJobOptions, QUEUES } from './queues.js';
+import { queueWorker } from './queue-worker.js';
 import { redisConnection } from './redis-connection.js';
 import { RelaySignal } from './relay-signal.service.js';
 
@@ -24,7 +25,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
     }),
     BullModule.registerQueue(...queueRegistrations),
   ],
-  providers: [MaintenanceTasks, MaintenanceWorker, ActionQueues, RelaySignal],
+  providers: [MaintenanceTasks, queueWorker(MaintenanceWorker, QUEUES.maintenance, 2), ActionQueues, RelaySignal],
   exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal],
 })
 export class QueuesModule {}

@@ -320,6 +320,26 @@ describe(ServiceActionsWorker.name, () => {
       expect(w.finish.mock.calls).toEqual([['7', 'failed', null, noHandlerFor('add_note')]]);
       expect(w.run).not.toHaveBeenCalled();
     });
+
+    it('a run past the budget, the runs before it cut off by crashes, fails the entry instead of running it', async () => {
+      w.startRun.mockResolvedValueOnce(entryOf({ attempts: 12, retryBase: 3 }));
+
+      await w.worker.process(jobOf().job);
+
+      expect(w.run).not.toHaveBeenCalled();
+      expect(w.finish.mock.calls).toEqual([
+        ['7', 'failed', null, 'not run again: 8 runs started, the last cut off before it finished (the process running it stopped)'],
+      ]);
+    });
+
+    it('the last run of the budget still runs', async () => {
+      w.startRun.mockResolvedValueOnce(entryOf({ attempts: 11, retryBase: 3 }));
+
+      await w.worker.process(jobOf().job);
+
+      expect(w.run).toHaveBeenCalledTimes(1);
+      expect(w.finish.mock.calls).toEqual([['7', 'succeeded', null]]);
+    });
   });
 
   describe('an unexpected error', () => {

@@ -1,4 +1,4 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
@@ -59,6 +59,11 @@ export abstract class ActionWorker extends WorkerHost {
     const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
     const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
     try {
+      // A run cut off by its process's death records nothing, and BullMQ hands its job on; such runs use the budget
+      // too, so a job that kills every replica running it stops here.
+      const runs = entry.attempts - entry.retryBase;
+      if (runs > this.deps.config.jobs.attempts)
+        throw new PermanentActionError(`not run again: ${runs - 1} runs started, the last cut off before it finished (the process running it stopped)`);
       if (!handler) throw new PermanentActionError(noHandlerFor(entry.kind));
       const outcome = await this.traced(entry, () => handler.run(entry));
       // The chain's next links first: their dedupe keys make recording them again a no-op, so a crash or a lost
@@ -138,24 +143,23 @@ function reasonOf(err: unknown): string {
   return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
 }
 
-// One worker class per queue, because @Processor binds a class to one queue name. Concurrency lets association
-// chunks pipeline up to the service's rate cap while CRM pushes stay gentle.
+// One class per queue, each provider being one instance; SyncLogModule binds each to its queue (queueWorker).
 
-@Processor(QUEUES.service, { concurrency: 10 })
+@Injectable()
 export class ServiceActionsWorker extends ActionWorker {
   constructor(deps: ActionWorkerDeps) {
     super(deps, QUEUES.service);
   }
 }
 
-@Processor(QUEUES.appointmentCrm, { concurrency: 4 })
+@Injectable()
 export class AppointmentCrmActionsWorker extends ActionWorker {
   constructor(deps: ActionWorkerDeps) {
     super(deps, QUEUES.appointmentCrm);
   }
 }
 
-@Processor(QUEUES.recordCrm, { concurrency: 4 })
+@Injectable()
 export class RecordCrmActionsWorker extends ActionWorker {
   constructor(deps: ActionWorkerDeps) {
     super(deps, QUEUES.recordCrm);

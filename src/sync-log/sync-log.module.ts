@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { queueWorker } from '../queues/queue-worker.js';
+import { QUEUES } from '../queues/queues.js';
 import { ActionRegistry } from './action-registry.service.js';
 import { ActionRecorder } from './action-recorder.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
@@ -16,9 +18,10 @@ import { SyncLogRepository } from './sync-log.repository.js';
     ActionRegistry,
     ActionRecorder,
     ActionWorkerDeps,
-    ServiceActionsWorker,
-    AppointmentCrmActionsWorker,
-    RecordCrmActionsWorker,
+    // Association chunks pipeline up to the service's rate cap; CRM pushes stay gentle.
+    queueWorker(ServiceActionsWorker, QUEUES.service, 10),
+    queueWorker(AppointmentCrmActionsWorker, QUEUES.appointmentCrm, 4),
+    queueWorker(RecordCrmActionsWorker, QUEUES.recordCrm, 4),
   ],
   exports: [SyncLogRepository, CallTraceRepository, ActionRegistry, ActionRecorder],
 })

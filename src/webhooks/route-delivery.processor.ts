@@ -1,17 +1,17 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger } from '@nestjs/common';
+import { WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
-import { QUEUES, type RouteDeliveryJob } from '../queues/queues.js';
+import type { RouteDeliveryJob } from '../queues/queues.js';
 import { DeliveryRouter } from './delivery-router.service.js';
 import { InboxRepository } from './inbox.repository.js';
 
 /** Routes stored deliveries. A failure (the service unreachable while resolving a payment's project) is retried. */
-@Processor(QUEUES.webhooks, { concurrency: 8 })
+@Injectable()
 export class RouteDeliveryWorker extends WorkerHost {
   private readonly logger = new Logger(RouteDeliveryWorker.name);
   private readonly backoff: ReturnType<typeof retryAfterBackoff>;

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { queueWorker } from '../queues/queue-worker.js';
+import { QUEUES } from '../queues/queues.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { DeliveryRouter } from './delivery-router.service.js';
@@ -15,7 +17,7 @@ import { WebhooksController } from './webhooks.controller.js';
 @Module({
   imports: [DiscoveryModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [WebhooksController],
-  providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouter, RouteDeliveryWorker],
+  providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouter, queueWorker(RouteDeliveryWorker, QUEUES.webhooks, 8)],
   exports: [DeliveryRouter, InboxRepository],
 })
 export class WebhooksModule {}
