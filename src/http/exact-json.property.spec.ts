@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { idString, jsonInteger, parseExactJson, stringifyExactJson } from './exact-json.js';
 
 /** Run options of every property here: a few hundred cases, and never more than a few seconds. */
-const runs = { numRuns: 500, interruptAfterTimeLimit: 4000 };
+const runs = { numRuns: 300, interruptAfterTimeLimit: 4000 };
 
 /** Integers of any size up to 10^30, both signs, with the edges of a double's exact range over-represented. */
 const integer = fc.oneof(
@@ -115,7 +115,7 @@ describe('exact JSON (properties)', () => {
         }
         expect(Date.now() - started).toBeLessThan(1000);
       }),
-      { ...runs, numRuns: 400 },
+      { ...runs, numRuns: 250 },
     );
   });
 

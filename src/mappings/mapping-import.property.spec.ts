@@ -5,7 +5,7 @@ import { parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js
 import { CSV_COLUMNS, MappingImportService, type ImportResult } from './mapping-import.service.js';
 import type { MappingsService } from './mappings.service.js';
 
-const runs = { numRuns: 150, interruptAfterTimeLimit: 5000 };
+const runs = { numRuns: 100, interruptAfterTimeLimit: 5000 };
 
 /** An import over a MappingsService that creates every input it is given, and remembers them. */
 function importer() {
@@ -144,7 +144,7 @@ describe('MappingImportService.importCsv (properties)', () => {
           else expect(item.error).toBeNull();
         }
       }),
-      { ...runs, numRuns: 250 },
+      { ...runs, numRuns: 200 },
     );
   });
 });

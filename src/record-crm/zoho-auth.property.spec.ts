@@ -3,7 +3,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
 import { ZohoAuth } from './zoho-auth.js';
 
-const runs = { numRuns: 400, interruptAfterTimeLimit: 4000 };
+const runs = { numRuns: 300, interruptAfterTimeLimit: 4000 };
 const credentials = { accountsUrl: 'https://accounts.example', apiDomain: 'https://api.example', clientId: 'c', clientSecret: 's', refreshToken: 'r' };
 const retry = { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxInlineRetryAfterMs: 10 };
 const now = 1_000_000;

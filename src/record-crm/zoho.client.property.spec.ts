@@ -3,7 +3,7 @@ import { parseExactJson } from '../http/exact-json.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { envelopeItems, firstResultId, zohoError, zohoId } from './zoho.client.js';
 
-const runs = { numRuns: 500, interruptAfterTimeLimit: 4000 };
+const runs = { numRuns: 300, interruptAfterTimeLimit: 4000 };
 const endpoint = 'POST /Notes';
 
 /** Zoho answers: its documented shapes with fields of any JSON type, and any JSON at all. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parseExactJson } from '../http/exact-json.js';
 import { normalizeIds } from './normalize-ids.js';
 
-const runs = { numRuns: 500, interruptAfterTimeLimit: 4000 };
+const runs = { numRuns: 300, interruptAfterTimeLimit: 4000 };
 const isIdKey = (key: string) => key === 'id' || key.endsWith('_id');
 
 /** JSON as the exact parser gives it: keys that are ids (and `__proto__`) over-represented, ids beyond 2^53 as strings. */

@@ -3,7 +3,7 @@ import { KNOWN_EVENTS } from '../domain/service-events.js';
 import { parseDelivery, type ParsedDelivery } from './parse-delivery.js';
 import { WEBHOOK_ENDPOINTS, type WebhookEndpoint } from './inbox.entity.js';
 
-const runs = { numRuns: 400, interruptAfterTimeLimit: 5000 };
+const runs = { numRuns: 300, interruptAfterTimeLimit: 5000 };
 const endpoint = fc.constantFrom<WebhookEndpoint>(...WEBHOOK_ENDPOINTS);
 const bigId = fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String);
 
