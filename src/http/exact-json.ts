@@ -1,7 +1,7 @@
 import { isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
-/** A number token of 16 characters or more: the only kind that a double may not hold exactly. */
-const LONG_NUMBER = /[:[,]\s*-?\d[\d.eE+-]{15,}/;
+/** A number token of 16 characters or more: the only kind that a double may not hold exactly (also the whole text). */
+const LONG_NUMBER = /(?:^|[:[,])\s*-?\d[\d.eE+-]{15,}/;
 
 /**
  * Parses JSON so that no digit of an id is lost: integers beyond 2^53 become exact decimal strings, every other
@@ -15,7 +15,8 @@ export function parseExactJson(text: string): unknown {
 
 /** An id to be written as a bare JSON integer, digit for digit (C1's `project_id`). */
 export function jsonInteger(digits: string): LosslessNumber {
-  if (!/^-?\d+$/.test(digits)) throw new TypeError(`not an integer: ${digits.slice(0, 40)}`);
+  // JSON writes no leading zeros: `007` would be refused by LosslessNumber with a plain Error, so it is refused here.
+  if (!/^-?(?:0|[1-9]\d*)$/.test(digits)) throw new TypeError(`not an integer: ${digits.slice(0, 40)}`);
   return new LosslessNumber(digits);
 }
 

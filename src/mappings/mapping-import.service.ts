@@ -56,6 +56,8 @@ export class MappingImportService {
     const results: ImportRowResult[] = [];
     let header: number[] | null = null;
     let lastLine = 0;
+    // csv-parse's `info.lines` counts a CRLF inside a quoted field as two lines; the CRLFs read so far are taken off.
+    let crlfInFields = 0;
     let batch: Array<{ input: MappingInput; result: ImportRowResult }> = [];
     const flush = async () => {
       if (batch.length === 0) return;
@@ -71,7 +73,7 @@ export class MappingImportService {
       while (skipped.length > 0 && skipped[0].records < beforeRecord) {
         const skip = skipped.shift()!;
         const line = lastLine + 1;
-        lastLine = Math.max(skip.lines, line);
+        lastLine = Math.max(skip.lines - crlfInFields, line);
         if (header === null) throw badHeader(`the CSV could not be read: ${skip.message}`);
         results.push({ line, status: 'error', error: `unreadable row: ${skip.message}`, mapping_id: null });
       }
@@ -81,7 +83,8 @@ export class MappingImportService {
       for await (const { record, info } of parser as AsyncIterable<CsvRecord>) {
         takeSkips(info.records);
         const line = lastLine + 1;
-        lastLine = info.lines;
+        for (const field of record) crlfInFields += field.split('\r\n').length - 1;
+        lastLine = info.lines - crlfInFields;
         if (record.every((field) => field.trim() === '')) continue;
         if (header === null) {
           header = headerOf(record);

@@ -96,10 +96,10 @@ export class ZohoAuth {
       // Old answers carried `expires_in_sec`, and then `expires_in` was in milliseconds.
       const seconds = Number(answer.expires_in_sec ?? answer.expires_in ?? 3600);
       const lifetimeMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000;
-      const domain = typeof answer.api_domain === 'string' && /^https?:\/\//.test(answer.api_domain) ? answer.api_domain : configuredApiDomain;
+      const domain = typeof answer.api_domain === 'string' && /^https?:\/\/[^/]/.test(answer.api_domain) ? answer.api_domain : configuredApiDomain;
       return {
         accessToken: answer.access_token,
-        apiDomain: domain.replace(/\/+$/, ''),
+        apiDomain: withoutTrailingSlashes(domain),
         renewAt: this.now() + lifetimeMs - Math.min(5 * 60_000, lifetimeMs / 5),
       };
     }
@@ -118,6 +118,13 @@ export class ZohoAuth {
         'connect Zoho CRM again from the console (or set a new RECORD_CRM_REFRESH_TOKEN)',
     );
   }
+}
+
+/** `/\/+$/` would take quadratic time on an answer of many slashes followed by something else. */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
 }
 
 function fail(failure: 'unauthorized' | 'rate_limited', message: string, retryAfterMs?: number): never {

@@ -71,8 +71,8 @@ export class ZohoClient implements RecordCrm {
         path: `${recordPath(record)}/Attachments`,
         params,
       });
-      const found = (data?.data ?? []).find((a) => typeof a.File_Name === 'string' && matches(a.File_Name));
-      if (found) return { id: idString(found.id), fileName: found.File_Name as string };
+      const found = envelopeItems('GET /{module}/{id}/Attachments', data).find((a) => typeof a.File_Name === 'string' && matches(a.File_Name));
+      if (found) return { id: zohoId('GET /{module}/{id}/Attachments', found.id), fileName: found.File_Name as string };
       // 204 (no attachments) has no body; the last page says more_records: false.
       if (!data?.info?.more_records) return null;
       nextPage(params, data.info);
@@ -131,8 +131,8 @@ export class ZohoClient implements RecordCrm {
         path: `${recordPath(record)}/Notes`,
         params,
       });
-      for (const n of data?.data ?? []) {
-        notes.push({ id: idString(n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
+      for (const n of envelopeItems('GET /{module}/{id}/Notes', data)) {
+        notes.push({ id: zohoId('GET /{module}/{id}/Notes', n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
       }
       if (!data?.info?.more_records) return notes;
       nextPage(params, data.info);
@@ -242,7 +242,7 @@ function describe(body: Record<string, unknown>): { code: string; text: string }
   return { code, text: `${code}: ${message}${details}`.slice(0, 400) };
 }
 
-function zohoError(status: number, data: unknown): { code: string; text: string; failure: OutboundFailure } {
+export function zohoError(status: number, data: unknown): { code: string; text: string; failure: OutboundFailure } {
   let body = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
   // A failed insert (a note, an attachment) carries its error in data[0], e.g. 400 {"data":[{"code":"INVALID_DATA",…}]}.
   const items = body.data;
@@ -253,10 +253,29 @@ function zohoError(status: number, data: unknown): { code: string; text: string;
 }
 
 /** The id of the one created item; Zoho reports a per-item failure inside `data[0]`, whatever the status. */
-function firstResultId(endpoint: string, envelope: ZohoEnvelope | null): string {
-  const item = envelope?.data?.[0];
+export function firstResultId(endpoint: string, envelope: ZohoEnvelope | null): string {
+  const item = envelopeItems(endpoint, envelope)[0];
   if (!item) throw new OutboundError('zoho', endpoint, 'invalid_response', 200, 'answer has no data[0]');
   if (item.status !== 'success') throw new OutboundError('zoho', endpoint, 'rejected', 200, describe(item).text);
   const id = (item.details as { id?: unknown } | undefined)?.id;
-  return id === undefined || id === null ? '' : idString(id);
+  return id === undefined || id === null ? '' : zohoId(endpoint, id);
+}
+
+/** The items of an answer's `data`: none when absent (204); anything but a list of objects is an invalid answer. */
+export function envelopeItems(endpoint: string, envelope: unknown): Array<Record<string, unknown>> {
+  const data = envelope !== null && typeof envelope === 'object' ? (envelope as ZohoEnvelope).data : undefined;
+  if (data === undefined || data === null) return [];
+  if (!Array.isArray(data) || !data.every((item) => item !== null && typeof item === 'object' && !Array.isArray(item))) {
+    throw new OutboundError('zoho', endpoint, 'invalid_response', 200, 'answer data is not a list of objects');
+  }
+  return data;
+}
+
+/** An id of an answer as its exact string; anything else is an invalid answer (not idString's TypeError). */
+export function zohoId(endpoint: string, value: unknown): string {
+  try {
+    return idString(value);
+  } catch (err) {
+    throw new OutboundError('zoho', endpoint, 'invalid_response', 200, `answer has an invalid id: ${(err as Error).message}`);
+  }
 }

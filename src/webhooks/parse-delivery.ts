@@ -37,7 +37,8 @@ export function parseDelivery(endpoint: WebhookEndpoint, raw: Buffer): ParsedDel
 function parseEvent(json: Record<string, unknown>): ParsedDelivery {
   const event = json.event;
   if (typeof event !== 'string' || event === '') return { kind: 'invalid', event: null, reason: 'event must be a non-empty string' };
-  if (!(event in EVENT_DTOS)) return { kind: 'unknown', event };
+  // Own names only: `in` would take `toString` or `constructor` (Object.prototype's) for an event.
+  if (!Object.hasOwn(EVENT_DTOS, event)) return { kind: 'unknown', event };
   if (!isObject(json.data)) return { kind: 'invalid', event, reason: 'data must be an object' };
   const dto = EVENT_DTOS[event as keyof typeof EVENT_DTOS];
   return validated(event as EventName, dto, json.data);

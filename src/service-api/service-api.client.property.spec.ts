@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { parseExactJson } from '../http/exact-json.js';
+import { OutboundError } from '../http/outbound-error.js';
+import type { OutboundHttp } from '../http/outbound-http.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { ConnectionsService } from '../connections/connections.service.js';
+import type { MetricsService } from '../health/metrics.service.js';
+import { ServiceApiClient } from './service-api.client.js';
+
+const runs = { numRuns: 200, interruptAfterTimeLimit: 4000 };
+const config = { service: { maxRps: 1_000_000 }, http: { timeoutMs: 1000, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxInlineRetryAfterMs: 1 } } };
+
+/** A client whose service answers every call with `data` (what OutboundHttp parsed from the body). */
+function clientAnswering(data: unknown): ServiceApiClient {
+  const client = new ServiceApiClient(config as unknown as AppConfig, {} as ConnectionsService, {} as MetricsService);
+  const http = { request: () => Promise.resolve({ status: 200, data, headers: {} }) } as unknown as OutboundHttp;
+  Object.assign(client, { api: () => Promise.resolve(http) });
+  return client;
+}
+
+const lists = (client: ServiceApiClient) => [
+  () => client.listProjects(),
+  () => client.listDrawings('1'),
+  () => client.listProducts(),
+  () => client.listProposalTemplates(),
+  () => client.listProposals(),
+  () => client.listPayments('2'),
+];
+
+describe('ServiceApiClient list answers (properties)', () => {
+  it('answers every list endpoint with the list, ids as strings, or an invalid_response OutboundError for anything else', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.jsonValue(), fc.array(fc.dictionary(fc.constantFrom('id', 'project_id', 'name'), fc.jsonValue({ maxDepth: 1 })))),
+        async (data) => {
+          for (const list of lists(clientAnswering(data))) {
+            let items: unknown[];
+            try {
+              items = await list();
+            } catch (err) {
+              expect(err).toBeInstanceOf(OutboundError);
+              expect(err).toMatchObject({ failure: 'invalid_response', excerpt: 'expected a list' });
+              expect(Array.isArray(data)).toBe(false);
+              continue;
+            }
+            expect(Array.isArray(items)).toBe(true);
+            expect(items.length).toBe((data as unknown[]).length);
+            for (const item of items) {
+              const id = (item as { id?: unknown } | null)?.id;
+              if (typeof id === 'number') expect(Number.isInteger(id)).toBe(false);
+            }
+          }
+        },
+      ),
+      runs,
+    );
+  });
+
+  it('keeps ids of any size in a list answer digit for digit', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.bigInt({ min: 0n, max: 10n ** 30n }), { maxLength: 5 }), async (ids) => {
+        const data = parseExactJson(`[${ids.map((id) => `{"id":${id},"project_id":${id}}`).join(',')}]`);
+        const projects = await clientAnswering(data).listProjects();
+        expect(projects.map((p) => [p.id, (p as unknown as { project_id: string }).project_id])).toEqual(ids.map((id) => [String(id), String(id)]));
+      }),
+      runs,
+    );
+  });
+});
