@@ -7,10 +7,11 @@ import { MaintenanceTasks } from './maintenance.service.js';
 import { defaultJobOptions, QUEUES } from './queues.js';
 import { redisConnection } from './redis-connection.js';
 import { RelaySignal } from './relay-signal.service.js';
+import { SharedRedis } from './shared-redis.service.js';
 
 const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
 
-/** The Redis connection and every queue; feature modules only add processors. */
+/** The Redis connections (the queues', and SharedRedis for state shared by replicas) and every queue; feature modules only add processors. */
 @Global()
 @Module({
   imports: [
@@ -24,7 +25,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
     }),
     BullModule.registerQueue(...queueRegistrations),
   ],
-  providers: [MaintenanceTasks, MaintenanceWorker, ActionQueues, RelaySignal],
-  exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal],
+  providers: [MaintenanceTasks, MaintenanceWorker, ActionQueues, RelaySignal, SharedRedis],
+  exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal, SharedRedis],
 })
 export class QueuesModule {}
