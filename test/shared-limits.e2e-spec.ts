@@ -1,11 +1,21 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
+import { loadConfig } from '../src/config/app-config.js';
+import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
+import { SharedRedis } from '../src/queues/shared-redis.service.js';
 import { RECORD_CRM, type RecordCrm } from '../src/record-crm/record-crm.js';
+import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
 import { makePdf } from './sim/common/sim-server.js';
-import { REDIS_BASE, startHarness, waitFor, type Harness } from './support/harness.js';
+import { ServiceSim } from './sim/service/service-sim.js';
+import { ZohoSim } from './sim/zoho/index.js';
+import { environmentConnections } from './support/environment-connections.js';
+import { baseEnv, fastRetries, REDIS_BASE, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const REDIS_DB = 10;
 const MAX_RPS = 5;
@@ -150,5 +160,65 @@ describe('one Zoho access token for two replicas', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('with Redis unreachable', () => {
+  const service = new ServiceSim();
+  const zoho = new ZohoSim();
+  let shared: SharedRedis;
+  let clients: { service: ServiceApiClient; zoho: ZohoClient };
+  const warnings: string[] = [];
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    await Promise.all([service.start(), zoho.start()]);
+    const config = loadConfig({
+      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', REDIS_DB),
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      SERVICE_API_MAX_RPS: String(MAX_RPS),
+      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
+      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
+      RECORD_CRM_CLIENT_ID: zoho.clientId,
+      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
+      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+    });
+    fastRetries(config);
+    shared = new SharedRedis(config);
+    const connections = environmentConnections(config);
+    clients = {
+      service: new ServiceApiClient(config, connections, new MetricsService(), shared),
+      zoho: new ZohoClient(config, connections, new MetricsService(), shared),
+    };
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    shared.onApplicationShutdown();
+    await Promise.all([service.stop(), zoho.stop()]);
+  });
+
+  it('the service is called under a cap of this process, said once', async () => {
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 6 }, () => clients.service.listProjects()));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(service.maxApiRequestsInWindow(1_000)).toBeLessThanOrEqual(MAX_RPS);
+    const said = warnings.filter((message) => message.includes('rate cap'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('per replica');
+  });
+
+  it('Zoho is called with a token of this process', async () => {
+    const recordId = zoho.addRecord('Deals');
+    await expect(clients.zoho.listNotes({ module: 'Deals', recordId })).resolves.toEqual([]);
+    expect(zoho.tokensIssued).toBe(1);
   });
 });
