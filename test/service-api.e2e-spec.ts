@@ -7,10 +7,11 @@ import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { PdfRejectedError } from '../src/http/pdf-download.js';
+import { SharedRedis } from '../src/queues/shared-redis.service.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { ServiceSim } from './sim/service/service-sim.js';
-import { baseEnv, fastRetries } from './support/harness.js';
+import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -23,6 +24,8 @@ describe(ServiceApiClient.name, () => {
   const sim = new ServiceSim();
   let client: ServiceApiClient;
   let metrics: MetricsService;
+  let shared: SharedRedis;
+  let prefix: string;
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
@@ -30,9 +33,15 @@ describe(ServiceApiClient.name, () => {
     const config = loadConfig({ ...baseEnv(sim, 'postgres://unused@127.0.0.1/x', 1), HTTP_TIMEOUT_MS: '500', PDF_MAX_BYTES: '100000' });
     fastRetries(config);
     metrics = new MetricsService();
-    client = new ServiceApiClient(config, environmentConnections(config), metrics);
+    prefix = config.queuePrefix;
+    shared = new SharedRedis(config);
+    client = new ServiceApiClient(config, environmentConnections(config), metrics, shared);
   });
-  afterAll(() => sim.stop());
+  afterAll(async () => {
+    await removeQueueKeys(1, prefix);
+    shared.onApplicationShutdown();
+    await sim.stop();
+  });
   afterEach(() => {
     sim.clearFaults();
     sim.latencyMs = 0;

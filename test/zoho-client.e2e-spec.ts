@@ -6,17 +6,20 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
+import { SharedRedis } from '../src/queues/shared-redis.service.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { ServiceSim } from './sim/service/service-sim.js';
 import { ZohoSim } from './sim/zoho/index.js';
-import { baseEnv, fastRetries } from './support/harness.js';
+import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 /** The Zoho adapter on its own against the Zoho simulator, over real HTTP. */
 describe(ZohoClient.name, () => {
   const zoho = new ZohoSim();
   const service = new ServiceSim();
   let client: ZohoClient;
+  let shared: SharedRedis;
+  let prefix: string;
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
@@ -31,9 +34,15 @@ describe(ZohoClient.name, () => {
       PDF_MAX_BYTES: '200000',
     });
     fastRetries(config);
-    client = new ZohoClient(config, environmentConnections(config), new MetricsService());
+    prefix = config.queuePrefix;
+    shared = new SharedRedis(config);
+    client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared);
   });
-  afterAll(() => Promise.all([zoho.stop(), service.stop()]));
+  afterAll(async () => {
+    await removeQueueKeys(1, prefix);
+    shared.onApplicationShutdown();
+    await Promise.all([zoho.stop(), service.stop()]);
+  });
 
   async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
     const err = await call.then(

@@ -8,10 +8,11 @@ import { defaultJobOptions, QUEUES } from './queues.js';
 import { queueWorker } from './queue-worker.js';
 import { redisConnection } from './redis-connection.js';
 import { RelaySignal } from './relay-signal.service.js';
+import { SharedRedis } from './shared-redis.service.js';
 
 const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
 
-/** The Redis connection and every queue; feature modules only add processors. */
+/** The Redis connections (the queues', and SharedRedis for state shared by replicas) and every queue; feature modules only add processors. */
 @Global()
 @Module({
   imports: [
@@ -25,7 +26,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
     }),
     BullModule.registerQueue(...queueRegistrations),
   ],
-  providers: [MaintenanceTasks, queueWorker(MaintenanceWorker, QUEUES.maintenance, 2), ActionQueues, RelaySignal],
-  exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal],
+  providers: [MaintenanceTasks, queueWorker(MaintenanceWorker, QUEUES.maintenance, 2), ActionQueues, RelaySignal, SharedRedis],
+  exports: [BullModule, MaintenanceTasks, ActionQueues, RelaySignal, SharedRedis],
 })
 export class QueuesModule {}

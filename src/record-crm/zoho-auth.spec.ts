@@ -1,5 +1,8 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp, OutboundRequest } from '../http/outbound-http.js';
+import { MemoryTokenStore, type TokenStore } from './token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
 
 const credentials = {
@@ -60,9 +63,9 @@ describe(ZohoAuth.name, () => {
     const { http, asked } = accounts({ access_token: 'first' }, { access_token: 'second' });
     const auth = new ZohoAuth(http, credentials, retry, clock);
     const first = await auth.get();
-    auth.invalidate(first.accessToken);
+    await auth.invalidate(first.accessToken);
     const second = await auth.get();
-    auth.invalidate(first.accessToken); // a late caller with the old token
+    await auth.invalidate(first.accessToken); // a late caller with the old token
     expect((await auth.get()).accessToken).toBe(second.accessToken);
     expect(asked).toHaveLength(2);
   });
@@ -89,5 +92,55 @@ describe(ZohoAuth.name, () => {
     const { http, asked } = accounts(new OutboundError('zoho_accounts', 'POST /oauth/v2/token', 'unavailable', 503, ''), { access_token: 'ok' });
     expect((await new ZohoAuth(http, credentials, retry, clock).get()).accessToken).toBe('ok');
     expect(asked).toHaveLength(2);
+  });
+
+  describe('with a store shared by two replicas', () => {
+    it('one refresh for both; the other waits for its token', async () => {
+      const { http, asked } = accounts({ access_token: 'shared', expires_in: 3600 });
+      const store = new MemoryTokenStore(clock);
+      const [a, b] = [new ZohoAuth(http, credentials, retry, clock, undefined, store), new ZohoAuth(http, credentials, retry, clock, undefined, store)];
+      const tokens = await Promise.all([a.get(), b.get(), a.get(), b.get()]);
+      expect(tokens.map((t) => t.accessToken)).toEqual(['shared', 'shared', 'shared', 'shared']);
+      expect(asked).toHaveLength(1);
+    });
+
+    it("drops the shared token only while it is the one Zoho refused, and the other replica's late report keeps the new one", async () => {
+      const { http, asked } = accounts({ access_token: 'first' }, { access_token: 'second' });
+      const store = new MemoryTokenStore(clock);
+      const [a, b] = [new ZohoAuth(http, credentials, retry, clock, undefined, store), new ZohoAuth(http, credentials, retry, clock, undefined, store)];
+      await Promise.all([a.get(), b.get()]);
+      await a.invalidate('first');
+      expect((await a.get()).accessToken).toBe('second');
+      await b.invalidate('first');
+      expect((await b.get()).accessToken).toBe('second');
+      expect(asked).toHaveLength(2);
+    });
+
+    it('a refusal one replica was given fails the other without asking', async () => {
+      const { http, asked } = accounts({ error: 'invalid_code' }, { access_token: 'never' });
+      const store = new MemoryTokenStore(clock);
+      const refused: string[] = [];
+      const a = new ZohoAuth(http, credentials, retry, clock, (reason) => refused.push(reason), store);
+      const b = new ZohoAuth(http, credentials, retry, clock, (reason) => refused.push(reason), store);
+      const first = (await a.get().catch((e: unknown) => e)) as OutboundError;
+      const second = (await b.get().catch((e: unknown) => e)) as OutboundError;
+      expect(second).toBeInstanceOf(OutboundError);
+      expect(second).toMatchObject({ failure: 'unauthorized', transient: false, excerpt: first.excerpt, message: first.message });
+      expect(asked).toHaveLength(1);
+      expect(refused).toHaveLength(1);
+    });
+
+    it('a store that fails is done without: each replica refreshes on its own, and says so once', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const { http, asked } = accounts({ access_token: 'own' });
+      const down = () => Promise.reject(new Error('Redis is unreachable'));
+      const broken: TokenStore = { read: down, save: down, refuse: down, drop: down, lock: down };
+      const auth = new ZohoAuth(http, credentials, retry, clock, undefined, broken);
+      expect((await auth.get()).accessToken).toBe('own');
+      await auth.invalidate('own');
+      expect(asked).toHaveLength(1);
+      expect(warn).toHaveBeenCalledTimes(1);
+      warn.mockRestore();
+    });
   });
 });

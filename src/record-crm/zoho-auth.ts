@@ -1,7 +1,11 @@
+import { Logger } from '@nestjs/common';
 import type { RetryPolicy } from '../config/app-config.js';
 import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
 import { withRetries } from '../http/retry.js';
+import { MemoryTokenStore, type TokenRefusal, type TokenStore, type ZohoToken } from './token-store.js';
+
+export type { ZohoToken } from './token-store.js';
 
 export interface ZohoCredentials {
   accountsUrl: string;
@@ -11,30 +15,31 @@ export interface ZohoCredentials {
   refreshToken: string;
 }
 
-export interface ZohoToken {
-  accessToken: string;
-  /** Where API calls go: the `api_domain` of the token answer, else the configured one. */
-  apiDomain: string;
-  /** When to stop using it: shortly before Zoho's expiry. */
-  renewAt: number;
-}
-
 const ENDPOINT = 'POST /oauth/v2/token';
-/** A refused refresh token stays refused until someone re-authorises (a new connection gets a new ZohoAuth). */
+/** A refused refresh token stays refused until someone re-authorises (a new connection has a store of its own). */
 const REFUSED_FOR_MS = 10 * 60_000;
 /** Zoho grants 10 tokens per refresh token per 10 minutes; once throttled, wait a minute before asking again. */
 const THROTTLED_FOR_MS = 60_000;
+/** How long one holder of the store's lock may take to refresh before another may; the others wait that long at most. */
+const REFRESH_LOCK_MS = 30_000;
+const POLL_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Access tokens of Zoho's refresh-token grant. One token is shared by every job of the process and renewed
- * shortly before it expires or when Zoho calls it invalid; concurrent callers share one refresh. A refusal is
- * remembered for a while, so a bad refresh token fails jobs at once instead of asking the accounts server (and
- * using up its quota) on every job.
+ * Access tokens of Zoho's refresh-token grant. One token is shared by every job of the process and, through the
+ * store, by every replica; it is renewed shortly before it expires or when Zoho calls it invalid, by one caller at a
+ * time (the process's callers share one refresh; the replicas take the store's lock, and the others wait for the
+ * token it saves). A refusal is remembered for a while, in the store too, so a bad refresh token fails jobs at once
+ * instead of asking the accounts server (and using up its quota) on every job. Without the store (Redis away), each
+ * process refreshes on its own.
  */
 export class ZohoAuth {
+  private readonly logger = new Logger(ZohoAuth.name);
   private token: ZohoToken | null = null;
   private refreshing: Promise<ZohoToken> | null = null;
   private refusal: { error: OutboundError; until: number } | null = null;
+  private storeDown = false;
 
   constructor(
     private readonly http: OutboundHttp,
@@ -43,23 +48,51 @@ export class ZohoAuth {
     private readonly now: () => number = Date.now,
     /** Told when Zoho refuses the refresh token (an alert); must return at once and never throw. */
     private readonly onRefused?: (reason: string) => void,
+    private readonly store: TokenStore = new MemoryTokenStore(now),
   ) {}
 
   /** A valid token, refreshed when needed; throws an OutboundError when none can be obtained. */
   get(): Promise<ZohoToken> {
     if (this.token && this.now() < this.token.renewAt) return Promise.resolve(this.token);
-    this.refreshing ??= this.refresh().finally(() => (this.refreshing = null));
+    this.refreshing ??= this.obtain().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 
-  /** Zoho called this token invalid: drop it, unless another caller has replaced it already. */
-  invalidate(accessToken: string): void {
+  /** Zoho called this token invalid: drop it, here and in the store, unless another caller has replaced it already. */
+  async invalidate(accessToken: string): Promise<void> {
     if (this.token?.accessToken === accessToken) this.token = null;
+    await this.shared(() => this.store.drop(accessToken));
+  }
+
+  /** The store's token or refusal; else a refresh under the store's lock, or, while another holds it, its result. */
+  private async obtain(): Promise<ZohoToken> {
+    if (this.refusal && this.now() < this.refusal.until) throw this.refusal.error;
+    this.refusal = null;
+    let release: (() => Promise<void>) | null = null;
+    try {
+      for (let polls = 0; polls * POLL_MS < REFRESH_LOCK_MS;) {
+        const state = await this.shared(() => this.store.read());
+        if (!state) break;
+        if (state.refusal) throw this.remember(state.refusal);
+        if (state.token && this.now() < state.token.renewAt) return (this.token = state.token);
+        // Read under the lock: nobody else is refreshing, and nobody did meanwhile.
+        if (release) break;
+        const taken = await this.shared(() => this.store.lock(REFRESH_LOCK_MS));
+        if (taken === undefined) break;
+        if (taken) {
+          release = taken;
+          continue;
+        }
+        polls++;
+        await sleep(POLL_MS);
+      }
+      return await this.refresh();
+    } finally {
+      await release?.();
+    }
   }
 
   private async refresh(): Promise<ZohoToken> {
-    if (this.refusal && this.now() < this.refusal.until) throw this.refusal.error;
-    this.refusal = null;
     const { accountsUrl, apiDomain, clientId, clientSecret, refreshToken } = this.credentials;
     // The secrets travel in the form body only: never in the URL, which is logged.
     const body = new URLSearchParams({
@@ -80,13 +113,39 @@ export class ZohoAuth {
         });
         return this.readAnswer(response.data ?? {}, apiDomain);
       }, this.retry);
-      return this.token;
+      const token = this.token;
+      await this.shared(() => this.store.save(token));
+      return token;
     } catch (err) {
       if (err instanceof OutboundError && (err.failure === 'unauthorized' || err.failure === 'rate_limited')) {
-        this.refusal = { error: err, until: this.now() + (err.failure === 'rate_limited' ? THROTTLED_FOR_MS : REFUSED_FOR_MS) };
+        const until = this.now() + (err.failure === 'rate_limited' ? THROTTLED_FOR_MS : REFUSED_FOR_MS);
+        this.refusal = { error: err, until };
+        await this.shared(() => this.store.refuse({ failure: err.failure as TokenRefusal['failure'], status: err.status, excerpt: err.excerpt, until }));
         if (err.failure === 'unauthorized') this.onRefused?.(err.message);
       }
       throw err;
+    }
+  }
+
+  /** A refusal another replica was given, as if this one had been. */
+  private remember(refusal: TokenRefusal): OutboundError {
+    const retryAfterMs = refusal.failure === 'rate_limited' ? Math.max(0, refusal.until - this.now()) : undefined;
+    const error = new OutboundError('zoho_accounts', ENDPOINT, refusal.failure, refusal.status, refusal.excerpt, retryAfterMs);
+    this.refusal = { error, until: refusal.until };
+    return error;
+  }
+
+  /** Runs a store operation; undefined when the store fails, and the caller does without it. */
+  private async shared<T>(operation: () => Promise<T>): Promise<T | undefined> {
+    try {
+      const result = await operation();
+      if (this.storeDown) this.logger.log('the shared Zoho token store is back');
+      this.storeDown = false;
+      return result;
+    } catch (err) {
+      if (!this.storeDown) this.logger.warn(`the shared Zoho token store failed (${(err as Error).message}): this replica refreshes its own token meanwhile`);
+      this.storeDown = true;
+      return undefined;
     }
   }
 

@@ -10,7 +10,9 @@ import { idString } from '../http/exact-json.js';
 import { notConnected, OutboundError, type OutboundFailure } from '../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
+import { SharedRedis } from '../queues/shared-redis.service.js';
 import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
+import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
 import { ZOHO_SCOPES } from './zoho-scopes.js';
 
@@ -43,13 +45,14 @@ interface ZohoEnvelope {
 export class ZohoClient implements RecordCrm {
   private readonly http: OutboundHttp;
   private readonly accounts: OutboundHttp;
-  /** The token of the connection in effect; replaced when the connection changes (the console's Connect). */
+  /** The token of the connection in effect (shared with the other replicas); replaced when the connection changes (the console's Connect). */
   private grant: ZohoGrant | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     metrics: MetricsService,
+    private readonly shared: SharedRedis,
     @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
   ) {
     this.http = new OutboundHttp({
@@ -177,7 +180,8 @@ export class ZohoClient implements RecordCrm {
   private grantFor(credentials: RecordCrmConnection): ZohoGrant {
     if (this.grant?.credentials !== credentials) {
       const onRefused = (reason: string) => this.alerts?.notify('record_crm_token_refused', { detail: reason });
-      this.grant = { credentials, auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused), scopeProblem: null };
+      const store = new RedisTokenStore(this.shared, credentials);
+      this.grant = { credentials, auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store), scopeProblem: null };
     }
     return this.grant;
   }
@@ -203,7 +207,7 @@ export class ZohoClient implements RecordCrm {
       }
       const error = zohoError(response.status, response.data);
       if (response.status === 401 && STALE_TOKEN_CODES.has(error.code) && tries === 1) {
-        grant.auth.invalidate(token.accessToken);
+        await grant.auth.invalidate(token.accessToken);
         continue;
       }
       if (error.code === 'OAUTH_SCOPE_MISMATCH') {

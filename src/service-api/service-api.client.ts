@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import FormData from 'form-data';
-import pThrottle from 'p-throttle';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -10,8 +9,10 @@ import type { ServiceConnection } from '../connections/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { bearerHttp, OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';
+import { SharedRedis } from '../queues/shared-redis.service.js';
 import { normalizeIds } from './normalize-ids.js';
 import { paginate } from './paginate.js';
+import { SharedRateCap } from './shared-rate-cap.js';
 import type {
   AddCollaboratorsResult,
   AssociationPair,
@@ -37,13 +38,14 @@ const enc = encodeURIComponent;
 
 /**
  * The typed client of the service's v1 API: one method per endpoint (P1 to C1), exact ids, a rate cap of
- * SERVICE_API_MAX_RPS per process, retries of transient failures, and typed errors naming the endpoint.
+ * SERVICE_API_MAX_RPS for the whole deployment (shared through Redis), retries of transient failures, and typed
+ * errors naming the endpoint.
  */
 @Injectable()
 export class ServiceApiClient {
   private readonly downloads: OutboundHttp;
-  /** One rate cap for every connection this process uses in turn. */
-  private readonly throttle: <T>(call: () => Promise<T>) => Promise<T>;
+  /** One rate cap for every replica and every connection in turn. */
+  private readonly rateCap: SharedRateCap;
   /** The client of the connection in effect, and what was learnt through it; made again when the connection changes. */
   private client: { connection: ServiceConnection; http: OutboundHttp; firstTemplate?: Promise<string> } | null = null;
 
@@ -51,9 +53,9 @@ export class ServiceApiClient {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly metrics: MetricsService,
+    shared: SharedRedis,
   ) {
-    const throttled = pThrottle({ limit: config.service.maxRps, interval: 1000 });
-    this.throttle = (call) => throttled(call)();
+    this.rateCap = new SharedRateCap(shared, shared.key('ratelimit', 'service'), config.service.maxRps);
     this.downloads = new OutboundHttp({ system: 'download', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
   }
 
@@ -333,7 +335,7 @@ export class ServiceApiClient {
     const connection = await this.connections.get('service');
     if (!connection) throw notConnected('service', endpoint, 'The service');
     if (this.client?.connection !== connection)
-      this.client = { connection, http: serviceHttp(connection, this.config, { metrics: this.metrics, throttle: this.throttle }) };
+      this.client = { connection, http: serviceHttp(connection, this.config, { metrics: this.metrics, throttle: (call) => this.rateCap.run(call) }) };
     return this.client.http;
   }
 

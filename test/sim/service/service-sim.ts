@@ -344,6 +344,20 @@ export class ServiceSim extends SimServer {
     return this.fileServer.add(sizeBytes, contentType);
   }
 
+  /** The most API requests (under `/v1`) received within any `windowMs` (sliding: from any moment to just before `windowMs` later). */
+  maxApiRequestsInWindow(windowMs = 1000): number {
+    const times = this.requests
+      .filter((r) => r.path.startsWith('/v1/'))
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    let max = 0;
+    for (let first = 0, last = 0; last < times.length; last++) {
+      while (times[last] - times[first] >= windowMs) first++;
+      max = Math.max(max, last - first + 1);
+    }
+    return max;
+  }
+
   // ---- routes ----------------------------------------------------------------------------------------------------
 
   private registerProjectRoutes(): void {
