@@ -5,6 +5,7 @@ import type { OutboundHttp } from '../http/outbound-http.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ConnectionsService } from '../connections/connections.service.js';
 import type { MetricsService } from '../health/metrics.service.js';
+import type { SharedRedis } from '../queues/shared-redis.service.js';
 import { ServiceApiClient } from './service-api.client.js';
 
 const runs = { numRuns: 200, interruptAfterTimeLimit: 4000 };
@@ -12,7 +13,12 @@ const config = { service: { maxRps: 1_000_000 }, http: { timeoutMs: 1000, retry:
 
 /** A client whose service answers every call with `data` (what OutboundHttp parsed from the body). */
 function clientAnswering(data: unknown): ServiceApiClient {
-  const client = new ServiceApiClient(config as unknown as AppConfig, {} as ConnectionsService, {} as MetricsService);
+  const client = new ServiceApiClient(
+    config as unknown as AppConfig,
+    {} as ConnectionsService,
+    {} as MetricsService,
+    { key: () => 'unused', client: { crmSyncReserveSlot: () => 0 } } as unknown as SharedRedis,
+  );
   const http = { request: () => Promise.resolve({ status: 200, data, headers: {} }) } as unknown as OutboundHttp;
   Object.assign(client, { api: () => Promise.resolve(http) });
   return client;
