@@ -89,7 +89,7 @@ describe('reconciliation passes', () => {
   });
 
   it('a changes pass with nothing changed reads one page of R3, however many projects are mapped', async () => {
-    const projects = Array.from({ length: 250 }, () => h.service.addProject());
+    const projects = Array.from({ length: 150 }, () => h.service.addProject());
     for (const p of projects) h.service.addProposal({ project_id: p.id, status: 'PENDING' });
     await h.database.query(
       `INSERT INTO mapping (crm, appointment_id, project_id, status) SELECT 'appointment', 'RP-MANY-' || p, p, 'associated' FROM unnest($1::text[]) AS p`,
