@@ -126,7 +126,11 @@ export class ReconcileActionsService {
         await this.reconcileProject(projectId, tally);
         position.after = projectId;
         position.done++;
-        await this.saveProgress(entryId, position, `full pass: ${count(position.done)} of ${count(position.total)} project(s) checked`);
+        await this.saveProgress(
+          entryId,
+          position,
+          `full pass: ${count(position.done)} of ${count(position.total)} project(s) checked; ${count(pace.calls())} service call(s) in this run`,
+        );
         await pace.wait();
       }
       if (projects.length < PROJECTS_PER_READ) break;
