@@ -113,7 +113,9 @@ async function benchAt(size: number): Promise<string[]> {
       service.addPayment(proposalId, { paid_amount: 75, pay_channel: 'mark_as_paid', paid_date: '2026-11-22', payment_method: 'Check' });
     }
     const changed = await pass(daemon, db, 'changes');
-    out.push(`${label} changes pass, ${CHANGES} changes: ${changed.calls} service calls, ${n(changed.ms)} ms (${changed.detail})`);
+    out.push(
+      `${label} changes pass, ${CHANGES} changes: ${changed.calls} service calls, ${n(changed.ms)} ms (${/\d+ R3 page\(s\)/.exec(changed.detail)?.[0] ?? changed.detail} read)`,
+    );
 
     const before = service.requests.length;
     const id = await start(daemon, 'full');

@@ -89,7 +89,8 @@ export class ReconcileActionsService {
     // The proposal the last pass saw most recent cannot show a new payment by moving up: its payments are read.
     const head = listed.find((l) => !changed.includes(l));
     if (head && mapped.has(head.proposal.project_id)) await this.replayProposal(head.proposal, tally);
-    await this.fingerprints.saveSeen(changed);
+    // Every proposal read is stamped again in the order read, so the stored order is always the last one seen.
+    await this.fingerprints.saveSeen(listed);
     const summary =
       `changes pass: ${pages} R3 page(s) read, ${changed.length} proposal(s) changed since the last pass; ` +
       `${tally.approvals} approved proposal(s) and ${tally.payments} payment(s) replayed, ${tally.reversals} reversal(s); ` +
