@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
+import { MaintenanceTasks } from '../src/queues/maintenance.service.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { ServiceSim } from './sim/service/service-sim.js';
@@ -88,6 +89,16 @@ describe('reconciliation passes', () => {
     expect(notes[0].text).toContain('310.00');
   });
 
+  it('the changes pass notes a payment whose webhook was lost on the most recent proposal, which cannot move up', async () => {
+    const m = await mappedProject();
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+    await pass();
+    h.service.addPayment(proposal.proposal_id, { paid_amount: 42, pay_channel: 'mark_as_paid', paid_date: '2026-11-22', payment_method: 'Cash' });
+    const entry = await pass();
+    expect(entry.detail).toMatch(/0 proposal\(s\) changed since the last pass/);
+    expect(h.appointmentCrm!.get(m.appointmentId)!.notes.map((n) => n.text)).toEqual([expect.stringContaining('42.00')]);
+  });
+
   it('a changes pass with nothing changed reads one page of R3, however many projects are mapped', async () => {
     const projects = Array.from({ length: 150 }, () => h.service.addProject());
     for (const p of projects) h.service.addProposal({ project_id: p.id, status: 'PENDING' });
@@ -158,6 +169,40 @@ describe('reconciliation passes', () => {
     const res = await h.admin('/api/reconcile', { method: 'POST', json: { scope: 'everything' } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).message).toEqual(expect.arrayContaining(['scope must be one of changes, full']));
+  });
+});
+
+describe('the reconciliation schedule', () => {
+  it('RECONCILE_INTERVAL_SECONDS=0 schedules neither pass', async () => {
+    const h = await startHarness({ redisDb: REDIS_DB });
+    try {
+      const tasks = h.app.get(MaintenanceTasks);
+      expect([tasks.get('reconcile')!.everyMs, tasks.get('reconcile-full')!.everyMs]).toEqual([0, 0]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('RECONCILE_FULL_INTERVAL_SECONDS=0 schedules only the changes pass; a full pass unfinished is not doubled', async () => {
+    const h = await startHarness({ redisDb: REDIS_DB, env: { RECONCILE_INTERVAL_SECONDS: '3600', RECONCILE_FULL_INTERVAL_SECONDS: '0' } });
+    try {
+      const tasks = h.app.get(MaintenanceTasks);
+      expect([tasks.get('reconcile')!.everyMs, tasks.get('reconcile-full')!.everyMs]).toEqual([3_600_000, 0]);
+
+      const fullPasses = () => h.database.query<unknown[]>(`SELECT id FROM sync_log WHERE kind = 'reconcile' AND payload->>'scope' = 'full'`);
+      const [{ id }]: Array<{ id: string }> = await h.database.query(
+        `INSERT INTO sync_log (kind, trigger, status, payload, attempts, enqueued_at, started_at)
+         VALUES ('reconcile', 'schedule', 'running', '{"scope":"full","after":"1","done":1,"total":2}', 1, now(), now()) RETURNING id::text`,
+      );
+      await tasks.get('reconcile-full')!.run('schedule', {});
+      expect(await fullPasses()).toHaveLength(1);
+
+      await h.database.query(`UPDATE sync_log SET status = 'succeeded', finished_at = now() WHERE id = $1`, [id]);
+      await tasks.get('reconcile-full')!.run('schedule', {});
+      expect(await fullPasses()).toHaveLength(2);
+    } finally {
+      await h.close();
+    }
   });
 });
 
