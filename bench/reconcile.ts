@@ -83,6 +83,8 @@ async function benchAt(size: number): Promise<string[]> {
     APPOINTMENT_CRM_API_KEY: crm.apiKey,
     WEBHOOK_SECRETS_EVENTS: 'bench-secret',
     ADMIN_TOKEN,
+    // A key of its own, so the bench writes no key file into the checkout.
+    CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),
     RECONCILE_INTERVAL_SECONDS: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   });
