@@ -17,7 +17,7 @@ describe('reconciliation passes', () => {
   let h: Harness;
   let seq = 0;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: REDIS_DB, appointmentCrm: true, tune: (c) => (c.jobs.staleAfterMs = 0) });
+    h = await startHarness({ redisDb: REDIS_DB, appointmentCrm: true, recordCrm: true, tune: (c) => (c.jobs.staleAfterMs = 0) });
     h.service.addTemplate('Standard');
   });
   afterAll(() => h.close());
@@ -138,6 +138,11 @@ describe('reconciliation passes', () => {
 
   it('a payment returned without a webhook gets one note from the full pass, and a second full pass adds none', async () => {
     const m = await mappedProject();
+    const recordId = h.zoho!.addRecord('Deals');
+    await h.database.query(
+      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
+      [recordId, m.project.id],
+    );
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
     const payment = h.service.addPayment(proposal.proposal_id, {
       paid_amount: 480,
@@ -155,14 +160,20 @@ describe('reconciliation passes', () => {
     expect(notes).toHaveLength(2);
     expect(notes[1].text).toMatch(/^Payment returned\. The payment of 480\.00 for proposal \d+ was returned\./);
 
+    const zohoNotes = h.zoho!.notesOf('Deals', recordId);
+    expect(zohoNotes.map((n) => n.title)).toEqual(['Payment received: 480.00', 'Payment returned']);
+    expect(zohoNotes[1].content).toMatch(/^The payment of 480\.00 for proposal \d+ was returned\.\nChannel: mark_as_paid/);
+
     await pass({ scope: 'full' });
     expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(2);
+    expect(h.zoho!.notesOf('Deals', recordId)).toHaveLength(2);
 
     payment.refunded_amount = 100;
     await pass({ scope: 'full' });
     const after = h.appointmentCrm!.get(m.appointmentId)!.notes;
     expect(after).toHaveLength(3);
     expect(after[2].text).toContain('Payment refunded: 100.00');
+    expect(h.zoho!.notesOf('Deals', recordId).map((n) => n.title)).toEqual(['Payment received: 480.00', 'Payment returned', 'Payment refunded: 100.00']);
   });
 
   it('refuses an unknown scope', async () => {
