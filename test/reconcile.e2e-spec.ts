@@ -15,8 +15,8 @@ describe('reconciliation', () => {
   });
   afterAll(() => h.close());
 
-  async function reconcile(): Promise<Json> {
-    const res = await h.admin('/api/reconcile', { method: 'POST' });
+  async function reconcile(json?: { scope: 'changes' | 'full' }): Promise<Json> {
+    const res = await h.admin('/api/reconcile', { method: 'POST', ...(json ? { json } : {}) });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: string };
     return waitFor(
@@ -78,15 +78,15 @@ describe('reconciliation', () => {
     expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(1);
   });
 
-  it('pushes drawings whose versions changed without a webhook', async () => {
+  it('pushes drawings whose versions changed without a webhook (a full pass)', async () => {
     const m = await mappedProject();
-    await reconcile();
+    await reconcile({ scope: 'full' });
     await quiet();
     const first = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
     expect(first).toHaveLength(1);
 
     h.service.updateDrawing(m.drawing.id);
-    await reconcile();
+    await reconcile({ scope: 'full' });
     await quiet();
     const second = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
     expect(second).toHaveLength(1);

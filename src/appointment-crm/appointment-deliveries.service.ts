@@ -3,8 +3,15 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
-import type { AppointmentPromptData, PaymentReceivedData, ProposalApprovedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
-import { paymentFact } from '../domain/service-events.js';
+import type {
+  AppointmentPromptData,
+  PaymentReceivedData,
+  PaymentReversedData,
+  ProposalApprovedData,
+  ProposalStatusChangedData,
+  RoutedDelivery,
+} from '../domain/service-events.js';
+import { paymentFact, paymentReversalFact, paymentReversalText } from '../domain/service-events.js';
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { paymentNote } from './sale.js';
@@ -41,6 +48,8 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
         return this.approved(delivery.data.project_id, approvalOf(delivery.data), delivery.trigger);
       case 'proposal.payment.received':
         return delivery.projectId ? this.paymentReceived(delivery.projectId, delivery.data, delivery.trigger) : [];
+      case 'reconcile.payment_reversed':
+        return this.paymentReversed(delivery.data, delivery.trigger);
       default:
         return [];
     }
@@ -139,6 +148,19 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
         },
       ];
     });
+  }
+
+  /** A returned or refunded payment: a note saying so, once per reversal (the payment's own note stays). */
+  private async paymentReversed(data: PaymentReversedData, trigger: RoutedDelivery['trigger']): Promise<DeliveryAction[]> {
+    const date = data.paid_time ?? data.paid_date ?? 'date not given';
+    const { title, sentence } = paymentReversalText(data);
+    return this.forMapping(data.project_id, 'add_note', trigger, (appointmentId) => [
+      {
+        ...base('add_note', data.project_id, appointmentId),
+        payload: { text: `${title}. ${sentence} Channel: ${data.pay_channel}; method: ${data.payment_method}; paid: ${date}`, proposal_id: data.proposal_id },
+        dedupeKey: `appointment:payment-reversal:${paymentReversalFact(data)}`,
+      },
+    ]);
   }
 
   /**

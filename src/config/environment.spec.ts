@@ -74,6 +74,7 @@ describe(loadConfig.name, () => {
     ['a non-integer', { PORT: '80a' }, 'PORT', 'must be an integer'],
     ['an integer out of range', { SERVICE_API_MAX_RPS: '0' }, 'SERVICE_API_MAX_RPS', 'must be at least 1'],
     ['a negative interval', { RECONCILE_INTERVAL_SECONDS: '-5' }, 'RECONCILE_INTERVAL_SECONDS', 'must be 0 (off) or more'],
+    ['a negative full-pass interval', { RECONCILE_FULL_INTERVAL_SECONDS: '-1' }, 'RECONCILE_FULL_INTERVAL_SECONDS', 'must be 0 (off) or more'],
     ['a value outside its list', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent'],
     ['a too short admin token', { ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN', 'must be at least 16 characters'],
     [

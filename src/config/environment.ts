@@ -147,6 +147,12 @@ export class EnvironmentVariables {
   @toInt
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
+  RECONCILE_FULL_INTERVAL_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
   @Min(100, { message: 'must be at least 100' })
   HTTP_TIMEOUT_MS?: number;
 

@@ -74,11 +74,27 @@ export interface AppointmentNotePayload {
   proposal_id?: string;
 }
 
+export const RECONCILE_SCOPES = ['changes', 'full'] as const;
+export type ReconcileScope = (typeof RECONCILE_SCOPES)[number];
+
+/**
+ * `reconcile`: which pass (an entry without a scope, from before there were two, is a changes pass). A full pass
+ * also keeps its position here as it goes, so a run killed mid-way continues after the last project it finished.
+ */
+export interface ReconcilePayload {
+  scope?: ReconcileScope;
+  /** The last project done, in byte order of its id. */
+  after?: string;
+  /** Projects done so far, and how many were mapped when the pass began. */
+  done?: number;
+  total?: number;
+}
+
 /** The payload each kind of action carries (its input, stored with the entry; enough to run it again). */
 export interface ActionPayloads {
   associate: AssociatePayload;
   associate_project: { project_id: string };
-  reconcile: Record<string, never>;
+  reconcile: ReconcilePayload;
   push_drawings: Record<string, never>;
   push_proposal_pdf: ProposalPdfPayload;
   push_line_items: LineItemsPayload;

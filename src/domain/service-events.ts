@@ -114,6 +114,32 @@ export function paymentFact(
   return [payment.proposal_id, payment.pay_channel, date, paymentAmountText(payment.paid_amount), payment.payment_method].join(':');
 }
 
+/**
+ * Made up by reconciliation only (no webhook announces it): a payment R5 now reports `returned`, or with a
+ * `refunded_amount` above 0. `reversal` says which; a payment both returned and refunded is told twice, once each.
+ */
+export interface PaymentReversedData extends PaymentReceivedData {
+  project_id: string;
+  reversal: 'returned' | 'refunded';
+  refunded_amount?: number;
+}
+
+/** What makes a reversal one fact: the payment, what happened to it, and for a refund its amount (a larger refund is news). */
+export function paymentReversalFact(data: PaymentReversedData): string {
+  return `${paymentFact(data)}:${data.reversal === 'returned' ? 'returned' : `refunded:${paymentAmountText(data.refunded_amount ?? 0)}`}`;
+}
+
+/** The words of a reversal, for a note: a title and a sentence. */
+export function paymentReversalText(data: PaymentReversedData): { title: string; sentence: string } {
+  const amount = paymentAmountText(data.paid_amount);
+  return data.reversal === 'returned'
+    ? { title: 'Payment returned', sentence: `The payment of ${amount} for proposal ${data.proposal_id} was returned.` }
+    : {
+        title: `Payment refunded: ${paymentAmountText(data.refunded_amount ?? 0)}`,
+        sentence: `${paymentAmountText(data.refunded_amount ?? 0)} of the payment of ${amount} for proposal ${data.proposal_id} was refunded.`,
+      };
+}
+
 export interface AppointmentPromptData {
   project_id: string;
   drawing_id: string;
@@ -145,6 +171,8 @@ export interface EventDataByName {
   'appointment_crm.export_prompt': AppointmentPromptData;
   /** The record CRM's export-prompt webhook. */
   'record_crm.export_prompt': RecordPromptData;
+  /** Reconciliation's own: a payment returned or refunded (see PaymentReversedData). */
+  'reconcile.payment_reversed': PaymentReversedData;
 }
 
 export type EventName = keyof EventDataByName;

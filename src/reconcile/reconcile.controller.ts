@@ -1,8 +1,9 @@
-import { ConflictException, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, ConflictException, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
 import { AdminAudit } from '../admin/admin-audit.service.js';
 import type { AdminActor } from '../admin/roles.js';
+import { ReconcileRequestDto } from './reconcile.dto.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @ApiTags('reconcile')
@@ -17,16 +18,20 @@ export class ReconcileController {
   @Post()
   @RequiresRole('operator')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Starts a reconciliation run now; answers its id (a sync log entry of kind reconcile).' })
+  @ApiOperation({
+    summary: 'Starts a reconciliation pass now (`scope`: `changes`, the default, or `full`); answers its id (a sync log entry of kind reconcile).',
+  })
   @ApiAcceptedResponse({ description: '`{ "id": "<sync log id>", "status": "queued" | "running" }`' })
+  @ApiBadRequestResponse({ description: 'An unknown scope.' })
   @ApiConflictResponse({ description: 'The service is not connected.' })
-  async start(@Actor() actor: AdminActor): Promise<{ id: string; status: string }> {
+  async start(@Body() body: ReconcileRequestDto, @Actor() actor: AdminActor): Promise<{ id: string; status: string }> {
     if (!(await this.reconcile.serviceConnected())) {
       throw new ConflictException({ statusCode: 409, message: 'the service is not connected: connect it on the Connections screen first' });
     }
-    const entry = await this.reconcile.start('admin', actor.name);
-    // A run already queued is joined (it keeps its own trigger): the request is still on record.
-    await this.audit.record(actor, { detail: `reconciliation requested (entry ${entry.id})`, payload: { entry_id: entry.id } });
+    const scope = body?.scope ?? 'changes';
+    const entry = await this.reconcile.start('admin', scope, actor.name);
+    // A pass already queued is joined (it keeps its own trigger): the request is still on record.
+    await this.audit.record(actor, { detail: `${scope} reconciliation requested (entry ${entry.id})`, payload: { entry_id: entry.id, scope } });
     return { id: entry.id, status: entry.status };
   }
 }

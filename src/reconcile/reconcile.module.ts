@@ -6,11 +6,12 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
 import { ReconcileActionsService } from './reconcile-actions.service.js';
+import { ProposalFingerprints } from './proposal-fingerprints.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
   imports: [SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
-  providers: [ReconcileActionsService, ReconcileService],
+  providers: [ReconcileActionsService, ReconcileService, ProposalFingerprints],
 })
 export class ReconcileModule {}

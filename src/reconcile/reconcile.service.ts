@@ -1,21 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
+import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
-import type { SyncTrigger } from '../domain/actions.js';
+import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 
-/** Starts reconciliation runs: on the schedule (a BullMQ job scheduler, once per period across replicas) or now. */
+/**
+ * Starts reconciliation passes: on the schedule (BullMQ job schedulers, once per period across replicas) or now. A
+ * changes pass every RECONCILE_INTERVAL_SECONDS, a full pass every RECONCILE_FULL_INTERVAL_SECONDS; an interval of
+ * 0 for the changes pass turns both off.
+ */
 @Injectable()
 export class ReconcileService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly actions: ActionRecorder,
     private readonly connections: ConnectionsService,
+    private readonly database: DatabaseService,
     tasks: MaintenanceTasks,
   ) {
-    tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.onSchedule() });
+    const scheduled = config.reconcileIntervalSeconds > 0;
+    tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.onSchedule('changes') });
+    tasks.register({ name: 'reconcile-full', everyMs: scheduled ? config.reconcileFullIntervalSeconds * 1000 : 0, run: () => this.onSchedule('full') });
   }
 
   /** Whether there is a service to reconcile against (a daemon may run before anyone connected it). */
@@ -23,16 +31,37 @@ export class ReconcileService {
     return (await this.connections.get('service')) !== null;
   }
 
-  /** The schedule's run; skipped while the service is not connected, so no run waits and fails for want of it. */
-  private async onSchedule(): Promise<void> {
-    if (await this.serviceConnected()) await this.start('schedule');
+  /**
+   * The schedule's pass; skipped while the service is not connected, so no pass waits and fails for want of it. A
+   * full pass still unfinished (running, waiting for a retry, or killed and waiting to be resumed) is not doubled.
+   */
+  private async onSchedule(scope: ReconcileScope): Promise<void> {
+    if (!(await this.serviceConnected())) return;
+    if (scope === 'full' && (await this.unfinishedFullPass())) return;
+    await this.start('schedule', scope);
   }
 
-  /** A run still waiting to start is joined rather than doubled (its coalesce key). */
-  async start(trigger: SyncTrigger, actor?: string): Promise<SyncLogEntry> {
+  /** A pass of this scope still waiting to start is joined rather than doubled (its coalesce key). */
+  async start(trigger: SyncTrigger, scope: ReconcileScope = 'changes', actor?: string): Promise<SyncLogEntry> {
     const [{ entry }] = await this.actions.record([
-      { kind: 'reconcile', trigger, crm: null, projectId: null, target: null, coalesceKey: 'reconcile', ...(actor ? { actor } : {}) },
+      {
+        kind: 'reconcile',
+        trigger,
+        crm: null,
+        projectId: null,
+        target: null,
+        payload: { scope },
+        coalesceKey: scope === 'full' ? 'reconcile:full' : 'reconcile',
+        ...(actor ? { actor } : {}),
+      },
     ]);
     return entry;
+  }
+
+  private async unfinishedFullPass(): Promise<boolean> {
+    const rows: unknown[] = await this.database.query(
+      `SELECT 1 FROM sync_log WHERE kind = 'reconcile' AND status IN ('queued', 'running') AND payload->>'scope' = 'full' LIMIT 1`,
+    );
+    return rows.length > 0;
   }
 }

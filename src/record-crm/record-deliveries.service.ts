@@ -2,7 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
-import { paymentAmountText, paymentFact, type PaymentReceivedData, type RecordPromptData, type RoutedDelivery } from '../domain/service-events.js';
+import {
+  paymentAmountText,
+  paymentFact,
+  paymentReversalFact,
+  paymentReversalText,
+  type PaymentReceivedData,
+  type PaymentReversedData,
+  type RecordPromptData,
+  type RoutedDelivery,
+} from '../domain/service-events.js';
 import { safeFileName } from '../http/file-names.js';
 import type { AttachPdfPayload, RecordNotePayload } from '../domain/actions.js';
 import { recordTarget, type RecordRef } from './record-crm.js';
@@ -33,6 +42,8 @@ export class RecordDeliveriesService implements WebhookEventHandler {
       }
       case 'proposal.payment.received':
         return this.payment(delivery.projectId, delivery.data);
+      case 'reconcile.payment_reversed':
+        return this.paymentReversed(delivery.data);
       default:
         return [];
     }
@@ -77,6 +88,20 @@ export class RecordDeliveriesService implements WebhookEventHandler {
       };
       const dedupeKey = `record:payment:${paymentFact(data)}`;
       return { ...base, payload, dedupeKey };
+    });
+  }
+
+  /** A returned or refunded payment: a note saying so, once per reversal. */
+  private async paymentReversed(data: PaymentReversedData): Promise<DeliveryAction[]> {
+    const { title, sentence } = paymentReversalText(data);
+    return this.forMappedProject(data.project_id, 'add_note', (record, base) => {
+      const payload: RecordNotePayload = {
+        ...record,
+        title,
+        content: [sentence, `Channel: ${data.pay_channel}`, `Method: ${data.payment_method}`, `Date: ${data.paid_time ?? data.paid_date ?? ''}`].join('\n'),
+        proposalId: data.proposal_id,
+      };
+      return { ...base, payload, dedupeKey: `record:payment-reversal:${paymentReversalFact(data)}` };
     });
   }
 

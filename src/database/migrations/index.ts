@@ -9,6 +9,7 @@ import { CallTraces1763700008000 } from './1763700008000-call-traces.js';
 import { Alerts1763700009000 } from './1763700009000-alerts.js';
 import { Operations1763700010000 } from './1763700010000-operations.js';
 import { Connections1763700011000 } from './1763700011000-connections.js';
+import { ReconcilePasses1763700012000 } from './1763700012000-reconcile-passes.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Alerts1763700009000,
   Operations1763700010000,
   Connections1763700011000,
+  ReconcilePasses1763700012000,
 ];
