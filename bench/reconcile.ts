@@ -12,6 +12,9 @@
  * - a full pass: run for SAMPLE_SECONDS, then its calls per project and pace are read from its progress, and its
  *   duration over every project is extrapolated (a full pass at 5 calls a second takes hours at 10,000 projects).
  *
+ * - two replicas against one cap (at the first size): the full pass goes on while a drawing push for every project
+ *   with a drawing is sent to both replicas in turn; the simulator counts the calls and the most in any 1 s window.
+ *
  * Service calls are counted on the simulator (every request it received while the pass ran). Needs Postgres and
  * Redis (TEST_PG_URL, TEST_REDIS_URL, as the e2e tests).
  */
@@ -20,7 +23,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { ServiceSim } from '../test/sim/service/index.js';
+import { events, ServiceSim, WebhookSender } from '../test/sim/service/index.js';
 import { startDaemon, type Daemon } from './support.js';
 
 const SIZES = (process.env.BENCH_PROJECTS ?? '1000,10000').split(',').map(Number);
@@ -33,6 +36,8 @@ const REDIS_DB = Number(process.env.BENCH_REDIS_DB ?? 14);
 const REDIS_URL = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/${REDIS_DB}`;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
+const TWO_REPLICAS_SECONDS = Number(process.env.BENCH_TWO_REPLICAS_SECONDS ?? 15);
+const sender = new WebhookSender();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const n = (value: number) => value.toLocaleString('en-US');
 
@@ -48,7 +53,6 @@ async function main(): Promise<number> {
   for (const size of SIZES) figures.push(...(await benchAt(size)));
   console.log(`\ncrm-sync reconciliation bench: SERVICE_API_MAX_RPS=${MAX_RPS}, RECONCILE_FULL_INTERVAL_SECONDS=${FULL_INTERVAL_SECONDS}`);
   for (const line of figures) console.log(line);
-  console.log('two replicas against one cap: see test/shared-limits.e2e-spec.ts');
   return 0;
 }
 
@@ -90,6 +94,7 @@ async function benchAt(size: number): Promise<string[]> {
   });
   const db = new pg.Client({ connectionString: databaseUrl });
   let daemon: Daemon | undefined;
+  let second: Daemon | undefined;
   const out: string[] = [];
   try {
     daemon = await startDaemon(env(5_000), { timeoutMs: 60_000 });
@@ -137,14 +142,37 @@ async function benchAt(size: number): Promise<string[]> {
         `${perProject.toFixed(2)} calls per project; projected ${duration(projectedS)} for all ${n(size)} ` +
         `(${((100 * projectedS) / FULL_INTERVAL_SECONDS).toFixed(0)}% of RECONCILE_FULL_INTERVAL_SECONDS)`,
     );
+
+    if (size === SIZES[0]) out.push(await twoReplicasAgainstOneCap(daemon, await startDaemon(env(MAX_RPS), { timeoutMs: 60_000 }).then((d) => (second = d))));
   } finally {
     await daemon?.stop('SIGKILL');
+    await second?.stop('SIGKILL');
     await db.end().catch(() => undefined);
     await Promise.all([service.stop(), crm.stop()]);
     await dropDatabase(databaseUrl).catch(() => undefined);
     await removeKeys(queuePrefix).catch(() => undefined);
   }
   return out;
+
+  /**
+   * The full pass still running on the first replica, and a drawing event for every project with a drawing sent to
+   * both replicas in turn: each push reads the service, so both replicas call it at once. Counted on the simulator.
+   */
+  async function twoReplicasAgainstOneCap(a: Daemon, b: Daemon): Promise<string> {
+    const since = Date.now();
+    const drawings = [...service.drawings.keys()];
+    await Promise.all(
+      drawings.map((id, i) =>
+        sender.deliverOnce(`${(i % 2 === 0 ? a : b).url}/webhooks/events`, events.drawingUpdated(service.drawingView(id)), { secret: 'bench-secret' }),
+      ),
+    );
+    await sleep(TWO_REPLICAS_SECONDS * 1000);
+    const times = service.requests.filter((r) => r.at >= since && r.path.startsWith('/v1/')).map((r) => r.at);
+    return (
+      `two replicas, one cap of ${MAX_RPS}/s (a full pass on one, ${drawings.length} drawing pushes spread over both, ${TWO_REPLICAS_SECONDS} s): ` +
+      `${times.length} service calls, ${(times.length / TWO_REPLICAS_SECONDS).toFixed(1)}/s, at most ${service.maxApiRequestsInWindow(1000, since)} in any 1 s window`
+    );
+  }
 
   async function pass(d: Daemon, client: pg.Client, scope: 'changes' | 'full'): Promise<{ calls: number; ms: number; detail: string }> {
     const before = service.requests.length;

@@ -344,10 +344,10 @@ export class ServiceSim extends SimServer {
     return this.fileServer.add(sizeBytes, contentType);
   }
 
-  /** The most API requests (under `/v1`) received within any `windowMs` (sliding: from any moment to just before `windowMs` later). */
-  maxApiRequestsInWindow(windowMs = 1000): number {
+  /** The most API requests (under `/v1`) received within any `windowMs` (sliding), among those received from `since` on. */
+  maxApiRequestsInWindow(windowMs = 1000, since = 0): number {
     const times = this.requests
-      .filter((r) => r.path.startsWith('/v1/'))
+      .filter((r) => r.path.startsWith('/v1/') && r.at >= since)
       .map((r) => r.at)
       .sort((a, b) => a - b);
     let max = 0;
