@@ -8,7 +8,7 @@
  * Knobs: SOAK_SECONDS, SOAK_SEED (the random choices; printed), SOAK_SETTLE_SECONDS (deadline of the settling, 300),
  * SOAK_KEEP=1 (keep the temporary folder with the replicas' and Postgres' logs).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -115,11 +115,25 @@ let cleaned = false;
 
 // ---- cleanup: every process and the temporary folder, whatever way the soak ends ---------------------------------
 
+/** This process's own children by pid (Linux): a replica still starting when the soak is stopped is not in `replicas` yet. */
+function killChildren(): void {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 function cleanupNow(): void {
   if (cleaned) return;
   cleaned = true;
   sender.stop();
   for (const replica of replicas) replica.daemon?.process.kill('SIGKILL');
+  killChildren();
   redis.killNow();
   if (cluster.port) stopClusterNow(cluster);
   if (!KEEP) rmSync(tmp, { recursive: true, force: true });
@@ -129,6 +143,7 @@ async function cleanup(): Promise<void> {
   if (cleaned) return;
   sender.stop();
   await Promise.all(replicas.map((r) => r.daemon?.stop('SIGKILL')));
+  killChildren();
   for (const replica of replicas) writeFileSync(join(tmp, `replica-${replica.index}.log`), replica.log + (replica.daemon?.output() ?? ''));
   await pool?.end().catch(() => undefined);
   await Promise.all([service.stop(), appointments.stop(), zoho.stop()]).catch(() => undefined);
@@ -544,7 +559,11 @@ async function chaosLoop(until: number): Promise<void> {
     () => flushRedis(),
     () => killReplica('SIGKILL'),
   );
-  steps.splice(1 + Math.floor(random() * (steps.length - 1)), 0, () => crmOutage('appointment', outageSeconds));
+  // After the outage, the actions it held back run for a while: the next crash waits, to be measured on its own.
+  steps.splice(1 + Math.floor(random() * (steps.length - 1)), 0, async () => {
+    await crmOutage('appointment', outageSeconds);
+    await sleep(15_000);
+  });
   const slot = (span * 0.9) / steps.length;
   const base = now();
   for (const [i, step] of steps.entries()) {
