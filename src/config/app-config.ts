@@ -126,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminTokens: [...(v.ADMIN_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: v.ADMIN_TOKEN }] : []), ...parseAdminTokens(v.ADMIN_TOKENS)],
     jobs: {
       attempts: 8,
-      backoffBaseMs: 5_000,
+      backoffBaseMs: v.JOB_BACKOFF_BASE_MS ?? 5_000,
       drawingsCoalesceMs: v.DRAWINGS_COALESCE_MS ?? 3_000,
       staleAfterMs: 60_000,
       sweepIntervalMs: 30_000,

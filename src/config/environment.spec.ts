@@ -100,6 +100,12 @@ describe(loadConfig.name, () => {
     expect(problemsOf({ ...valid, ...change })).toEqual([{ variable, reason }]);
   });
 
+  it('takes the job backoff from JOB_BACKOFF_BASE_MS (5 s by default), at least 10 ms', () => {
+    expect(loadConfig(valid).jobs.backoffBaseMs).toBe(5_000);
+    expect(loadConfig({ ...valid, JOB_BACKOFF_BASE_MS: '167' }).jobs.backoffBaseMs).toBe(167);
+    expect(problemsOf({ ...valid, JOB_BACKOFF_BASE_MS: '5' })).toEqual([{ variable: 'JOB_BACKOFF_BASE_MS', reason: 'must be at least 10' }]);
+  });
+
   it('reports every bad variable at once and never a value', () => {
     const problems = problemsOf({ ...valid, SERVICE_API_TOKEN: undefined, ADMIN_TOKEN: 'tiny-secret', PORT: 'x', CONNECTIONS_KEY: 'secret-key-material' });
     expect(problems.map((p) => p.variable).sort()).toEqual(['ADMIN_TOKEN', 'CONNECTIONS_KEY', 'PORT', 'SERVICE_API_TOKEN']);

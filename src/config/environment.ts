@@ -174,6 +174,12 @@ export class EnvironmentVariables {
   @Min(0, { message: 'must be 0 or more' })
   DRAWINGS_COALESCE_MS?: number;
 
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(10, { message: 'must be at least 10' })
+  JOB_BACKOFF_BASE_MS?: number;
+
   @blankAsUnset
   @IsOptional()
   @IsUrl(httpUrl, { message: 'must be an http(s) URL' })

@@ -254,6 +254,26 @@ describe(ServiceActionsWorker.name, () => {
       expect(w.awaitRetry).toHaveBeenCalledWith('7', 'database unavailable: connection terminated');
     });
 
+    it('delays the job when Postgres goes away between the readiness check and the claim', async () => {
+      w.startRun.mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+
+      const { min } = await delayedBy(w);
+
+      expect(min).toBeGreaterThanOrEqual(4_900);
+      expect(w.run).not.toHaveBeenCalled();
+    });
+
+    it('still delays the job when Postgres is away for the write of the retry too', async () => {
+      w.run.mockResolvedValueOnce({ status: 'succeeded' });
+      w.finish.mockRejectedValueOnce(new Error('terminating connection due to administrator command'));
+      w.awaitRetry.mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+
+      await delayedBy(w);
+
+      // The entry is left running: startRun claims a running entry, so the delayed job runs it again.
+      expect(w.awaitRetry).toHaveBeenCalledTimes(1);
+    });
+
     it.each([
       { attempts: 7, retryBase: 0, retried: true },
       { attempts: 8, retryBase: 0, retried: false },

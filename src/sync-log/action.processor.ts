@@ -54,7 +54,11 @@ export abstract class ActionWorker extends WorkerHost {
 
   async process(job: Job<RunActionJob>, token?: string): Promise<void> {
     await whenDatabaseReady(this.deps.database, job, token);
-    const entry = await this.deps.syncLog.startRun(job.data.entryId);
+    // Postgres may go away between the readiness check and the claim: the job waits on the queue, as above.
+    const entry = await this.deps.syncLog.startRun(job.data.entryId).catch((err: Error) => {
+      this.logger.warn(`#${job.data.entryId} not claimed (${err.message}); its job runs again later`);
+      return runJobLater(job, token, 5_000);
+    });
     if (!entry) return; // finished already: a repeated or stale job
     const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
     const timer = this.deps.metrics.jobDuration.startTimer({ queue: this.queueName, kind: entry.kind });
@@ -102,7 +106,11 @@ export abstract class ActionWorker extends WorkerHost {
       this.deps.alerts?.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
       return;
     }
-    await this.deps.syncLog.awaitRetry(entry.id, reason);
+    await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {
+      // Postgres is still away (or a newer coalesced entry is queued): the entry stays `running`, which the job's next
+      // run claims again. A job let fail here would leave the work to the relay's recovery, a minute or more later.
+      this.logger.warn(`#${entry.id} not put back in Postgres (${writeErr.message}); its job runs again later`);
+    });
     this.count(entry, 'retrying');
     const delayMs = this.backoff(entry.attempts - entry.retryBase, 'retry-after', err as Error);
     this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);
