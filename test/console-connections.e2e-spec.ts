@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -6,6 +6,7 @@ import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js'
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ZohoSim } from './sim/zoho/index.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -18,12 +19,9 @@ type Json = any;
  * without the environment's service and webhooks (blank counts as unset), so the console sets them. Each step leaves
  * a screenshot in /tmp (console-connections-*.png).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const VIEWER_TOKEN = 'viewer-token-0123456789abcdef';
 const OPERATOR_TOKEN = 'operator-token-0123456789abcdef';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`console-connections.e2e-spec: ${CHROMIUM} is missing, the browser tests are SKIPPED (apt-get install -y chromium)`);
-const browserIt = haveChromium || process.env.CI ? it : it.skip;
+const browserIt = browserTestOf('console-connections.e2e-spec');
 
 /** No connection from the environment but the key: the console sets them. */
 const WITHOUT_CONNECTIONS = {
@@ -57,12 +55,7 @@ describe('the Connections screen in a browser', () => {
       redisDb: 12,
       env: { ...WITHOUT_CONNECTIONS, ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN},operator1:operator:${OPERATOR_TOKEN}` },
     });
-    if (!haveChromium) return;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -71,21 +64,8 @@ describe('the Connections screen in a browser', () => {
     await zoho?.stop();
   });
 
-  async function openConsole(url = h.url, token = ADMIN_TOKEN) {
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(String(err)));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of (400|401|403|404|409|422)/.test(msg.text()))
-        errors.push(msg.text());
-    });
-    await page.goto(`${url}/admin/#connections`);
-    await page.fill('#token-input', token);
-    await page.click('#login-button');
-    await page.locator('#connections-cards').waitFor();
-    return { context, page, errors };
-  }
+  const openConsole = (url = h.url, token = ADMIN_TOKEN) =>
+    openConsolePage(browser, { url, token, hash: '/#connections', ready: '#connections-cards', refusedStatuses: [400, 401, 403, 404, 409, 422] });
 
   async function shot(page: Page, name: string) {
     // From the top, so the sticky header is where it belongs in the full-page image.

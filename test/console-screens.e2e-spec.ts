@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { deliverEvent } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
+import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -11,23 +11,15 @@ type Json = any;
  * with a replay, the mappings form, CSV import and delete, alerts and settings, and what a viewer sees. Redis db 15
  * is this file's. Each step leaves a screenshot in /tmp.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const VIEWER_TOKEN = 'viewer-token-0123456789abcdef';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`console-screens.e2e-spec: ${CHROMIUM} is missing, the browser tests are SKIPPED (apt-get install -y chromium)`);
-const browserIt = haveChromium || process.env.CI ? it : it.skip;
+const browserIt = browserTestOf('console-screens.e2e-spec');
 
 describe('the console in a browser: project, inbox, mappings, alerts, settings, roles', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
     h = await startHarness({ redisDb: 15, appointmentCrm: true, env: { ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}` } });
-    if (!haveChromium) return;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -42,21 +34,7 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
     return !missing;
   }
 
-  async function openConsole(token = ADMIN_TOKEN) {
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(String(err)));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && !/^Failed to load resource: the server responded with a status of (400|401|403|404|409)/.test(msg.text()))
-        errors.push(msg.text());
-    });
-    await page.goto(`${h.url}/admin`);
-    await page.fill('#token-input', token);
-    await page.click('#login-button');
-    await page.locator('#app').waitFor({ state: 'visible' });
-    return { context, page, errors };
-  }
+  const openConsole = (token = ADMIN_TOKEN) => openConsolePage(browser, { url: h.url, token, ready: '#app', refusedStatuses: [400, 401, 403, 404, 409] });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true });
 
