@@ -9,7 +9,7 @@ const FINISHED = ['succeeded', 'failed', 'skipped'];
 describe('record CRM (Zoho) flows', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 12, recordCrm: true, env: { WEBHOOK_DEDUPE_WINDOW_SECONDS: '2' } });
+    h = await startHarness({ redisDb: 12, recordCrm: true, env: { WEBHOOK_DEDUPE_WINDOW_SECONDS: '2', HTTP_UPLOAD_TIMEOUT_MS: '3000' } });
     h.service.addTemplate('Standard');
   });
   afterAll(() => h.close());
@@ -202,6 +202,51 @@ describe('record CRM (Zoho) flows', () => {
     expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(1);
     expect(zoho().attachmentsOf('Deals', m.recordId)[0].bytes.subarray(0, 5).toString()).toBe('%PDF-');
   });
+
+  it('an upload Zoho applies after crm-sync gave up on it: the next try waits as long again, finds it, uploads nothing', async () => {
+    const m = await mappedProject();
+    const uploadPath = `/crm/v8/Deals/${m.recordId}/Attachments`;
+    const timeoutMs = h.config.http.uploadTimeoutMs;
+    // Zoho stores the file 1.5 s after the client stopped waiting for the answer.
+    zoho().api.injectFault({ method: 'POST', path: uploadPath, times: 1, delayMs: timeoutMs + 1_500 });
+    await deliverPrompt(promptFor(m));
+    const [entry] = await waitFor(async () => {
+      const entries = await settled(m.target);
+      return entries[0].status === 'succeeded' ? entries : null;
+    }, 20_000);
+
+    expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(1);
+    const uploads = zoho().api.requestsTo('POST', uploadPath);
+    expect(uploads).toHaveLength(1);
+    const looks = zoho().api.requestsTo('GET', uploadPath);
+    expect(looks).toHaveLength(2); // before the upload, and after it went unanswered
+    expect(looks[1].at - uploads[0].at).toBeGreaterThanOrEqual(2 * timeoutMs - 50);
+    expect(entry.detail).toBe(
+      `attached ${zoho().attachmentsOf('Deals', m.recordId)[0].fileName} (attachment ${zoho().attachmentsOf('Deals', m.recordId)[0].id})`,
+    );
+  }, 30_000);
+
+  it('a note Zoho applies after crm-sync gave up on it is found by the next try, not added twice', async () => {
+    const m = await mappedProject('Contacts');
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED' });
+    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: 75, pay_channel: 'mark_as_paid', paid_date: '2025-11-21' });
+    const timeoutMs = h.config.http.timeoutMs;
+    zoho().api.injectFault({ method: 'POST', path: '/crm/v8/Notes', times: 1, delayMs: timeoutMs + 1_500 });
+    expect(await deliverEvent(events.paymentReceived(proposal.proposal_id, m.drawing.id, payment))).toBe('accepted');
+    const [entry] = await waitFor(async () => {
+      const entries = await settled(m.target);
+      return entries[0].status === 'succeeded' ? entries : null;
+    }, 20_000);
+
+    const notes = zoho().notesOf('Contacts', m.recordId);
+    expect(notes).toHaveLength(1);
+    expect(
+      zoho()
+        .api.requestsTo('POST', '/crm/v8/Notes')
+        .filter((r) => r.body.toString().includes(m.recordId)),
+    ).toHaveLength(1);
+    expect(entry.detail).toBe(`note added (note ${notes[0].id})`);
+  }, 30_000);
 
   it('refreshes an expired token mid-run and tries the call once more, re-opening the download', async () => {
     const m = await mappedProject();

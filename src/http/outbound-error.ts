@@ -18,7 +18,10 @@ export class OutboundError extends Error {
     readonly failure: OutboundFailure,
     readonly status: number | null,
     readonly excerpt: string,
-    /** How long the other side asked us to wait (Retry-After), in ms. */
+    /**
+     * How long to wait before the next try, in ms: what the other side asked (Retry-After), or, for a write left
+     * unanswered, as long as it went unanswered (it may yet be applied).
+     */
     readonly retryAfterMs?: number,
   ) {
     super(`${system} ${endpoint} failed: ${status ? `HTTP ${status}` : failure}${excerpt ? ` ${excerpt}` : ''}`.slice(0, 600));

@@ -170,7 +170,7 @@ export class OutboundHttp {
       this.logger.debug(`${req.method} ${url} ${response.status} ${elapsedMs(started)}ms`);
       return { status: response.status, data: parsed as T, headers: response.headers as Record<string, unknown> };
     } catch (err) {
-      const error = this.toOutboundError(req, err, timeoutMs);
+      const error = this.toOutboundError(req, err, timeoutMs, elapsedMs(started));
       if (error.status === null) statusLabel = error.failure;
       traceStatus = error.status;
       traceError = error.excerpt ? `${error.failure}: ${error.excerpt}` : error.failure;
@@ -193,19 +193,37 @@ export class OutboundHttp {
     }
   }
 
-  private toOutboundError(req: OutboundRequest, err: unknown, timeoutMs: number): OutboundError {
+  private toOutboundError(req: OutboundRequest, err: unknown, timeoutMs: number, unansweredMs: number): OutboundError {
     if (err instanceof OutboundError) return err;
     const e = err as AxiosError & { name?: string };
     const code = e.code ?? '';
+    // A write left unanswered may still be applied by the other side, late. Its next try waits as long as this one
+    // waited, so that what the caller looks for first (an attachment of that name, say) has had time to land.
+    const settleMs = isWrite(req.method) ? unansweredMs : undefined;
     if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'ERR_CANCELED') {
-      return new OutboundError(this.options.system, req.endpoint, 'timeout', null, `no answer within ${timeoutMs} ms`);
+      return new OutboundError(this.options.system, req.endpoint, 'timeout', null, `no answer within ${timeoutMs} ms`, settleMs);
     }
-    return new OutboundError(this.options.system, req.endpoint, 'network', null, code || (e.message ?? 'connection failed'));
+    const lostMidRequest = LOST_MID_REQUEST.has(code) || /socket hang up/i.test(e.message ?? '');
+    return new OutboundError(
+      this.options.system,
+      req.endpoint,
+      'network',
+      null,
+      code || (e.message ?? 'connection failed'),
+      lostMidRequest ? settleMs : undefined,
+    );
   }
 
   private describeUrl(path: string): string {
     return redactUrl(/^https?:\/\//.test(path) ? path : `${this.options.baseUrl ?? ''}${path}`);
   }
+}
+
+/** Connection errors that can come after the request reached the other side (unlike a refused connection). */
+const LOST_MID_REQUEST: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+
+function isWrite(method: string): boolean {
+  return !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
 }
 
 function elapsedMs(started: bigint): number {
