@@ -1,13 +1,16 @@
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events } from './sim/service/index.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { withAdvisoryLock } from '../src/database/advisory-lock.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import { deliverEvent, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { events, type SimDrawing } from './sim/service/index.js';
+import { CapturingLogger, startHarness, waitFor, type Harness } from './support/harness.js';
 
 /** How the appointment CRM's failures are met: retried when transient, failed at once otherwise. */
 describe('appointment CRM: failures', () => {
   let h: Harness;
   let seq = 0;
+  const logs = new CapturingLogger();
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 11, appointmentCrm: true });
+    h = await startHarness({ redisDb: 11, appointmentCrm: true, logger: logs });
   });
   afterAll(() => h.close());
 
@@ -71,6 +74,62 @@ describe('appointment CRM: failures', () => {
     const entries = await settled(h, project.id, ['push_line_items', 'set_status'], 20_000);
     expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
     expect(crm().requestsTo('PATCH', `/appointments/${appointmentId}`).length).toBeGreaterThanOrEqual(2);
+  }, 30_000);
+
+  it('does not retry a drawing push that failed while a newer one was queued: the newer one pushes the current drawings', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    const pushes = async () => (await entriesOf(h, project.id)).filter((e) => e.kind === 'push_drawings');
+    const appointment = `/appointments/${appointmentId}`;
+    // Every try of the first push's first CRM call fails: its run fails transiently.
+    crm().injectFault({ method: 'GET', path: appointment, status: 503, times: h.config.http.retry.attempts });
+    // The first push waits for this lock (one replace of the appointment's drawing files at a time) before calling
+    // the CRM, so it is still running when the second drawing's push is recorded.
+    let release!: () => void;
+    let taken!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+    const lock = withAdvisoryLock(h.databaseUrl, `appointment-files:${appointmentId}:drawing`, async () => {
+      taken();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await lockTaken;
+    const coalesceMs = h.config.jobs.drawingsCoalesceMs;
+    let first: SyncLogEntry;
+    let second: SyncLogEntry;
+    let newDrawing: SimDrawing;
+    try {
+      await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
+      first = await waitFor(async () => (await pushes()).find((e) => e.status === 'running'), 10_000, 'the first push to run');
+      // The second push waits long enough to be still queued when the first one's run fails.
+      h.config.jobs.drawingsCoalesceMs = 4_000;
+      newDrawing = h.service.addDrawing(project.id);
+      await deliverEvent(h, events.drawingCreated(h.service.drawingView(newDrawing.id)));
+      second = await waitFor(async () => (await pushes()).find((e) => e.id !== first.id), 10_000, 'the second push to be recorded');
+      expect(second.status).toBe('queued');
+    } finally {
+      h.config.jobs.drawingsCoalesceMs = coalesceMs;
+      release();
+      await lock;
+    }
+
+    const superseded = await waitFor(async () => (await pushes()).find((e) => e.id === first.id && e.status === 'skipped'), 10_000, 'the first push skipped');
+    expect(superseded).toMatchObject({
+      attempts: 1,
+      coalesceKey: null,
+      detail: `superseded by #${second.id}, queued during this run, which does the same work on current data`,
+    });
+    expect(superseded.error).toContain('HTTP 503');
+    expect(superseded.finishedAt).toEqual(expect.any(Date));
+    const entries = await settled(h, project.id, ['push_drawings'], 20_000);
+    expect(entries.filter((e) => e.kind === 'push_drawings').map((e) => [e.id, e.status, e.attempts])).toEqual([
+      [first.id, 'skipped', 1],
+      [second.id, 'succeeded', 1],
+    ]);
+    // Not run again: the first push's CRM calls are its failed tries, then the second push's own.
+    expect(crm().requestsTo('GET', appointment)).toHaveLength(h.config.http.retry.attempts + 1);
+    expect(crm().fileBytes(appointmentId, 'drawing')).toEqual(expect.arrayContaining([drawing.pdf, newDrawing.pdf]));
+    expect(crm().fileBytes(appointmentId, 'drawing')).toHaveLength(2);
+    expect(logs.lines).toContainEqual(expect.stringContaining(`#${first.id} push_drawings attempt 1 failed, not retried: superseded by #${second.id}`));
+    expect(logs.lines.filter((line) => line.includes(`#${first.id} `) && line.includes('not put back'))).toEqual([]);
   }, 30_000);
 
   it('fails at once on a CRM 400, with the reason', async () => {

@@ -1,4 +1,5 @@
 import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
+import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -158,5 +159,64 @@ describe('sync log routes', () => {
     for (const { id } of unrelayed) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
     expect((await h.app.get(RelayRecovery).recover(60_000, 2)).actions).toBeGreaterThanOrEqual(5);
     for (const { id } of lost) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
+  });
+
+  describe('a run that failed and will be tried again (awaitRetry)', () => {
+    let seq = 0;
+    const repository = () => h.app.get(SyncLogRepository);
+    const reason = 'appointment-crm GET /appointments/APT-9 failed: HTTP 503 injected 503';
+    /** A drawing push running now: its job waits an hour, so no worker touches it during the test. */
+    const recordPush = async (coalesceKey: string) => {
+      const [recorded] = await repository().record([
+        { kind: 'push_drawings', trigger: 'webhook', crm: 'appointment', projectId: `p${seq++}`, target: 'APT-9', coalesceKey, delayMs: 3_600_000 },
+      ]);
+      return recorded;
+    };
+    const row = async (id: string) =>
+      (
+        await h.database.query<Json[]>(
+          `SELECT status, coalesce_key, error, detail, finished_at IS NOT NULL AS finished, duration_ms FROM sync_log WHERE id = $1`,
+          [id],
+        )
+      )[0];
+
+    it('finishes it skipped, superseded by the entry queued with its coalesce key meanwhile, which stays queued', async () => {
+      const coalesceKey = `push_drawings:APT-S${seq++}`;
+      const running = await recordPush(coalesceKey);
+      expect(await repository().startRun(running.entry.id)).toMatchObject({ status: 'running', coalesceKey });
+      const newer = await recordPush(coalesceKey);
+      expect(newer.created).toBe(true);
+
+      expect(await repository().awaitRetry(running.entry.id, reason)).toBe(newer.entry.id);
+
+      expect(await row(running.entry.id)).toEqual({
+        status: 'skipped',
+        coalesce_key: null,
+        error: reason,
+        detail: `superseded by #${newer.entry.id}, queued during this run, which does the same work on current data`,
+        finished: true,
+        duration_ms: expect.any(Number),
+      });
+      expect(await row(newer.entry.id)).toMatchObject({ status: 'queued', coalesce_key: coalesceKey, finished: false });
+    });
+
+    it('puts it back to queued with the reason when no other entry holds its coalesce key', async () => {
+      const coalesceKey = `push_drawings:APT-R${seq++}`;
+      const running = await recordPush(coalesceKey);
+      await repository().startRun(running.entry.id);
+
+      expect(await repository().awaitRetry(running.entry.id, reason)).toBeNull();
+
+      expect(await row(running.entry.id)).toEqual({
+        status: 'queued',
+        coalesce_key: coalesceKey,
+        error: reason,
+        detail: null,
+        finished: false,
+        duration_ms: null,
+      });
+      // Queued again, it holds the key: a new event joins it.
+      expect(await recordPush(coalesceKey)).toMatchObject({ created: false, entry: { id: running.entry.id } });
+    });
   });
 });

@@ -47,7 +47,7 @@ async function setUp() {
   const whenReady = jest.fn(async (_timeoutMs?: number) => undefined);
   const startRun = jest.fn(async (_id: string): Promise<SyncLogEntry | null> => entryOf());
   const finish = jest.fn(async (_id: string, _status: string, _detail: string | null, _error?: string) => undefined);
-  const awaitRetry = jest.fn(async (_id: string, _error: string) => undefined);
+  const awaitRetry = jest.fn(async (_id: string, _error: string): Promise<string | null> => null);
   const run = jest.fn(async (_entry: SyncLogEntry): Promise<ActionOutcome> => ({ status: 'succeeded' }));
   const handler: RegisteredHandler = { kind: 'push_proposal_pdf', crm: 'appointment', queue: QUEUES.appointmentCrm, name: 'Stub.push', run };
   const handlerFor = jest.fn((_kind: string, _crm: string | null): RegisteredHandler | undefined => handler);
@@ -233,6 +233,25 @@ describe(ServiceActionsWorker.name, () => {
       expect(w.awaitRetry.mock.calls).toEqual([['7', 'appointment-crm PUT /appointments/APT-1001/sale failed: HTTP 503 upstream busy']]);
       expect(w.finish).not.toHaveBeenCalled();
       expect(await w.counted('retrying')).toBe(1);
+      expect(await w.counted('skipped')).toBe(0);
+    });
+
+    it('is not retried when a newer entry holding its coalesce key supersedes it: the job just completes', async () => {
+      w.startRun.mockResolvedValueOnce(entryOf({ kind: 'push_drawings', attempts: 2 }));
+      w.run.mockRejectedValueOnce(unavailable());
+      w.awaitRetry.mockResolvedValueOnce('36029621652695123');
+      const { job, moveToDelayed } = jobOf();
+
+      await expect(w.worker.process(job, 'token-1')).resolves.toBeUndefined();
+
+      expect(w.awaitRetry.mock.calls).toEqual([['7', unavailable().message]]);
+      expect(moveToDelayed).not.toHaveBeenCalled();
+      expect(w.finish).not.toHaveBeenCalled();
+      expect(w.record).not.toHaveBeenCalled();
+      expect(await w.counted('skipped')).toBe(1);
+      expect(await w.counted('retrying')).toBe(0);
+      expect(Logger.prototype.log).toHaveBeenCalledWith(expect.stringContaining('superseded by #36029621652695123'));
+      expect(Logger.prototype.warn).not.toHaveBeenCalledWith(expect.stringContaining('not put back'));
     });
 
     it('waits out a Retry-After longer than the backoff', async () => {

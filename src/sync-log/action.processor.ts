@@ -37,8 +37,9 @@ export class ActionWorkerDeps {
 
 /**
  * Runs sync actions: marks the entry running, calls its handler, and records the outcome. Transient failures go
- * back on the queue as a delayed job (honouring Retry-After) until the entry has used its tries; permanent ones
- * fail the entry at once. The tries are counted on the entry, so they survive a lost queue and an admin's retry.
+ * back on the queue as a delayed job (honouring Retry-After) until the entry has used its tries, unless a newer
+ * entry holding its coalesce key is queued and supersedes it; permanent ones fail the entry at once. The tries are
+ * counted on the entry, so they survive a lost queue and an admin's retry.
  */
 export abstract class ActionWorker extends WorkerHost {
   private readonly logger = new Logger(this.constructor.name);
@@ -106,11 +107,18 @@ export abstract class ActionWorker extends WorkerHost {
       this.deps.alerts?.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
       return;
     }
-    await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {
-      // Postgres is still away (or a newer coalesced entry is queued): the entry stays `running`, which the job's next
-      // run claims again. A job let fail here would leave the work to the relay's recovery, a minute or more later.
+    const supersededBy = await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {
+      // Postgres is still away (or an entry with its coalesce key was queued in a race with the write): the entry
+      // stays `running`, which the job's next run claims again. A job let fail here would leave the work to the
+      // relay's recovery, a minute or more later.
       this.logger.warn(`#${entry.id} not put back in Postgres (${writeErr.message}); its job runs again later`);
+      return null;
     });
+    if (supersededBy) {
+      this.count(entry, 'skipped');
+      this.logger.log(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, not retried: superseded by #${supersededBy}: ${reason}`);
+      return;
+    }
     this.count(entry, 'retrying');
     const delayMs = this.backoff(entry.attempts - entry.retryBase, 'retry-after', err as Error);
     this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);

@@ -70,16 +70,37 @@ export class SyncLogRepository {
   async finish(id: string, status: 'succeeded' | 'skipped' | 'failed', detail: string | null, error?: string): Promise<void> {
     await this.database.query(
       `UPDATE sync_log SET status = $2, detail = COALESCE($3, detail), error = COALESCE($4, error), coalesce_key = NULL,
-              finished_at = now(), updated_at = now(),
-              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM now() - COALESCE(started_at, created_at)) * 1000)::int)
+              finished_at = now(), updated_at = now(), duration_ms = ${DURATION_MS}
         WHERE id = $1`,
       [id, status, detail, error?.slice(0, ERROR_MAX) ?? null],
     );
   }
 
-  /** The run failed but will be tried again: back to `queued`, keeping the reason. */
-  async awaitRetry(id: string, error: string): Promise<void> {
-    await this.database.query(`UPDATE sync_log SET status = 'queued', error = $2, updated_at = now() WHERE id = $1`, [id, error.slice(0, ERROR_MAX)]);
+  /**
+   * The run failed but will be tried again: back to `queued`, keeping the reason. Unless another entry holding its
+   * coalesce key was queued while it ran: that one does the same work on current data, so this one finishes
+   * `skipped` instead (it could not be queued beside it anyway). Answers the id of the superseding entry, or null.
+   */
+  async awaitRetry(id: string, error: string): Promise<string | null> {
+    const rows = await this.database.returning<{ supersededBy: string | null }>(
+      `WITH superseding AS (
+         SELECT newer.id FROM sync_log retried
+           JOIN sync_log newer ON newer.coalesce_key = retried.coalesce_key AND newer.status = 'queued' AND newer.id <> retried.id
+          WHERE retried.id = $1
+       )
+       UPDATE sync_log SET error = $2, updated_at = now(),
+              status = CASE WHEN s.id IS NULL THEN 'queued' ELSE 'skipped' END,
+              coalesce_key = CASE WHEN s.id IS NULL THEN coalesce_key END,
+              detail = CASE WHEN s.id IS NULL THEN detail
+                            ELSE format('superseded by #%s, queued during this run, which does the same work on current data', s.id) END,
+              finished_at = CASE WHEN s.id IS NULL THEN finished_at ELSE now() END,
+              duration_ms = CASE WHEN s.id IS NULL THEN duration_ms ELSE ${DURATION_MS} END
+         FROM (SELECT (SELECT id FROM superseding) AS id) s
+        WHERE sync_log.id = $1
+       RETURNING s.id::text AS "supersededBy"`,
+      [id, error.slice(0, ERROR_MAX)],
+    );
+    return rows[0]?.supersededBy ?? null;
   }
 
   /**
@@ -180,6 +201,9 @@ export class SyncLogRepository {
     return this.toEntity(row, m);
   }
 }
+
+/** How long a finishing entry took, from its last run's start (or its recording, when it never ran). */
+const DURATION_MS = `GREATEST(0, (EXTRACT(EPOCH FROM now() - COALESCE(started_at, created_at)) * 1000)::int)`;
 
 /** A failed entry queued again with a fresh budget of tries, for the relay to enqueue under a new job id. */
 const QUEUED_AGAIN = `status = 'queued', retry_base = attempts, finished_at = NULL, duration_ms = NULL, enqueued_at = NULL,
