@@ -181,6 +181,31 @@ describe(ServiceApiClient.name, () => {
       sim.a3Method = 'GET';
       expect(await client.getConnectedProduct(sim.addProduct().id)).toBeNull();
     });
+
+    it('reads a malformed A2 or A3 answer as a clear invalid_response, or drops an item naming no pair', async () => {
+      const a2 = '/v1/appointment_crm/batch/associate_project';
+      const pair = { appointment_id: 'D-1', project_id: '1' };
+      sim.injectFault({ method: 'POST', path: a2, times: 1, status: 200, body: { success_items: [pair], fail_items: {} } });
+      await expect(client.batchAssociateAppointments([pair])).rejects.toMatchObject({
+        failure: 'invalid_response',
+        message: expect.stringContaining('expected an object whose fail_items is a list'),
+      });
+      sim.injectFault({
+        method: 'POST',
+        path: a2,
+        times: 1,
+        status: 200,
+        body: { success_items: [{ appointment_id: true }, pair, null], fail_items: [{ data: 7 }] },
+      });
+      expect(await client.batchAssociateAppointments([pair])).toEqual({ successItems: [pair], failItems: [] });
+
+      const product = sim.addProduct();
+      sim.injectFault({ method: 'GET', path: /connected_product/, times: 1, status: 200, body: { connected_product_id: { id: 1 } } });
+      await expect(client.getConnectedProduct(product.id)).rejects.toMatchObject({
+        failure: 'invalid_response',
+        message: expect.stringContaining('connected_product_id is not an id'),
+      });
+    });
   });
 
   describe('failures', () => {

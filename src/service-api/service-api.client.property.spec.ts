@@ -72,4 +72,70 @@ describe('ServiceApiClient list answers (properties)', () => {
       runs,
     );
   });
+
+  it('reads any A2 answer as the pairs it names (ids exact) or an invalid_response OutboundError, never a crash', async () => {
+    const id = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.jsonValue({ maxDepth: 1 }));
+    const item = fc.oneof(
+      fc.record({ appointment_id: id, project_id: id }, { requiredKeys: [] }),
+      fc.record(
+        { data: fc.record({ appointment_id: id, project_id: id }, { requiredKeys: [] }), message: fc.jsonValue({ maxDepth: 0 }) },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const answer = fc.oneof(
+      fc.record({ success_items: fc.oneof(fc.array(item), fc.jsonValue()), fail_items: fc.oneof(fc.array(item), fc.jsonValue()) }, { requiredKeys: [] }),
+      fc.jsonValue(),
+    );
+    await fc.assert(
+      fc.asyncProperty(answer, async (data) => {
+        let result;
+        try {
+          result = await clientAnswering(data).batchAssociateAppointments([{ appointment_id: 'APT-1', project_id: '1' }]);
+        } catch (err) {
+          expect(err).toBeInstanceOf(OutboundError);
+          expect(err).toMatchObject({ failure: 'invalid_response' });
+          return;
+        }
+        const body = data as { success_items?: unknown; fail_items?: unknown };
+        expect(Array.isArray(body.success_items ?? [])).toBe(true);
+        expect(result.successItems.length).toBeLessThanOrEqual(((body.success_items as unknown[] | undefined) ?? []).length);
+        for (const pair of [...result.successItems, ...result.failItems]) {
+          expect(typeof pair.appointment_id).toBe('string');
+          expect(typeof pair.project_id).toBe('string');
+          expect(pair.appointment_id).not.toBe('');
+        }
+        for (const failed of result.failItems) expect(typeof failed.message).toBe('string');
+      }),
+      runs,
+    );
+  });
+
+  it('keeps A2 ids of any size digit for digit', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.bigInt({ min: 0n, max: 10n ** 30n }), async (appointment, project) => {
+        const data = parseExactJson(`{"success_items":[{"appointment_id":${appointment},"project_id":${project}}],"fail_items":[]}`);
+        const result = await clientAnswering(data).batchAssociateAppointments([]);
+        expect(result.successItems).toEqual([{ appointment_id: String(appointment), project_id: String(project) }]);
+      }),
+      runs,
+    );
+  });
+
+  it('reads any A3 answer as a connected product id, none, or an invalid_response OutboundError', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.record({ connected_product_id: fc.jsonValue({ maxDepth: 1 }) }), fc.jsonValue()), async (data) => {
+        let connected: string | null;
+        try {
+          connected = await clientAnswering(data).getConnectedProduct('7');
+        } catch (err) {
+          expect(err).toBeInstanceOf(OutboundError);
+          expect(err).toMatchObject({ failure: 'invalid_response' });
+          return;
+        }
+        expect(connected === null || (typeof connected === 'string' && connected !== '')).toBe(true);
+      }),
+      runs,
+    );
+  });
 });

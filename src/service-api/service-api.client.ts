@@ -3,8 +3,8 @@ import FormData from 'form-data';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { idString, jsonInteger, optionalIdString } from '../http/exact-json.js';
-import { notConnected, OutboundError } from '../http/outbound-error.js';
+import { jsonInteger, optionalIdString } from '../http/exact-json.js';
+import { excerptOf, notConnected, OutboundError } from '../http/outbound-error.js';
 import type { ServiceConnection } from '../connections/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { bearerHttp, OutboundHttp } from '../http/outbound-http.js';
@@ -245,18 +245,19 @@ export class ServiceApiClient {
 
   /** A2: fail items are accepted flat (`{appointment_id, project_id, message}`) or wrapped (`{data: {...}, message}`). */
   async batchAssociateAppointments(items: AssociationPair[]): Promise<BatchAssociateResult> {
-    const answer = await this.call<{ success_items?: unknown[]; fail_items?: unknown[] }>(
-      'A2 POST /appointment_crm/batch/associate_project',
-      'POST',
-      '/appointment_crm/batch/associate_project',
-      { items },
-    );
+    const endpoint = 'A2 POST /appointment_crm/batch/associate_project';
+    const answer = await this.call<unknown>(endpoint, 'POST', '/appointment_crm/batch/associate_project', { items });
+    const itemsOf = (field: 'success_items' | 'fail_items'): unknown[] => {
+      const list = isPlainObject(answer) ? (answer[field] ?? []) : null;
+      if (!Array.isArray(list)) throw new OutboundError('service', endpoint, 'invalid_response', 200, `expected an object whose ${field} is a list`);
+      return list;
+    };
+    // An item that does not name both ids cannot be attributed; it is dropped, and its mapping stays pending.
     return {
-      successItems: (answer?.success_items ?? []).map((item) => toPair(item)),
-      // A fail item that names neither id cannot be attributed; it is dropped, and its mapping stays pending.
-      failItems: (answer?.fail_items ?? []).flatMap((item) => {
-        const raw = item as { data?: unknown; message?: unknown };
-        const pair = toOptionalPair(raw.data && typeof raw.data === 'object' ? raw.data : raw);
+      successItems: itemsOf('success_items').flatMap((item) => toOptionalPair(item) ?? []),
+      failItems: itemsOf('fail_items').flatMap((item) => {
+        const raw = isPlainObject(item) ? item : {};
+        const pair = toOptionalPair(isPlainObject(raw.data) ? raw.data : raw);
         if (!pair) return [];
         return [{ ...pair, message: typeof raw.message === 'string' ? raw.message : 'association failed (no reason given)' }];
       }),
@@ -284,8 +285,20 @@ export class ServiceApiClient {
       response = await ask('POST');
     }
     if (response.status === 404) return null;
-    const connected = normalizeIds<{ connected_product_id?: unknown } | null>(response.data)?.connected_product_id;
-    return connected === undefined || connected === null || connected === '' ? null : idString(connected);
+    const answer = normalizeIds<unknown>(response.data);
+    const connected = isPlainObject(answer) ? answer.connected_product_id : undefined;
+    if (connected === undefined || connected === null || connected === '') return null;
+    const id = idOrNull(connected);
+    if (id === null) {
+      throw new OutboundError(
+        'service',
+        'A3 /appointment_crm/connected_product/:id',
+        'invalid_response',
+        response.status,
+        `connected_product_id is not an id: ${excerptOf(connected, 40)}`,
+      );
+    }
+    return id;
   }
 
   // Record CRM integration
@@ -354,16 +367,24 @@ function versionParam(drawingVersionId?: string): Record<string, string | undefi
   return { drawing_version_id: drawingVersionId };
 }
 
-function toPair(value: unknown): AssociationPair {
-  const v = (value ?? {}) as Record<string, unknown>;
-  return { appointment_id: idString(v.appointment_id), project_id: idString(v.project_id) };
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The pair an answer's item names, or null when it does not name both ids (or names them as something else). */
 function toOptionalPair(value: unknown): AssociationPair | null {
-  const v = (value ?? {}) as Record<string, unknown>;
-  const appointment = optionalIdString(v.appointment_id);
-  const project = optionalIdString(v.project_id);
+  if (!isPlainObject(value)) return null;
+  const appointment = idOrNull(value.appointment_id);
+  const project = idOrNull(value.project_id);
   return appointment && project ? { appointment_id: appointment, project_id: project } : null;
+}
+
+function idOrNull(value: unknown): string | null {
+  try {
+    return optionalIdString(value);
+  } catch {
+    return null;
+  }
 }
 
 /** An HTTP client of the service with a connection's base URL and token (also the console's check of a new one). */
