@@ -24,6 +24,8 @@ export type ClaimResult = { claimed: AlertRow } | { claimed: null; waitMs: numbe
 
 /** Most ids kept on one alert; `count` keeps counting past it. */
 export const MAX_ALERT_ENTRIES = 100;
+/** Longer than any send lasts (its time-out is seconds): a message still `sending` after this was abandoned. */
+export const ABANDONED_AFTER_SECONDS = 60;
 
 const COLUMNS = `id::text AS id, kind, status, count, entries, detail, text, error, http_status, created_at, sent_at`;
 
@@ -88,6 +90,7 @@ export class AlertRepository {
           [kind, count, entries.slice(0, MAX_ALERT_ENTRIES), detail],
         );
       }
+      await this.foldAbandoned(m, kind);
       const [last] = rowsOf<{ wait_ms: string | null }>(
         await m.query(
           `SELECT (EXTRACT(EPOCH FROM (max(sent_at) + make_interval(secs => $2) - now())) * 1000)::bigint::text AS wait_ms
@@ -109,6 +112,30 @@ export class AlertRepository {
     });
   }
 
+  /**
+   * A message claimed for sending longer ago than any send lasts was left by a replica that stopped mid-send: it is
+   * recorded failed, saying so, and its events are counted into the kind's pending message, which is then sent.
+   */
+  private async foldAbandoned(m: EntityManager, kind: AlertKind): Promise<void> {
+    await m.query(
+      `WITH abandoned AS (
+         UPDATE alert SET status = 'failed', error = $3, updated_at = now()
+          WHERE kind = $1 AND kind <> 'test' AND status = 'sending' AND updated_at < now() - make_interval(secs => $2)
+         RETURNING count, entries, detail
+       )
+       INSERT INTO alert (kind, status, count, entries, detail)
+       SELECT $1, 'pending', sum(count)::int,
+              (COALESCE((SELECT array_agg(e) FROM abandoned, unnest(abandoned.entries) AS e), '{}'::text[]))[1:${MAX_ALERT_ENTRIES}], max(detail)
+         FROM abandoned HAVING count(*) > 0
+       ON CONFLICT (kind) WHERE status = 'pending'
+       DO UPDATE SET count = alert.count + EXCLUDED.count,
+                     entries = (alert.entries || EXCLUDED.entries)[1:${MAX_ALERT_ENTRIES}],
+                     detail = COALESCE(alert.detail, EXCLUDED.detail),
+                     updated_at = now()`,
+      [kind, ABANDONED_AFTER_SECONDS, 'not sent: the replica sending it stopped; its events were counted into the next message'],
+    );
+  }
+
   /** A message sent now whatever the throttle (the test button): recorded as being sent. */
   async insertSending(kind: AlertKind, detail: string | null): Promise<AlertRow> {
     const [row] = await this.database.returning<RawAlert>(
@@ -126,9 +153,13 @@ export class AlertRepository {
     return row ? toRow(row) : null;
   }
 
-  /** Kinds with a pending alert (left by any replica), for the periodic flush. */
+  /** Kinds with a pending alert, or one abandoned mid-send (left by any replica), for the periodic flush. */
   async pendingKinds(): Promise<AlertKind[]> {
-    const rows = await this.database.query<Array<{ kind: AlertKind }>>(`SELECT kind FROM alert WHERE status = 'pending'`);
+    const rows = await this.database.query<Array<{ kind: AlertKind }>>(
+      `SELECT DISTINCT kind FROM alert
+        WHERE status = 'pending' OR (status = 'sending' AND kind <> 'test' AND updated_at < now() - make_interval(secs => $1))`,
+      [ABANDONED_AFTER_SECONDS],
+    );
     return rows.map((r) => r.kind);
   }
 
