@@ -253,6 +253,25 @@ describe('first start with nothing set', () => {
     }
   }, 60_000);
 
+  it('with an admin in ADMIN_TOKENS makes no token and stores nothing; with only a viewer there, makes one', async () => {
+    const adminToken = 'vera-admin-token-0123456789';
+    const withAdmin = freshDatabase();
+    const daemon = await started(bareEnv(withAdmin, join(folder, 'tokens', 'connections.key'), { ADMIN_TOKENS: `vera:admin:${adminToken}` }));
+    expect((await me(daemon, adminToken)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(daemon.lines().filter((l) => l.context === 'AdminToken')).toEqual([]);
+    expect(await credentials(withAdmin)).toEqual([]);
+    await daemon.stop();
+
+    const withViewer = freshDatabase();
+    const other = await started(bareEnv(withViewer, join(folder, 'viewer', 'connections.key'), { ADMIN_TOKENS: 'vic:viewer:vic-viewer-token-0123456789' }));
+    await adminTokenSettled(other);
+    const [line] = tokenLines(other);
+    expect(await (await me(other, printedToken(line))).json()).toEqual({ name: 'admin', role: 'admin' });
+    expect(await credentials(withViewer)).toHaveLength(1);
+    await other.stop();
+  }, 60_000);
+
   it('with ADMIN_TOKEN set makes no token and stores nothing', async () => {
     const databaseUrl = freshDatabase();
     const daemon = await started(bareEnv(databaseUrl, join(folder, 'set', 'connections.key'), { ADMIN_TOKEN }));

@@ -11,7 +11,7 @@ const RETRY_MS = 2_000;
 const RESET = 'to replace it, set ADMIN_TOKEN, or run DELETE FROM admin_credential and restart to have a new one printed';
 
 /**
- * With no ADMIN_TOKEN, the admin token is made by the daemon on its first start: printed once (a warn line, with
+ * With no admin token in the environment (ADMIN_TOKEN, or an admin of ADMIN_TOKENS), one is made by the daemon on its first start: printed once (a warn line, with
  * the console's address) and kept only as its sha256 in `admin_credential`, so a fresh `docker compose up` can be
  * signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
  * whose row lands prints its token, the others (and every later start) load the hash and print nothing secret.
@@ -29,7 +29,9 @@ export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicatio
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.adminToken === null) void this.adoptWhenReady();
+    // An admin named in ADMIN_TOKENS is a way in already: a second, printed one would only be a credential to leak.
+    const adminInEnvironment = this.config.adminToken !== null || this.config.adminTokens.some((t) => t.role === 'admin');
+    if (!adminInEnvironment) void this.adoptWhenReady();
   }
 
   beforeApplicationShutdown(): void {
