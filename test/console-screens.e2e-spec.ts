@@ -190,6 +190,21 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
         await page.locator('#alerts-table').waitFor();
         await shot(page, 'alerts');
       } else await page.locator('#alerts-body .unavailable').waitFor();
+      // Reconciliation from the toolbar: the changes pass, and the full pass.
+      for (const [button, scope, notice] of [
+        ['#reconcile-button', 'changes', 'Reconciliation started (run '],
+        ['#reconcile-full-button', 'full', 'A full reconciliation pass started (run '],
+      ] as const) {
+        await page.click(button);
+        await page.locator('#notice-text', { hasText: notice }).waitFor();
+        const id = /\(run (\d+)\)/.exec((await page.locator('#notice-text').textContent())!)![1];
+        const [entry] = await h.database.query<Array<{ kind: string; scope: string; actor: string }>>(
+          `SELECT kind, payload->>'scope' AS scope, actor FROM sync_log WHERE id = $1`,
+          [id],
+        );
+        expect(entry).toEqual({ kind: 'reconcile', scope, actor: 'admin' });
+      }
+      await shot(page, 'reconcile');
       await page.click('#tab-settings');
       if (await landed('GET', '/api/settings')) {
         await page.locator('#settings-grid').waitFor();
@@ -200,7 +215,15 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
 
       const viewer = await openConsole(VIEWER_TOKEN);
       expect(await viewer.page.locator('#whoami').textContent()).toBe('viewer1 · viewer');
-      for (const id of ['#reconcile-button', '#retry-all-button', '#associate-button', '#tab-queues', '#alert-test-button', '.map-forms']) {
+      for (const id of [
+        '#reconcile-button',
+        '#reconcile-full-button',
+        '#retry-all-button',
+        '#associate-button',
+        '#tab-queues',
+        '#alert-test-button',
+        '.map-forms',
+      ]) {
         expect([id, await viewer.page.locator(id).isVisible()]).toEqual([id, false]);
       }
       // A button shown by a stale page: the 403 names the role, next to the button.

@@ -172,27 +172,31 @@ $('notice-close').addEventListener('click', clearNotice);
 
 // ---- reconcile ----
 
-$('reconcile-button').addEventListener('click', () => {
-  const button = $('reconcile-button');
+/** Starts a reconciliation pass: `changes` (what changed since the last pass) or `full` (every mapped project). */
+function startReconcile(button, scope) {
+  const what = scope === 'full' ? 'A full reconciliation pass' : 'Reconciliation';
   button.disabled = true;
-  api('POST', '/api/reconcile')
+  api('POST', '/api/reconcile', scope === 'full' ? { scope } : undefined)
     .then(
       (res) => {
         const id = res && res.id !== undefined ? show(res.id) : '';
-        notify('ok', 'Reconciliation started' + (id ? ' (run ' + id + ').' : '.'));
+        notify('ok', what + ' started' + (id ? ' (run ' + id + ').' : '.'));
         logs.loadCounters();
       },
       (err) => {
         if (err.status === 404) notify('info', 'Reconcile is not available on this daemon (POST /api/reconcile answered 404).');
         else if (err.status === 409) notify('info', 'A reconciliation run is already going: ' + err.message);
         else if (err.status === 403) inlineMessage(button, 'error', describe(err));
-        else failed('Starting a reconciliation failed')(err);
+        else failed('Starting ' + what.toLowerCase() + ' failed')(err);
       },
     )
     .then(() => {
       button.disabled = false;
     });
-});
+}
+
+$('reconcile-button').addEventListener('click', () => startReconcile($('reconcile-button'), 'changes'));
+$('reconcile-full-button').addEventListener('click', () => startReconcile($('reconcile-full-button'), 'full'));
 
 // ---- start ----
 
