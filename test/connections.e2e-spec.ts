@@ -181,6 +181,21 @@ describe('connections from the console', () => {
     expect(viewerOnly.status).toBe(401);
   });
 
+  it('checks every configured connection every 15 minutes: a refused token shows degraded, the next good check clears it', async () => {
+    const { MaintenanceTasks } = await import('../src/queues/maintenance.service.js');
+    const task = h.app.get(MaintenanceTasks).get('check_connections')!;
+    expect(task.everyMs).toBe(15 * 60_000);
+    const before = (await connection(h, 'appointment_crm')).checked_at;
+    h.service.injectFault({ method: 'GET', path: '/v1/proposal_templates', times: 1, status: 401, body: { error: 'token revoked' } });
+    await task.run('schedule', {});
+    expect(await connection(h, 'service')).toMatchObject({ status: 'degraded', detail: expect.stringContaining('HTTP 401') });
+    expect((await connection(h, 'appointment_crm')).checked_at > before).toBe(true);
+    expect((await connection(h, 'record_crm')).checked_at).toBeNull(); // not configured: not checked
+    expect(logs.lines.some((l) => l.includes('the service connection failed its check') && l.includes('HTTP 401'))).toBe(true);
+    await task.run('schedule', {});
+    expect(await connection(h, 'service')).toMatchObject({ status: 'connected', detail: expect.stringContaining('accepted the token') });
+  });
+
   it('keeps the connections over a restart, and a second replica sees a change within 10 s', async () => {
     const replica = await consoleHarness({ databaseUrl: h.databaseUrl });
     try {

@@ -35,7 +35,7 @@ export interface AppConfig {
    * The console's connections: secrets sealed with `key` (CONNECTIONS_KEY, else the file `keyFile`, generated on
    * first start); every replica reads changes every `refreshMs`.
    */
-  connections: { key: string | null; keyFile: string; refreshMs: number; stateTtlSeconds: number };
+  connections: { key: string | null; keyFile: string; refreshMs: number; stateTtlSeconds: number; checkEveryMs: number };
   /**
    * The relay from stored work to the queues. While deliveries arrive at `burstPerSecond` or more (measured every
    * `sampleMs`), it relays at most `burstFeedPerSecond` of them; the rest wait in Postgres until the burst ends.
@@ -120,7 +120,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             }
           : null,
     },
-    connections: { key: v.CONNECTIONS_KEY ?? null, keyFile: v.CONNECTIONS_KEY_FILE ?? 'data/connections.key', refreshMs: 2_000, stateTtlSeconds: 600 },
+    connections: {
+      key: v.CONNECTIONS_KEY ?? null,
+      keyFile: v.CONNECTIONS_KEY_FILE ?? 'data/connections.key',
+      refreshMs: 2_000,
+      stateTtlSeconds: 600,
+      checkEveryMs: 15 * 60_000,
+    },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     adminToken: v.ADMIN_TOKEN ?? null,
     adminTokens: [...(v.ADMIN_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: v.ADMIN_TOKEN }] : []), ...parseAdminTokens(v.ADMIN_TOKENS)],

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { ConnectionCheckSchedule } from './connection-check-schedule.js';
 import { ConnectionChecks } from './connection-checks.service.js';
 import { ConnectionRepository } from './connection.repository.js';
 import { ConnectionViews } from './connection-views.service.js';
@@ -16,7 +17,7 @@ import { ZohoConnectService } from './zoho-connect.service.js';
 @Module({
   imports: [ObservabilityModule],
   controllers: [ConnectionsController, OAuthCallbackController],
-  providers: [ConnectionRepository, ConnectionsService, ConnectionChecks, ConnectionViews, ZohoConnectService],
+  providers: [ConnectionRepository, ConnectionsService, ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
   exports: [ConnectionsService, ConnectionViews],
 })
 export class ConnectionsModule {}

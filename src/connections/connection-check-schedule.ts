@@ -1,0 +1,33 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MaintenanceTasks } from '../queues/maintenance.service.js';
+import { ConnectionChecks } from './connection-checks.service.js';
+import { ConnectionsService } from './connections.service.js';
+
+/**
+ * Checks every configured connection on a schedule (one replica per period), the Test button's check for each, so
+ * the console shows a revoked token or a moved address without waiting for a failed action or a click, and a
+ * connection that works again stops showing `degraded`.
+ */
+@Injectable()
+export class ConnectionCheckSchedule {
+  private readonly logger = new Logger('ConnectionChecks');
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly connections: ConnectionsService,
+    private readonly checks: ConnectionChecks,
+    tasks: MaintenanceTasks,
+  ) {
+    tasks.register({ name: 'check_connections', everyMs: config.connections.checkEveryMs, run: () => this.run() });
+  }
+
+  async run(): Promise<void> {
+    for (const state of await this.connections.states()) {
+      // Unset, or unreadable (a wrong key): the console already says so; a check would only repeat it.
+      if (!state.settings || state.problem) continue;
+      const outcome = await this.checks.checkAndRecord(state.name);
+      if (!outcome.ok) this.logger.warn(`the ${state.name} connection failed its check: ${outcome.detail}`);
+    }
+  }
+}
