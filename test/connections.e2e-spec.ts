@@ -1,3 +1,6 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { QUEUES } from '../src/queues/queues.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
@@ -185,6 +188,9 @@ describe('connections from the console', () => {
     const { MaintenanceTasks } = await import('../src/queues/maintenance.service.js');
     const task = h.app.get(MaintenanceTasks).get('check_connections')!;
     expect(task.everyMs).toBe(15 * 60_000);
+    // Its first run comes a period after the deployment starts, not at once.
+    const scheduler = await h.app.get<Queue>(getQueueToken(QUEUES.maintenance)).getJobScheduler('check_connections');
+    expect(Number(scheduler!.next) - Date.now()).toBeGreaterThan(14 * 60_000);
     const before = (await connection(h, 'appointment_crm')).checked_at;
     h.service.injectFault({ method: 'GET', path: '/v1/proposal_templates', times: 1, status: 401, body: { error: 'token revoked' } });
     await task.run('schedule', {});

@@ -19,7 +19,8 @@ export class ConnectionCheckSchedule {
     private readonly checks: ConnectionChecks,
     tasks: MaintenanceTasks,
   ) {
-    tasks.register({ name: 'check_connections', everyMs: config.connections.checkEveryMs, run: () => this.run() });
+    // Not at once: a deployment starting checks its connections as it uses them.
+    tasks.register({ name: 'check_connections', everyMs: config.connections.checkEveryMs, firstRunAfterOnePeriod: true, run: () => this.run() });
   }
 
   async run(): Promise<void> {

@@ -5,7 +5,9 @@ import { ReadinessRegistry } from '../health/readiness.registry.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { ZohoAuth } from '../record-crm/zoho-auth.js';
+import { SharedRedis } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
+import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
 import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from './connection-settings.js';
 import { ConnectionsService } from './connections.service.js';
 
@@ -25,11 +27,17 @@ const describe = (err: unknown): string => (err instanceof OutboundError ? err.m
  */
 @Injectable()
 export class ConnectionChecks {
+  /** A check's call to the service counts against the deployment's cap like any other. */
+  private readonly serviceCap: SharedRateCap;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly readiness: ReadinessRegistry,
-  ) {}
+    shared: SharedRedis,
+  ) {
+    this.serviceCap = serviceRateCap(shared, config.service.maxRps);
+  }
 
   /** Checks the connection in effect and records the outcome (the console's "last checked"). */
   async checkAndRecord(name: ConnectionName): Promise<CheckOutcome> {
@@ -41,7 +49,7 @@ export class ConnectionChecks {
   /** R2 (proposal templates, one page): the service's cheapest call that needs the token. */
   async service(connection: ServiceConnection): Promise<CheckOutcome> {
     try {
-      await serviceHttp(connection, this.config, { attempts: 1 }).request({
+      await serviceHttp(connection, this.config, { attempts: 1, throttle: (call) => this.serviceCap.run(call) }).request({
         endpoint: 'R2 GET /proposal_templates',
         method: 'GET',
         path: '/proposal_templates',

@@ -12,6 +12,8 @@ export interface MaintenanceTask {
   everyMs: number;
   /** Also run once in this process as soon as the database is ready (trigger `startup`). */
   atStartup?: boolean;
+  /** The schedule's first run comes one period after it is first set up, not at once (BullMQ's default). */
+  firstRunAfterOnePeriod?: boolean;
   run(trigger: MaintenanceTrigger, data: Record<string, unknown>): Promise<void>;
 }
 
@@ -41,7 +43,11 @@ export class MaintenanceTasks implements OnApplicationBootstrap {
     for (const task of this.tasks.values()) {
       const schedule =
         task.everyMs > 0
-          ? this.queue.upsertJobScheduler(task.name, { every: task.everyMs }, { name: task.name, data: { trigger: 'schedule' } })
+          ? this.queue.upsertJobScheduler(
+              task.name,
+              { every: task.everyMs, ...(task.firstRunAfterOnePeriod ? { startDate: Date.now() + task.everyMs } : {}) },
+              { name: task.name, data: { trigger: 'schedule' } },
+            )
           : this.queue.removeJobScheduler(task.name);
       // Redis may be down at start; the schedule is then set up by the next replica start, and readiness says why.
       void Promise.resolve(schedule).catch((err: Error) => this.logger.warn(`could not schedule ${task.name}: ${err.message}`));

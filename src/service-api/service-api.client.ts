@@ -12,7 +12,7 @@ import { openPdf, type PdfStream } from '../http/pdf-download.js';
 import { SharedRedis } from '../queues/shared-redis.service.js';
 import { normalizeIds } from './normalize-ids.js';
 import { paginate } from './paginate.js';
-import { SharedRateCap } from './shared-rate-cap.js';
+import { serviceRateCap, type SharedRateCap } from './shared-rate-cap.js';
 import type {
   AddCollaboratorsResult,
   AssociationPair,
@@ -55,7 +55,7 @@ export class ServiceApiClient {
     private readonly metrics: MetricsService,
     shared: SharedRedis,
   ) {
-    this.rateCap = new SharedRateCap(shared, shared.key('ratelimit', 'service'), config.service.maxRps);
+    this.rateCap = serviceRateCap(shared, config.service.maxRps);
     this.downloads = new OutboundHttp({ system: 'download', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
   }
 

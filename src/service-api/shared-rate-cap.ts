@@ -164,3 +164,6 @@ export class SharedRateCap {
     return hold !== null && Number(hold) > reservation.hold;
   }
 }
+
+/** The deployment's cap on calls to the service (`SERVICE_API_MAX_RPS`): every instance of it shares one Redis key. */
+export const serviceRateCap = (shared: SharedRedis, maxRps: number): SharedRateCap => new SharedRateCap(shared, shared.key('ratelimit', 'service'), maxRps);
