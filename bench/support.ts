@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -7,6 +8,8 @@ import { resolve } from 'node:path';
 export const DAEMON_ENTRY = resolve(process.cwd(), 'dist/main.js');
 /** The node flags of `npm run start:prod` and the Dockerfile, so benchmarks measure the daemon as it is run. */
 export const DAEMON_NODE_FLAGS = ['--expose-gc'];
+
+const RUN_CONNECTIONS_KEY = randomBytes(32).toString('hex');
 
 export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -34,8 +37,10 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   let output = '';
   // DAEMON_NODE_ARGS carries flags NODE_OPTIONS refuses (--cpu-prof, --heap-prof) for profiling a benchmark run.
   const nodeArgs = (process.env.DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // A key of the run's own unless one is given: otherwise the daemon generates its key file under ./data, in the checkout.
+  const key = env.CONNECTIONS_KEY || env.CONNECTIONS_KEY_FILE ? {} : { CONNECTIONS_KEY: RUN_CONNECTIONS_KEY };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, DAEMON_ENTRY], {
-    env: { ...process.env, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
+    env: { ...process.env, ...key, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -231,7 +231,11 @@ describe('alerts', () => {
 
   it('a message a stopped replica left mid-send is recorded failed, saying so, and its events sent in the next', async () => {
     // Earlier tests' messages sent first, so that the next message holds only the abandoned one's events.
-    await waitFor(async () => (await h.database.query(`SELECT 1 FROM alert WHERE status IN ('pending', 'sending')`)).length === 0, 15_000, 'earlier alerts');
+    await waitFor(
+      async () => (await h.database.query<unknown[]>(`SELECT 1 FROM alert WHERE status IN ('pending', 'sending')`)).length === 0,
+      15_000,
+      'earlier alerts',
+    );
     await quietInterval();
     receiver.messages.length = 0;
     // What a replica killed between claiming a message and sending it leaves behind.
