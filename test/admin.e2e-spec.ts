@@ -89,6 +89,7 @@ describe('admin API: auth, mappings, CSV import', () => {
         [{ crm: 'appointment', project_id: '1' }, 'appointment_id is required when crm is appointment'],
         [{ crm: 'appointment', appointment_id: 'A', project_id: 'abc' }, 'project_id must be a string of digits'],
         [{ crm: 'appointment', appointment_id: 'A', project_id: 1.5 }, 'project_id must be a string of digits'],
+        [{ crm: 'appointment', appointment_id: 'A', project_id: '007' }, 'project_id must be a string of digits without leading zeros'],
         [{ crm: 'record', record_crm_module: 'Accounts', record_crm_record_id: '1', project_id: '1' }, 'record_crm_module must be one of'],
         [{ crm: 'record', record_crm_module: 'Deals', project_id: '1' }, 'record_crm_record_id is required'],
         [{ crm: 'record', appointment_id: 'A', record_crm_module: 'Deals', record_crm_record_id: '1', project_id: '1' }, 'appointment_id must be empty'],

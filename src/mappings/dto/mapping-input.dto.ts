@@ -18,6 +18,8 @@ const idText = ({ value }: { value: unknown }): unknown => {
 };
 
 const DIGITS = /^\d{1,40}$/;
+/** A project id as the service writes it: its events carry `7`, never `007`, and C1 sends it as a bare JSON integer. */
+const CANONICAL_DIGITS = /^(?:0|[1-9]\d{0,39})$/;
 
 /** A mapping to create: the columns of the CSV import, also the body (or `items[]`) of `POST /api/mappings`. */
 export class MappingInputDto {
@@ -56,6 +58,7 @@ export class MappingInputDto {
   @IsDefined({ message: 'project_id is required' })
   @IsString({ message: 'project_id must be a string of digits' })
   @Matches(DIGITS, { message: 'project_id must be a string of digits' })
+  @Matches(CANONICAL_DIGITS, { message: 'project_id must be a string of digits without leading zeros' })
   project_id: string;
 }
 
