@@ -159,6 +159,17 @@ describe('sync log routes', () => {
     for (const { id } of unrelayed) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
     expect((await h.app.get(RelayRecovery).recover(60_000, 2)).actions).toBeGreaterThanOrEqual(5);
     for (const { id } of lost) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
+    // Reported like any action failed for good (recorded, not sent: this daemon has no ALERT_WEBHOOK_URL).
+    const reported = await waitFor(
+      async () => {
+        const rows = await h.database.query<Array<{ id: string }>>(`SELECT unnest(entries) AS id FROM alert WHERE kind = 'action_failed'`);
+        const ids = new Set(rows.map((r) => r.id));
+        return [...unrelayed, ...lost].every(({ id }) => ids.has(id)) ? ids : null;
+      },
+      10_000,
+      'the action_failed alert events',
+    );
+    expect(reported.size).toBeGreaterThanOrEqual(10);
   });
 
   describe('a run that failed and will be tried again (awaitRetry)', () => {

@@ -7,10 +7,11 @@ import { ActionQueues } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
-import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
+import { UnhandledActions } from './unhandled-actions.js';
 
 export interface RecoveryCounts {
   deliveries: number;
@@ -36,6 +37,7 @@ export class RelayRecovery {
     tasks: MaintenanceTasks,
     @InjectQueue(QUEUES.webhooks) private readonly routeQueue: Queue,
     private readonly actionQueues: ActionQueues,
+    private readonly unhandledActions: UnhandledActions,
   ) {
     tasks.register({
       name: 'relay-recovery',
@@ -67,10 +69,7 @@ export class RelayRecovery {
 
   private async recoverAction(entry: SyncLogEntry): Promise<void> {
     const queue = this.registry.queueFor(entry.kind, entry.crm);
-    if (!queue) {
-      await this.syncLog.finish(entry.id, 'failed', null, noHandlerFor(entry.kind));
-      return;
-    }
+    if (!queue) return this.unhandledActions.fail(entry);
     const { name, data, jobId } = runActionJob(entry.id, entry.retryBase);
     await addUnlessLive(this.actionQueues.get(queue), name, data, jobId);
   }

@@ -4,11 +4,12 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { RelayRecovery } from './relay-recovery.service.js';
 import { Relay } from './relay.service.js';
+import { UnhandledActions } from './unhandled-actions.js';
 
 /** The one path from stored work (inbox deliveries, queued actions) to the queues. */
 @Module({
   imports: [ObservabilityModule, SyncLogModule, WebhooksModule],
-  providers: [Relay, RelayRecovery],
+  providers: [Relay, RelayRecovery, UnhandledActions],
   exports: [Relay, RelayRecovery],
 })
 export class RelayModule {}

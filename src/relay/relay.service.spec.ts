@@ -9,6 +9,7 @@ import { ActionQueues } from '../queues/action-queues.service.js';
 import { QUEUES, type ActionQueueName } from '../queues/queues.js';
 import { RelaySignal } from '../queues/relay-signal.service.js';
 import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
+import { UnhandledActions } from './unhandled-actions.js';
 import { SyncLogRepository, type UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
 import { Relay } from './relay.service.js';
@@ -85,6 +86,7 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
       { provide: APP_CONFIG, useValue: { relay: RELAY } as unknown as AppConfig },
       { provide: InboxRepository, useValue: { claimUnqueued: inbox.claim } },
       { provide: SyncLogRepository, useValue: { claimUnqueued: syncLog.claim, finish } },
+      UnhandledActions,
       { provide: ActionRegistry, useValue: { queueFor } },
       { provide: ActionQueues, useValue: { get: (name: ActionQueueName) => actionQueues[name] } },
       { provide: getQueueToken(QUEUES.webhooks), useValue: routeQueue },

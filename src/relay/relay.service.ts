@@ -7,10 +7,11 @@ import { MetricsService } from '../health/metrics.service.js';
 import { ActionQueues } from '../queues/action-queues.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob, type ActionQueueName } from '../queues/queues.js';
 import { RelaySignal, type RelayListener } from '../queues/relay-signal.service.js';
-import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
 import type { UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
+import { UnhandledActions } from './unhandled-actions.js';
 
 /** Rows claimed, and jobs added, per round trip. */
 const CLAIM_BATCH = 500;
@@ -58,6 +59,7 @@ export class Relay implements RelayListener, OnApplicationBootstrap, BeforeAppli
     signal: RelaySignal,
     @InjectQueue(QUEUES.webhooks) private readonly routeQueue: Queue,
     private readonly actionQueues: ActionQueues,
+    private readonly unhandledActions: UnhandledActions,
   ) {
     const { burstPerSecond, burstFeedPerSecond, sampleMs } = config.relay;
     this.burstPerSample = Math.max(1, Math.round((burstPerSecond * sampleMs) / 1000));
@@ -176,9 +178,7 @@ export class Relay implements RelayListener, OnApplicationBootstrap, BeforeAppli
       this.metrics.relayed.inc({ work: 'action' }, claimed);
     } while (claimed === CLAIM_BATCH);
     // Recorded while a handler was there (or by a replica that has one), but none runs here: say so on the entry.
-    for (const entry of unhandled) {
-      await this.syncLog.finish(entry.id, 'failed', null, noHandlerFor(entry.kind));
-    }
+    for (const entry of unhandled) await this.unhandledActions.fail(entry);
   }
 
   private setBursting(bursting: boolean): void {
