@@ -4,8 +4,7 @@ import pg from 'pg';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { MaintenanceTasks } from '../src/queues/maintenance.service.js';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { allActionsFinished, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { ServiceSim } from './sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor, type Harness } from './support/harness.js';
 
@@ -22,39 +21,14 @@ describe('reconciliation passes', () => {
   });
   afterAll(() => h.close());
 
-  async function pass(json?: Json): Promise<Json> {
-    const res = await h.admin('/api/reconcile', { method: 'POST', ...(json ? { json } : {}) });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as { id: string };
-    const entry = await waitFor(
-      async () => {
-        const e = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
-        return ['succeeded', 'failed', 'skipped'].includes(e.status) ? e : null;
-      },
-      30_000,
-      'the reconciliation pass',
-    );
+  async function pass(json?: { scope: 'changes' | 'full' }): Promise<Json> {
+    const entry = await reconciliation(h, json, 30_000);
     expect(entry.status).toBe('succeeded');
-    await quiet();
+    await allActionsFinished(h);
     return entry;
   }
 
-  async function quiet(): Promise<void> {
-    await waitFor(
-      async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0,
-      15_000,
-      'all actions to finish',
-    );
-  }
-
-  async function mappedProject() {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id);
-    const appointmentId = `RP-${++seq}`;
-    h.appointmentCrm!.addAppointment(appointmentId);
-    await mapAppointment(h, project.id, appointmentId);
-    return { project, drawing, appointmentId };
-  }
+  const mappedProject = () => mappedAppointmentProject(h, `RP-${++seq}`);
 
   /** The service calls `work` made (the simulator's request log). */
   async function callsOf(work: () => Promise<unknown>): Promise<string[]> {

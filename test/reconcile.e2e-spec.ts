@@ -1,6 +1,6 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { allActionsFinished, deliverEvent, mapAppointment, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -15,37 +15,10 @@ describe('reconciliation', () => {
   });
   afterAll(() => h.close());
 
-  async function reconcile(json?: { scope: 'changes' | 'full' }): Promise<Json> {
-    const res = await h.admin('/api/reconcile', { method: 'POST', ...(json ? { json } : {}) });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as { id: string };
-    return waitFor(
-      async () => {
-        const entry = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json;
-        return ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
-      },
-      20_000,
-      'the reconciliation run',
-    );
-  }
-
-  async function quiet(): Promise<void> {
-    await waitFor(
-      async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0,
-      15_000,
-      'all actions to finish',
-    );
-  }
+  const reconcile = (json?: { scope: 'changes' | 'full' }) => reconciliation(h, json, 20_000);
 
   /** A project mapped to a fresh appointment, with one drawing. */
-  async function mappedProject() {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id);
-    const appointmentId = `RC-${++seq}`;
-    h.appointmentCrm!.addAppointment(appointmentId);
-    await mapAppointment(h, project.id, appointmentId);
-    return { project, drawing, appointmentId };
-  }
+  const mappedProject = () => mappedAppointmentProject(h, `RC-${++seq}`);
 
   it('pushes an approval and a payment whose webhooks never came, once, and only once', async () => {
     const m = await mappedProject();
@@ -61,7 +34,7 @@ describe('reconciliation', () => {
     const run = await reconcile();
     expect(run).toMatchObject({ kind: 'reconcile', trigger: 'admin', status: 'succeeded' });
     await settled(h, m.project.id, ['push_proposal_pdf', 'push_line_items', 'set_status', 'add_note']);
-    await quiet();
+    await allActionsFinished(h);
     const appointment = h.appointmentCrm!.get(m.appointmentId)!;
     expect(appointment.status).toBe('Sold');
     expect(h.appointmentCrm!.filesOf(m.appointmentId, 'proposal')).toHaveLength(1);
@@ -72,7 +45,7 @@ describe('reconciliation', () => {
 
     const requestsBefore = h.appointmentCrm!.requests.length;
     const again = await reconcile();
-    await quiet();
+    await allActionsFinished(h);
     expect(again.detail).toMatch(/ 0 action\(s\) created/);
     expect(h.appointmentCrm!.requests.length).toBe(requestsBefore);
     expect(h.appointmentCrm!.get(m.appointmentId)!.notes).toHaveLength(1);
@@ -81,13 +54,13 @@ describe('reconciliation', () => {
   it('pushes drawings whose versions changed without a webhook (a full pass)', async () => {
     const m = await mappedProject();
     await reconcile({ scope: 'full' });
-    await quiet();
+    await allActionsFinished(h);
     const first = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
     expect(first).toHaveLength(1);
 
     h.service.updateDrawing(m.drawing.id);
     await reconcile({ scope: 'full' });
-    await quiet();
+    await allActionsFinished(h);
     const second = h.appointmentCrm!.fileBytes(m.appointmentId, 'drawing');
     expect(second).toHaveLength(1);
     expect(second[0].equals(first[0])).toBe(false);

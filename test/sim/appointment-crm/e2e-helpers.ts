@@ -46,3 +46,36 @@ export async function settled(h: Harness, projectId: string, kinds: string[], ti
     `entries ${kinds.join(', ')} of project ${projectId} to finish`,
   );
 }
+
+/** A project with one drawing, mapped (associated) to a fresh appointment `appointmentId`. */
+export async function mappedAppointmentProject(h: Harness, appointmentId: string) {
+  const project = h.service.addProject();
+  const drawing = h.service.addDrawing(project.id);
+  h.appointmentCrm!.addAppointment(appointmentId);
+  await mapAppointment(h, project.id, appointmentId);
+  return { project, drawing, appointmentId };
+}
+
+/** Waits until no action of any project is queued or running. */
+export async function allActionsFinished(h: Harness): Promise<void> {
+  await waitFor(
+    async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0,
+    15_000,
+    'all actions to finish',
+  );
+}
+
+/** Starts a reconciliation pass through the admin API (202) and answers its sync log entry once it has finished. */
+export async function reconciliation(h: Harness, json: { scope: 'changes' | 'full' } | undefined, timeoutMs: number): Promise<Record<string, any>> {
+  const res = await h.admin('/api/reconcile', { method: 'POST', ...(json ? { json } : {}) });
+  if (res.status !== 202) throw new Error(`reconciliation not started: ${res.status} ${await res.text()}`);
+  const { id } = (await res.json()) as { id: string };
+  return waitFor(
+    async () => {
+      const entry = (await (await h.admin(`/api/sync-logs/${id}`)).json()) as Record<string, any>;
+      return ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
+    },
+    timeoutMs,
+    'the reconciliation pass',
+  );
+}
