@@ -19,11 +19,11 @@
  * Redis (TEST_PG_URL, TEST_REDIS_URL, as the e2e tests).
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
 import { events, ServiceSim, WebhookSender } from '../test/sim/service/index.js';
+import { removeQueueKeys } from '../test/support/harness.js';
 import { startDaemon, type Daemon } from './support.js';
 
 const SIZES = (process.env.BENCH_PROJECTS ?? '1000,10000').split(',').map(Number);
@@ -150,7 +150,7 @@ async function benchAt(size: number): Promise<string[]> {
     await db.end().catch(() => undefined);
     await Promise.all([service.stop(), crm.stop()]);
     await dropDatabase(databaseUrl).catch(() => undefined);
-    await removeKeys(queuePrefix).catch(() => undefined);
+    await removeQueueKeys(REDIS_DB, queuePrefix).catch(() => undefined);
   }
   return out;
 
@@ -210,17 +210,6 @@ async function quiet(db: pg.Client): Promise<void> {
     await sleep(200);
   }
   throw new Error('the backfill did not finish');
-}
-
-async function removeKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 function duration(seconds: number): string {
