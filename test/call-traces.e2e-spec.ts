@@ -2,6 +2,7 @@ import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ADMIN_TOKEN, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 // Redis db 15 is this file's (see `grep -n redisDb test/*.ts`; 14 is the demo's).
 const REDIS_DB = 15;
@@ -108,10 +109,7 @@ describe('call traces', () => {
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);
     const recordId = h.zoho!.addRecord('Deals');
-    await h.database.query(
-      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-      [recordId, project.id],
-    );
+    await mapRecord(h, project.id, recordId);
     const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });
     const res = await new WebhookSender().deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
     expect(res.status).toBe(200);

@@ -9,6 +9,7 @@ import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ZohoSim } from './sim/zoho/index.js';
 import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
 import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness, type HarnessOptions } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 type Json = any;
 
@@ -384,10 +385,7 @@ describe('connecting Zoho CRM through OAuth (authorization code)', () => {
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);
     const recordId = zoho.addRecord('Deals');
-    await h.database.query(
-      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-      [recordId, project.id],
-    );
+    await mapRecord(h, project.id, recordId);
     const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });
     const res = await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
     expect(res.status).toBe(200);

@@ -8,6 +8,7 @@ import { ZohoSim } from './sim/zoho/index.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 type Json = any;
 
@@ -353,10 +354,7 @@ describe('the Connections screen in a browser', () => {
       const project = h.service.addProject();
       const drawing = h.service.addDrawing(project.id);
       const recordId = zoho.addRecord('Deals');
-      await h.database.query(
-        `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-        [recordId, project.id],
-      );
+      await mapRecord(h, project.id, recordId);
       const address = (await page.locator('#conn-webhooks-address-record_prompt').textContent())!;
       expect(address).toBe(`${h.url}/webhooks/record-crm/export-prompt`);
       const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });

@@ -7,6 +7,7 @@ import { MaintenanceTasks } from '../src/queues/maintenance.service.js';
 import { allActionsFinished, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { ServiceSim } from './sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 type Json = Record<string, any>;
 
@@ -113,10 +114,7 @@ describe('reconciliation passes', () => {
   it('a payment returned without a webhook gets one note from the full pass, and a second full pass adds none', async () => {
     const m = await mappedProject();
     const recordId = h.zoho!.addRecord('Deals');
-    await h.database.query(
-      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-      [recordId, m.project.id],
-    );
+    await mapRecord(h, m.project.id, recordId);
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
     const payment = h.service.addPayment(proposal.proposal_id, {
       paid_amount: 480,

@@ -3,6 +3,7 @@ import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { allActionsFinished, deliverEvent, mapAppointment, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 type Json = Record<string, any>;
 
@@ -87,10 +88,7 @@ describe('reconciliation', () => {
   it('with both CRMs on, a payment of a project mapped to both becomes a note in each', async () => {
     const m = await mappedProject();
     const recordId = h.zoho!.addRecord('Deals');
-    await h.database.query(
-      `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-      [recordId, m.project.id],
-    );
+    await mapRecord(h, m.project.id, recordId);
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
     const payment = h.service.addPayment(proposal.proposal_id, {
       paid_amount: 75.25,

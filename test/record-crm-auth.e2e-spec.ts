@@ -1,6 +1,7 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { recordPrompt, WebhookSender } from './sim/service/index.js';
 import { RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 const sender = new WebhookSender();
 const SECRETS = ['zoho-secret', 'revoked-refresh-token', 'zoho-refresh'];
@@ -9,10 +10,7 @@ async function mappedPrompt(h: Harness): Promise<{ target: string; status: numbe
   const project = h.service.addProject();
   const drawing = h.service.addDrawing(project.id);
   const recordId = h.zoho!.addRecord('Deals');
-  await h.database.query(
-    `INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', 'Deals', $1, $2, 'associated')`,
-    [recordId, project.id],
-  );
+  await mapRecord(h, project.id, recordId);
   const body = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: recordId, yes_no: true });
   const res = await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, body, { secret: RECORD_PROMPT_SECRET });
   return { target: `Deals/${recordId}`, status: res.status };

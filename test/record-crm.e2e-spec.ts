@@ -1,7 +1,9 @@
+import type { MappingStatus } from '../src/mappings/mapping.entity.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { zohoError, type ZohoModule } from './sim/zoho/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];
@@ -21,16 +23,11 @@ describe('record CRM (Zoho) flows', () => {
   const zoho = () => h.zoho!;
 
   /** A project with a drawing, mapped (associated) to a fresh Zoho record. */
-  async function mappedProject(module: ZohoModule = 'Deals', status = 'associated') {
+  async function mappedProject(module: ZohoModule = 'Deals', status: MappingStatus = 'associated') {
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);
     const recordId = zoho().addRecord(module);
-    await h.database.query(`INSERT INTO mapping (crm, record_crm_module, record_crm_record_id, project_id, status) VALUES ('record', $1, $2, $3, $4)`, [
-      module,
-      recordId,
-      project.id,
-      status,
-    ]);
+    await mapRecord(h, project.id, recordId, module, status);
     return { project, drawing, module, recordId, target: `${module}/${recordId}` };
   }
 
