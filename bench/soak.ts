@@ -495,31 +495,30 @@ async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
   );
 }
 
-async function restartPostgres(): Promise<void> {
-  await crash(
-    'Postgres restart',
-    () => cluster.stop('fast'),
-    async () => {
-      const from = now();
-      await sleep(2_000);
-      await cluster.start();
-      outages.push({ from, to: now(), what: 'postgres' });
-    },
-  );
+/** Stops a server the replicas need and starts it again 2 s later; the time it was away is an outage of `what`. */
+async function restartServer(kind: string, what: string, stop: () => Promise<void>, start: () => Promise<void>): Promise<void> {
+  await crash(kind, stop, async () => {
+    const from = now();
+    await sleep(2_000);
+    await start();
+    outages.push({ from, to: now(), what });
+  });
 }
 
-async function restartRedis(): Promise<void> {
-  await crash(
-    'Redis restart',
-    () => redis.stop(),
-    async () => {
-      const from = now();
-      await sleep(2_000);
-      await redis.start();
-      outages.push({ from, to: now(), what: 'redis' });
-    },
+const restartPostgres = () =>
+  restartServer(
+    'Postgres restart',
+    'postgres',
+    () => cluster.stop('fast'),
+    () => cluster.start(),
   );
-}
+const restartRedis = () =>
+  restartServer(
+    'Redis restart',
+    'redis',
+    () => redis.stop(),
+    () => redis.start(),
+  );
 
 async function flushRedis(): Promise<void> {
   await crash(
