@@ -165,5 +165,14 @@ export class SharedRateCap {
   }
 }
 
-/** The deployment's cap on calls to the service (`SERVICE_API_MAX_RPS`): every instance of it shares one Redis key. */
-export const serviceRateCap = (shared: SharedRedis, maxRps: number): SharedRateCap => new SharedRateCap(shared, shared.key('ratelimit', 'service'), maxRps);
+const serviceCaps = new WeakMap<SharedRedis, SharedRateCap>();
+
+/**
+ * The deployment's cap on calls to the service (`SERVICE_API_MAX_RPS`): one per process (per SharedRedis), whoever
+ * asks (the client, the connection checks), so that the per-process fallback while Redis is away is one cap too.
+ */
+export function serviceRateCap(shared: SharedRedis, maxRps: number): SharedRateCap {
+  let cap = serviceCaps.get(shared);
+  if (!cap) serviceCaps.set(shared, (cap = new SharedRateCap(shared, shared.key('ratelimit', 'service'), maxRps)));
+  return cap;
+}
