@@ -11,9 +11,9 @@ const RETRY_MS = 2_000;
 const RESET = 'to replace it, set ADMIN_TOKEN, or run DELETE FROM admin_credential and restart to have a new one printed';
 
 /**
- * With no admin token in the environment (ADMIN_TOKEN, or an admin of ADMIN_TOKENS), one is made by the daemon on its first start: printed once (a warn line, with
- * the console's address) and kept only as its sha256 in `admin_credential`, so a fresh `docker compose up` can be
- * signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
+ * With no admin token in the environment (ADMIN_TOKEN, or an admin of ADMIN_TOKENS), one is made by the daemon on
+ * its first start: printed once (a warn line, with the console's address) and kept only as its sha256 in
+ * `admin_credential`, so a fresh `docker compose up` can be signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
  * whose row lands prints its token, the others (and every later start) load the hash and print nothing secret.
  * Start-up never waits for Postgres: until the hash is loaded that token simply does not authenticate.
  */

@@ -9,10 +9,10 @@ import { ActionQueues } from '../queues/action-queues.service.js';
 import { QUEUES, type ActionQueueName } from '../queues/queues.js';
 import { RelaySignal } from '../queues/relay-signal.service.js';
 import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
-import { UnhandledActions } from './unhandled-actions.js';
 import { SyncLogRepository, type UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
 import { Relay } from './relay.service.js';
+import { UnhandledActions } from './unhandled-actions.js';
 
 /** 10 stored deliveries per 100 ms sample make a burst, during which 3 per sample are relayed. */
 const RELAY = { burstPerSecond: 100, burstFeedPerSecond: 30, sampleMs: 100, pollMs: 1_000 };
