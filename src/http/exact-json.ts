@@ -35,3 +35,8 @@ export function idString(value: unknown): string {
 export function optionalIdString(value: unknown): string | null {
   return value === undefined || value === null || value === '' ? null : idString(value);
 }
+
+/** A parsed JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

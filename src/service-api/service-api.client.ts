@@ -3,7 +3,7 @@ import FormData from 'form-data';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { jsonInteger, optionalIdString } from '../http/exact-json.js';
+import { isJsonObject, jsonInteger, optionalIdString } from '../http/exact-json.js';
 import { excerptOf, notConnected, OutboundError } from '../http/outbound-error.js';
 import type { ServiceConnection } from '../connections/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
@@ -248,7 +248,7 @@ export class ServiceApiClient {
     const endpoint = 'A2 POST /appointment_crm/batch/associate_project';
     const answer = await this.call<unknown>(endpoint, 'POST', '/appointment_crm/batch/associate_project', { items });
     const itemsOf = (field: 'success_items' | 'fail_items'): unknown[] => {
-      const list = isPlainObject(answer) ? (answer[field] ?? []) : null;
+      const list = isJsonObject(answer) ? (answer[field] ?? []) : null;
       if (!Array.isArray(list)) throw new OutboundError('service', endpoint, 'invalid_response', 200, `expected an object whose ${field} is a list`);
       return list;
     };
@@ -256,8 +256,8 @@ export class ServiceApiClient {
     return {
       successItems: itemsOf('success_items').flatMap((item) => toOptionalPair(item) ?? []),
       failItems: itemsOf('fail_items').flatMap((item) => {
-        const raw = isPlainObject(item) ? item : {};
-        const pair = toOptionalPair(isPlainObject(raw.data) ? raw.data : raw);
+        const raw = isJsonObject(item) ? item : {};
+        const pair = toOptionalPair(isJsonObject(raw.data) ? raw.data : raw);
         if (!pair) return [];
         return [{ ...pair, message: typeof raw.message === 'string' ? raw.message : 'association failed (no reason given)' }];
       }),
@@ -286,7 +286,7 @@ export class ServiceApiClient {
     }
     if (response.status === 404) return null;
     const answer = normalizeIds<unknown>(response.data);
-    const connected = isPlainObject(answer) ? answer.connected_product_id : undefined;
+    const connected = isJsonObject(answer) ? answer.connected_product_id : undefined;
     if (connected === undefined || connected === null || connected === '') return null;
     const id = idOrNull(connected);
     if (id === null) {
@@ -367,13 +367,9 @@ function versionParam(drawingVersionId?: string): Record<string, string | undefi
   return { drawing_version_id: drawingVersionId };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The pair an answer's item names, or null when it does not name both ids (or names them as something else). */
 function toOptionalPair(value: unknown): AssociationPair | null {
-  if (!isPlainObject(value)) return null;
+  if (!isJsonObject(value)) return null;
   const appointment = idOrNull(value.appointment_id);
   const project = idOrNull(value.project_id);
   return appointment && project ? { appointment_id: appointment, project_id: project } : null;

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { parseExactJson } from '../http/exact-json.js';
+import { isJsonObject, parseExactJson } from '../http/exact-json.js';
 import { normalizeIds } from '../service-api/normalize-ids.js';
 import { AppointmentPromptDto, EVENT_DTOS, RecordPromptDto } from './dto/event-dtos.js';
 import { shapeCheck } from './dto/shape-check.js';
@@ -29,7 +29,7 @@ export function parseDelivery(endpoint: WebhookEndpoint, raw: Buffer): ParsedDel
   } catch {
     return { kind: 'invalid', event: null, reason: 'body is not JSON' };
   }
-  if (!isObject(json)) return { kind: 'invalid', event: null, reason: 'body must be a JSON object' };
+  if (!isJsonObject(json)) return { kind: 'invalid', event: null, reason: 'body must be a JSON object' };
   if (endpoint === 'events') return parseEvent(json);
   return parsePrompt(endpoint, json);
 }
@@ -39,14 +39,14 @@ function parseEvent(json: Record<string, unknown>): ParsedDelivery {
   if (typeof event !== 'string' || event === '') return { kind: 'invalid', event: null, reason: 'event must be a non-empty string' };
   // Own names only: `in` would take `toString` or `constructor` (Object.prototype's) for an event.
   if (!Object.hasOwn(EVENT_DTOS, event)) return { kind: 'unknown', event };
-  if (!isObject(json.data)) return { kind: 'invalid', event, reason: 'data must be an object' };
+  if (!isJsonObject(json.data)) return { kind: 'invalid', event, reason: 'data must be an object' };
   const dto = EVENT_DTOS[event as keyof typeof EVENT_DTOS];
   return validated(event as EventName, dto, json.data);
 }
 
 function parsePrompt(endpoint: 'appointment-prompt' | 'record-prompt', json: Record<string, unknown>): ParsedDelivery {
   // Accepted bare, or wrapped as {event, data} (the spec does not show the envelope of these webhooks).
-  const wrapped = 'data' in json && isObject(json.data) && !('yes_no' in json);
+  const wrapped = 'data' in json && isJsonObject(json.data) && !('yes_no' in json);
   const payload = { ...(wrapped ? (json.data as Record<string, unknown>) : json) };
   if (endpoint === 'appointment-prompt') return validated(APPOINTMENT_PROMPT_EVENT, AppointmentPromptDto, payload);
   payload.record_crm_module ??= payload.module;
@@ -75,8 +75,4 @@ function describeErrors(errors: ValidationError[], prefix = 'data.'): string {
     if (error.children?.length) messages.push(describeErrors(error.children, `${path}.`));
   }
   return messages.join('; ').slice(0, 500);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
