@@ -25,7 +25,9 @@ export type ClaimResult = { claimed: AlertRow } | { claimed: null; waitMs: numbe
 /** Most ids kept on one alert; `count` keeps counting past it. */
 export const MAX_ALERT_ENTRIES = 100;
 /** Longer than any send lasts (its time-out is seconds): a message still `sending` after this was abandoned. */
-export const ABANDONED_AFTER_SECONDS = 60;
+const ABANDONED_AFTER_SECONDS = 60;
+/** An alert row a replica stopped sending (the test button's are its caller's to see through). */
+const ABANDONED = `status = 'sending' AND kind <> 'test' AND updated_at < now() - interval '${ABANDONED_AFTER_SECONDS} seconds'`;
 
 const COLUMNS = `id::text AS id, kind, status, count, entries, detail, text, error, http_status, created_at, sent_at`;
 
@@ -119,8 +121,8 @@ export class AlertRepository {
   private async foldAbandoned(m: EntityManager, kind: AlertKind): Promise<void> {
     await m.query(
       `WITH abandoned AS (
-         UPDATE alert SET status = 'failed', error = $3, updated_at = now()
-          WHERE kind = $1 AND kind <> 'test' AND status = 'sending' AND updated_at < now() - make_interval(secs => $2)
+         UPDATE alert SET status = 'failed', error = $2, updated_at = now()
+          WHERE kind = $1 AND ${ABANDONED}
          RETURNING count, entries, detail
        )
        INSERT INTO alert (kind, status, count, entries, detail)
@@ -132,7 +134,7 @@ export class AlertRepository {
                      entries = (alert.entries || EXCLUDED.entries)[1:${MAX_ALERT_ENTRIES}],
                      detail = COALESCE(alert.detail, EXCLUDED.detail),
                      updated_at = now()`,
-      [kind, ABANDONED_AFTER_SECONDS, 'not sent: the replica sending it stopped; its events were counted into the next message'],
+      [kind, 'not sent: the replica sending it stopped; its events were counted into the next message'],
     );
   }
 
@@ -155,11 +157,7 @@ export class AlertRepository {
 
   /** Kinds with a pending alert, or one abandoned mid-send (left by any replica), for the periodic flush. */
   async pendingKinds(): Promise<AlertKind[]> {
-    const rows = await this.database.query<Array<{ kind: AlertKind }>>(
-      `SELECT DISTINCT kind FROM alert
-        WHERE status = 'pending' OR (status = 'sending' AND kind <> 'test' AND updated_at < now() - make_interval(secs => $1))`,
-      [ABANDONED_AFTER_SECONDS],
-    );
+    const rows = await this.database.query<Array<{ kind: AlertKind }>>(`SELECT DISTINCT kind FROM alert WHERE status = 'pending' OR (${ABANDONED})`);
     return rows.map((r) => r.kind);
   }
 
