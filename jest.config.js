@@ -5,8 +5,7 @@
  * does require(esm) natively).
  *
  * Two lanes (Jest projects), run together by `npm test` or alone with `--selectProjects`:
- * - unit: `src/**\/*.spec.ts` and `test/unit/**\/*.spec.ts`, in-process only, no Postgres, Redis or build
- *   (`npm run test:unit`);
+ * - unit: `src/**\/*.spec.ts`, in-process only, no Postgres, Redis or build (`npm run test:unit`);
  * - e2e: `test/**\/*.e2e-spec.ts`, the real app on Postgres and Redis, some starting the built daemon from dist/
  *   (`npm run test:e2e` builds first).
  */
@@ -47,7 +46,7 @@ const lane = {
 
 export default {
   projects: [
-    { ...lane, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...lane, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...lane, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
   testTimeout: 30000,

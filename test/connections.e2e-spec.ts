@@ -14,7 +14,7 @@ import { mapRecord } from './sim/zoho/e2e-helpers.js';
 type Json = any;
 
 /*
- * Connections set from the console (README "Connections"): tested before saved, sealed at rest, never answered or
+ * Connections set from the console (docs/operations.md "Connections"): tested before saved, sealed at rest, never answered or
  * logged, read by every replica within seconds, kept over a restart; environment connections win and are read-only.
  * Redis db 11, shared with other files through each harness's own queue prefix.
  */

@@ -5,7 +5,7 @@ import { basename, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The admin console (README "HTTP interface"): static files from the `ui` folder next to this module, i.e.
+ * The admin console (docs/operations.md, "Day to day"): static files from the `ui` folder next to this module, i.e.
  * `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build copies
  * the folder).
  * `GET /admin` (and `/admin/`) answer index.html, `/admin/<file>` the folder's files; anything else under `/admin/`

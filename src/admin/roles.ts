@@ -1,5 +1,5 @@
 /**
- * The roles of the admin API and the named tokens that carry them (`ADMIN_TOKENS`, README "Roles"). Kept free of
+ * The roles of the admin API and the named tokens that carry them (`ADMIN_TOKENS`, docs/operations.md "Roles and sessions"). Kept free of
  * Nest imports: the configuration parses `ADMIN_TOKENS` with it before the application exists.
  */
 export const ROLES = ['viewer', 'operator', 'admin'] as const;

@@ -22,7 +22,7 @@ export class MeView {
 const secure = (request: FastifyRequest): boolean => request.protocol === 'https';
 
 /**
- * The console's session: a token exchanged once for an HttpOnly cookie (README "Roles and sessions"), so pages such
+ * The console's session: a token exchanged once for an HttpOnly cookie (docs/operations.md "Roles and sessions"), so pages such
  * as Bull Board work without the token in a URL or in the page's script.
  */
 @ApiTags('session')

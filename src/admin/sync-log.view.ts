@@ -4,7 +4,7 @@ import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SYNC_TRIGGERS } from '../domain/actions.js';
 import { SYNC_STATUSES } from '../sync-log/sync-log.entity.js';
 
-/** A sync log entry as the admin API shows it (README "HTTP interface"): ids as strings, times ISO 8601 UTC. */
+/** A sync log entry as the admin API shows it (docs/operations.md, "The admin API"): ids as strings, times ISO 8601 UTC. */
 export class SyncLogEntryView {
   @ApiProperty({ example: '42' }) id: string;
   @ApiProperty({ example: 'associate' }) kind: string;

@@ -15,7 +15,7 @@ const toInt = Transform(({ value }) => {
 });
 
 /**
- * The environment as the daemon reads it (README "Configuration"). Every variable is validated here, once, at
+ * The environment as the daemon reads it (docs/configuration.md). Every variable is validated here, once, at
  * start; `loadConfig` maps it into the typed `AppConfig`.
  */
 export class EnvironmentVariables {

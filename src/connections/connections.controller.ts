@@ -32,7 +32,7 @@ import { ZohoConnectService } from './zoho-connect.service.js';
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
 
 /**
- * The Connections screen's API (README "Connections"): the service, the two CRMs and the webhook secrets, set from the
+ * The Connections screen's API (docs/operations.md "Connections"): the service, the two CRMs and the webhook secrets, set from the
  * console when the environment does not set them. New settings are tested before they are saved; secrets are sealed
  * with CONNECTIONS_KEY and never answered (their last 4 characters at most).
  */

@@ -10,7 +10,7 @@ import { OAuthCallbackController } from './oauth-callback.controller.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 
 /**
- * The connections (README "Connections"): the service, the appointment CRM, Zoho CRM and the webhook secrets, from
+ * The connections (docs/connections.md): the service, the appointment CRM, Zoho CRM and the webhook secrets, from
  * the environment or the console. Global: every client asks ConnectionsService for its settings on each call.
  */
 @Global()

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
 import type { Mapping } from './mapping.entity.js';
 
-/** A mapping as the admin API shows it (README "HTTP interface"): ids as JSON strings, times ISO 8601 UTC. */
+/** A mapping as the admin API shows it (docs/operations.md, "The admin API"): ids as JSON strings, times ISO 8601 UTC. */
 export class MappingView {
   @ApiProperty({ example: '12' }) id: string;
   @ApiProperty({ enum: ['appointment', 'record'] }) crm: 'appointment' | 'record';
