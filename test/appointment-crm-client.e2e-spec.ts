@@ -121,7 +121,15 @@ describe(HttpAppointmentCrm.name, () => {
         times: 1,
         status: 200,
         body: {
-          items: [{ id: bareNumber('36029621652700099'), status: 'Open', extra: { x: 1 }, scheduled_at: '2026-12-02T09:00:00Z', customer: { name: 'Bo', address: { zip_code: 73301 } } }],
+          items: [
+            {
+              id: bareNumber('36029621652700099'),
+              status: 'Open',
+              extra: { x: 1 },
+              scheduled_at: '2026-12-02T09:00:00Z',
+              customer: { name: 'Bo', address: { zip_code: 73301 } },
+            },
+          ],
           next_cursor: '',
           more: true,
         },
