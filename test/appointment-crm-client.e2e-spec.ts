@@ -232,11 +232,11 @@ describe(HttpAppointmentCrm.name, () => {
       const [writesBefore, requestsBefore] = [sim.keyedWrites.length, sim.requests.length];
       const pdf = makePdf('plan');
       const upload = { stream: Readable.from([pdf]), fileName: 'Plan ü.pdf', size: pdf.length };
-      const file = await crm.uploadFile(idOf(1), 'drawing', upload, 'crm-sync:79:run-1:upload-drawing:Plan%20%C3%BC.pdf');
+      const file = await crm.uploadFile(idOf(1), 'drawing', upload, 'crm-sync:79:run-1:upload-drawing:1:Plan%20%C3%BC.pdf');
       await crm.deleteFile(idOf(1), file.id, `crm-sync:79:delete:${file.id}`);
       await crm.addNote(idOf(1), 'Paid 1', 'crm-sync:80:note');
       expect(sim.keyedWrites.slice(writesBefore).map((w) => [w.method, w.key])).toEqual([
-        ['POST', 'crm-sync:79:run-1:upload-drawing:Plan%20%C3%BC.pdf'],
+        ['POST', 'crm-sync:79:run-1:upload-drawing:1:Plan%20%C3%BC.pdf'],
         ['DELETE', `crm-sync:79:delete:${file.id}`],
         ['POST', 'crm-sync:80:note'],
       ]);

@@ -200,12 +200,13 @@ export class AppointmentActionsService {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
       const uploaded = new Set<string>();
-      for (const source of sources) {
+      for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
         const file = await withRetries(async () => {
           const pdf = await source.open();
           try {
-            const uploadKey = idempotencyKey(entry.id, `run-${entry.attempts}:upload-${category}`, source.fileName);
+            // The position too: two drawings may have the same name, and each must be uploaded.
+            const uploadKey = idempotencyKey(entry.id, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
             const file = { stream: pdf.stream, fileName: source.fileName, size: pdf.size };
             return await this.crm.uploadFile(appointmentId, category, file, uploadKey);
           } finally {
