@@ -38,7 +38,71 @@ describe('appointment CRM: failures', () => {
     expect(entries.map((e) => e.status)).toEqual(['succeeded', 'succeeded']);
     expect(crm().requestsTo('PUT', `/appointments/${appointmentId}/sale`)).toHaveLength(3);
     expect(crm().get(appointmentId)!.status).toBe('Sold');
+    // One fact, one key: every try of the sale carries the same Idempotency-Key, named after its sync log entry.
+    const keys = crm()
+      .requestsTo('PUT', `/appointments/${appointmentId}/sale`)
+      .map((r) => r.headers['idempotency-key']);
+    expect(keys).toEqual(Array(3).fill(`crm-sync:${entries[0].id}:sale`));
+    expect(crm().requestsTo('PATCH', `/appointments/${appointmentId}`)[0].headers['idempotency-key']).toBe(`crm-sync:${entries[1].id}:status`);
   });
+
+  /** A payment of the scenario's project, delivered; answers its note's sync log entry once it has finished. */
+  async function paymentNote(s: Awaited<ReturnType<typeof scenario>>, paidAmount: number): Promise<SyncLogEntry> {
+    const notesSoFar = async () => (await entriesOf(h, s.project.id)).filter((e) => e.kind === 'add_note');
+    const before = (await notesSoFar()).length;
+    const proposal = h.service.addProposal({ project_id: s.project.id, status: 'APPROVED' });
+    const payment = h.service.addPayment(proposal.proposal_id, { paid_amount: paidAmount, pay_channel: 'mark_as_paid', paid_date: '2026-11-24' });
+    await deliverEvent(h, events.paymentReceived(proposal.proposal_id, s.drawing.id, payment));
+    await settled(h, s.project.id, ['add_note'], 20_000);
+    return waitFor(async () => (await notesSoFar())[before], 20_000, 'the note of the payment');
+  }
+
+  it('a note the CRM applied but whose answer was lost is found by the retry, not added twice', async () => {
+    const s = await scenario();
+    const notesPath = `/appointments/${s.appointmentId}/notes`;
+    // A CRM that ignores the Idempotency-Key: only the notes listing can tell that the note got through.
+    crm().honoursIdempotencyKeys = false;
+    crm().injectFault({ method: 'POST', path: notesPath, times: 1, afterHandling: true, dropConnection: true });
+    let entry: SyncLogEntry;
+    try {
+      entry = await paymentNote(s, 64);
+    } finally {
+      crm().honoursIdempotencyKeys = true;
+    }
+    expect(entry.status).toBe('succeeded');
+    const notes = crm().get(s.appointmentId)!.notes;
+    expect(notes).toHaveLength(1);
+    expect(notes[0].text).toContain('64.00');
+    expect(crm().requestsTo('POST', notesPath)).toHaveLength(1);
+    expect(crm().requestsTo('GET', notesPath)).toHaveLength(2); // before the note, and after its answer was lost
+    expect(entry.detail).toBe(`note already on appointment ${s.appointmentId} (note ${notes[0].id})`);
+  }, 30_000);
+
+  it('a CRM without the notes listing (an older implementation) still gets its note, unchecked', async () => {
+    const s = await scenario();
+    const notesPath = `/appointments/${s.appointmentId}/notes`;
+    crm().listsNotes = false;
+    let entry: SyncLogEntry;
+    try {
+      entry = await paymentNote(s, 66);
+    } finally {
+      crm().listsNotes = true;
+    }
+    expect(entry).toMatchObject({
+      status: 'succeeded',
+      detail: `note added to appointment ${s.appointmentId} (the CRM cannot list notes: added without looking for an earlier one)`,
+    });
+    expect(
+      crm()
+        .get(s.appointmentId)!
+        .notes.map((n) => n.text),
+    ).toEqual([expect.stringContaining('66.00')]);
+    expect(
+      crm()
+        .requestsTo('POST', notesPath)
+        .map((r) => r.headers['idempotency-key']),
+    ).toEqual([`crm-sync:${entry.id}:note`]);
+  }, 30_000);
 
   it('retries a failed upload together with its download (a stream is sent once)', async () => {
     const { project, drawing, appointmentId } = await scenario();

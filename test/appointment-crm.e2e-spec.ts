@@ -106,6 +106,23 @@ describe('appointment CRM: drawings', () => {
     expect(crm().uploads.filter((u) => u.appointmentId === appointmentId)).toHaveLength(4);
   });
 
+  it('uploads two drawings of the same name, each under its own Idempotency-Key', async () => {
+    const project = h.service.addProject();
+    h.service.addDrawing(project.id, { name: 'Kitchen' });
+    const last = h.service.addDrawing(project.id, { name: 'Kitchen' });
+    const appointmentId = '90071992547409935';
+    crm().addAppointment(appointmentId);
+    await mapAppointment(h, project.id, appointmentId);
+    await deliverEvent(h, events.drawingCreated(h.service.drawingView(last.id)));
+    const [push] = (await settled(h, project.id, ['push_drawings'])).filter((e) => e.kind === 'push_drawings');
+    expect(push.status).toBe('succeeded');
+    expect(sortedHex(crm().fileBytes(appointmentId, 'drawing'))).toEqual(sortedHex(pdfsOf(project.id)));
+    const keys = crm()
+      .requestsTo('POST', `/appointments/${appointmentId}/files`)
+      .map((r) => r.headers['idempotency-key']);
+    expect(keys).toEqual([`crm-sync:${push.id}:run-1:upload-drawing:1:Kitchen.pdf`, `crm-sync:${push.id}:run-1:upload-drawing:2:Kitchen.pdf`]);
+  });
+
   it('reconciliation asks for a push only when a drawing version differs from the last push', async () => {
     const project = h.service.addProject();
     const drawing = h.service.addDrawing(project.id);

@@ -13,6 +13,7 @@ import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProducts } from './connected-products.service.js';
+import { idempotencyKey } from './idempotency-key.js';
 import { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { saleFromLineItems } from './sale.js';
 
@@ -63,15 +64,36 @@ export class AppointmentActionsService {
   async setStatus(entry: ActionEntry<'set_status'>): Promise<ActionOutcome> {
     const id = targetOf(entry);
     const status = entry.payload.status ?? SOLD;
-    await this.crm.setStatus(id, status);
+    await this.crm.setStatus(id, status, idempotencyKey(entry.id, 'status'));
     return { status: 'succeeded', detail: `appointment ${id} status set to ${status}` };
   }
 
+  /**
+   * Adds a note once: a note with the same text already on the appointment (an earlier try got through, its answer
+   * lost) is not added again. The text carries every field of the payment that identifies the fact, so equal text
+   * is the same fact. A CRM without the notes listing gets the note unchecked.
+   */
   @RunsAction('add_note', ON_APPOINTMENT_QUEUE)
   async addNote(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
     const id = targetOf(entry);
-    await this.crm.addNote(id, String((entry.payload as AppointmentNotePayload).text));
-    return { status: 'succeeded', detail: `note added to appointment ${id}` };
+    const text = String((entry.payload as AppointmentNotePayload).text);
+    const key = idempotencyKey(entry.id, 'note');
+    const find = async () => {
+      const notes = await this.crm.listNotes(id);
+      return notes === null ? { listed: false } : { listed: true, note: notes.find((n) => n.text.trim() === text.trim()) };
+    };
+
+    const first = await find();
+    if (first.note) return { status: 'succeeded', detail: `note already on appointment ${id} (note ${first.note.id})` };
+    const found = await withRetries(async (attempt) => {
+      // After an unclear failure the note may be there: look again (the failed write waited as long as it went unanswered).
+      const earlier = attempt > 1 && first.listed ? (await find()).note : undefined;
+      if (!earlier) await this.crm.addNote(id, text, key);
+      return earlier;
+    }, this.config.http.retry);
+    if (found) return { status: 'succeeded', detail: `note already on appointment ${id} (note ${found.id})` };
+    const unchecked = first.listed ? '' : ' (the CRM cannot list notes: added without looking for an earlier one)';
+    return { status: 'succeeded', detail: `note added to appointment ${id}${unchecked}` };
   }
 
   /** Every drawing of the project (P8, every page) with its current version (D2). */
@@ -107,7 +129,7 @@ export class AppointmentActionsService {
       // An empty list is more likely a glitch than a project emptied on purpose: keep the files the appointment has.
       return { status: 'skipped', detail: `project ${projectId} has no drawing with a PDF; the appointment's drawing files are left as they are` };
     }
-    const { uploaded, deleted } = await this.replaceFiles(appointmentId, 'drawing', sources);
+    const { uploaded, deleted } = await this.replaceFiles(entry, appointmentId, 'drawing', sources);
     await this.recordPushed(
       appointmentId,
       sources.map((s) => s.drawing),
@@ -136,7 +158,7 @@ export class AppointmentActionsService {
       payload.pdf_url && payload.proposal_id && projectId
         ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
         : () => this.service.openPdf(url);
-    const { deleted } = await this.replaceFiles(appointmentId, 'proposal', [{ fileName, open }]);
+    const { deleted } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
       : soldAction(entry, appointmentId);
@@ -152,7 +174,7 @@ export class AppointmentActionsService {
     }
     const lineItems = await this.service.getLineItems(payload.drawing_id, payload.drawing_version_id);
     const sale = await saleFromLineItems(lineItems, payload.drawing_id, (productId) => this.products.externalIdOf(productId));
-    await this.crm.putSale(appointmentId, sale);
+    await this.crm.putSale(appointmentId, sale, idempotencyKey(entry.id, 'sale'));
     const connected = sale.items.filter((item) => item.external_product_id !== null).length;
     return {
       status: 'succeeded',
@@ -165,18 +187,28 @@ export class AppointmentActionsService {
    * Uploads the new files first, then deletes every other file of the category, so a retry (or a run killed half
    * way and started again) converges on exactly the new files, and the appointment is never left without any.
    * One replace at a time per appointment and category, across replicas: two interleaved ones would delete each
-   * other's uploads.
+   * other's uploads. An upload's idempotency key names the run: a lost answer is retried within the run under
+   * the same key, while a run again uploads afresh (the drawings may have changed, or its earlier uploads may be
+   * gone) and its deletes remove what the earlier run left.
    */
-  private async replaceFiles(appointmentId: string, category: FileCategory, sources: PdfSource[]): Promise<{ uploaded: number; deleted: number }> {
+  private async replaceFiles(
+    entry: Pick<SyncLogEntry, 'id' | 'attempts'>,
+    appointmentId: string,
+    category: FileCategory,
+    sources: PdfSource[],
+  ): Promise<{ uploaded: number; deleted: number }> {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
       const uploaded = new Set<string>();
-      for (const source of sources) {
+      for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
         const file = await withRetries(async () => {
           const pdf = await source.open();
           try {
-            return await this.crm.uploadFile(appointmentId, category, { stream: pdf.stream, fileName: source.fileName, size: pdf.size });
+            // The position too: two drawings may have the same name, and each must be uploaded.
+            const uploadKey = idempotencyKey(entry.id, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
+            const file = { stream: pdf.stream, fileName: source.fileName, size: pdf.size };
+            return await this.crm.uploadFile(appointmentId, category, file, uploadKey);
           } finally {
             pdf.stream.destroy();
           }
@@ -184,7 +216,7 @@ export class AppointmentActionsService {
         uploaded.add(file.id);
       }
       const stale = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id));
-      for (const file of stale) await this.crm.deleteFile(appointmentId, file.id);
+      for (const file of stale) await this.crm.deleteFile(appointmentId, file.id, idempotencyKey(entry.id, 'delete', file.id));
       return { uploaded: uploaded.size, deleted: stale.length };
     });
   }

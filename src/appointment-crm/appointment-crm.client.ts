@@ -11,11 +11,17 @@ import {
   AppointmentNotFoundError,
   type Appointment,
   type AppointmentCrm,
+  type AppointmentDetails,
   type AppointmentFile,
+  type AppointmentNote,
+  type AppointmentPage,
+  type AppointmentSearch,
   type FileCategory,
+  type IdempotencyKey,
   type Sale,
   type UploadFile,
 } from './appointment-crm.js';
+import { AppointmentShapeError, readAppointmentList, readAppointmentPage, readNotes } from './appointment-reader.js';
 
 const enc = encodeURIComponent;
 
@@ -23,7 +29,8 @@ const enc = encodeURIComponent;
  * The bundled AppointmentCrm adapter: the REST interface of docs/appointment-crm.md over HTTP with the bearer
  * key, time-outs, typed errors, and retries of 429 (honouring Retry-After), 408/409, 5xx and time-outs. Other 4xx
  * fail at once; a 404 on an appointment becomes AppointmentNotFoundError. Uploads are sent once: their caller
- * retries download and upload together, since a stream can only be read once.
+ * retries download and upload together, since a stream can only be read once. Every write carries its caller's
+ * Idempotency-Key, the same on each of its tries.
  */
 @Injectable()
 export class HttpAppointmentCrm implements AppointmentCrm {
@@ -58,7 +65,29 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     });
   }
 
-  async uploadFile(appointmentId: string, category: FileCategory, file: UploadFile): Promise<AppointmentFile> {
+  async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
+    const endpoint = 'GET /appointments (changed since)';
+    const params = { updated_since: since?.toISOString(), cursor: cursor ?? undefined, limit };
+    return this.read(endpoint, readAppointmentPage, { endpoint, method: 'GET', path: '/appointments', pathTemplate: '/appointments', params });
+  }
+
+  async searchAppointments(query: AppointmentSearch): Promise<AppointmentDetails[]> {
+    const endpoint = 'GET /appointments (search)';
+    return this.read(endpoint, readAppointmentList, { endpoint, method: 'GET', path: '/appointments', pathTemplate: '/appointments', params: { ...query } });
+  }
+
+  async listNotes(appointmentId: string): Promise<AppointmentNote[] | null> {
+    // An implementation of the contract older than the notes listing answers 404 here; an unknown appointment is
+    // told by the note's POST, which the caller sends next.
+    const endpoint = 'GET /appointments/:id/notes';
+    const response = await (
+      await this.http(endpoint)
+    ).request<unknown>({ endpoint, method: 'GET', path: `/appointments/${enc(appointmentId)}/notes`, acceptStatus: [404] });
+    if (response.status === 404) return null;
+    return this.parsed(endpoint, readNotes, response.data);
+  }
+
+  async uploadFile(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey): Promise<AppointmentFile> {
     const form = new FormData();
     form.append('category', category);
     form.append('file', file.stream, {
@@ -66,7 +95,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       contentType: 'application/pdf',
       ...(file.size !== null ? { knownLength: file.size } : {}),
     });
-    const headers: Record<string, string> = form.getHeaders();
+    const headers: Record<string, string> = { ...form.getHeaders(), ...idempotent(key) };
     if (file.size !== null) headers['content-length'] = String(form.getLengthSync());
     const data = await this.call<Record<string, unknown>>(appointmentId, {
       endpoint: 'POST /appointments/:id/files',
@@ -79,7 +108,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     return { id: idString(data.id), name: String(data.name ?? file.fileName), category: String(data.category ?? category) };
   }
 
-  async deleteFile(appointmentId: string, fileId: string): Promise<void> {
+  async deleteFile(appointmentId: string, fileId: string, key: IdempotencyKey): Promise<void> {
     // 404 here means the file went away already (an earlier attempt deleted it): the goal is reached.
     const endpoint = 'DELETE /appointments/:id/files/:fileId';
     await (
@@ -88,25 +117,55 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       endpoint,
       method: 'DELETE',
       path: `/appointments/${enc(appointmentId)}/files/${enc(fileId)}`,
+      headers: idempotent(key),
       acceptStatus: [404],
     });
   }
 
-  async putSale(appointmentId: string, sale: Sale): Promise<void> {
-    await this.call(appointmentId, { endpoint: 'PUT /appointments/:id/sale', method: 'PUT', path: `/appointments/${enc(appointmentId)}/sale`, json: sale });
+  async putSale(appointmentId: string, sale: Sale, key: IdempotencyKey): Promise<void> {
+    await this.call(appointmentId, {
+      endpoint: 'PUT /appointments/:id/sale',
+      method: 'PUT',
+      path: `/appointments/${enc(appointmentId)}/sale`,
+      json: sale,
+      headers: idempotent(key),
+    });
   }
 
-  async setStatus(appointmentId: string, status: string): Promise<void> {
-    await this.call(appointmentId, { endpoint: 'PATCH /appointments/:id', method: 'PATCH', path: `/appointments/${enc(appointmentId)}`, json: { status } });
+  async setStatus(appointmentId: string, status: string, key: IdempotencyKey): Promise<void> {
+    await this.call(appointmentId, {
+      endpoint: 'PATCH /appointments/:id',
+      method: 'PATCH',
+      path: `/appointments/${enc(appointmentId)}`,
+      json: { status },
+      headers: idempotent(key),
+    });
   }
 
-  async addNote(appointmentId: string, text: string): Promise<void> {
+  async addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void> {
     await this.call(appointmentId, {
       endpoint: 'POST /appointments/:id/notes',
       method: 'POST',
       path: `/appointments/${enc(appointmentId)}/notes`,
       json: { text },
+      headers: idempotent(key),
+      retry: false,
     });
+  }
+
+  /** A read whose answer must have a shape: anything else is an invalid_response. */
+  private async read<T>(endpoint: string, reader: (raw: unknown) => T, req: OutboundRequest): Promise<T> {
+    const { data } = await (await this.http(endpoint)).request<unknown>(req);
+    return this.parsed(endpoint, reader, data);
+  }
+
+  private parsed<T>(endpoint: string, reader: (raw: unknown) => T, data: unknown): T {
+    try {
+      return reader(data);
+    } catch (err) {
+      if (err instanceof AppointmentShapeError) throw this.invalid(endpoint, err.message);
+      throw err;
+    }
   }
 
   /** A call about one appointment: its 404 names the appointment. */
@@ -129,6 +188,10 @@ export class HttpAppointmentCrm implements AppointmentCrm {
   private invalid(endpoint: string, message: string): OutboundError {
     return new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, message);
   }
+}
+
+function idempotent(key: IdempotencyKey): Record<string, string> {
+  return { 'idempotency-key': key };
 }
 
 /** An HTTP client of the appointment CRM with a connection's base URL and key (also the console's check of a new one). */

@@ -5,12 +5,19 @@ import { PermanentActionError } from '../sync-log/action.types.js';
 export interface AppointmentCrm {
   getAppointment(appointmentId: string): Promise<Appointment>;
   listFiles(appointmentId: string): Promise<AppointmentFile[]>;
-  uploadFile(appointmentId: string, category: FileCategory, file: UploadFile): Promise<AppointmentFile>;
+  /** Appointments changed at or after `since` (null: from the start), oldest change first, one page at a time. */
+  listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage>;
+  searchAppointments(query: AppointmentSearch): Promise<AppointmentDetails[]>;
+  /** The appointment's notes; null when the CRM has no notes listing (an older implementation of the contract). */
+  listNotes(appointmentId: string): Promise<AppointmentNote[] | null>;
+  // Every write carries an idempotency key, the same on every try of one fact (see idempotency-key.ts).
+  uploadFile(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey): Promise<AppointmentFile>;
   /** A file that is gone already counts as deleted. */
-  deleteFile(appointmentId: string, fileId: string): Promise<void>;
-  putSale(appointmentId: string, sale: Sale): Promise<void>;
-  setStatus(appointmentId: string, status: string): Promise<void>;
-  addNote(appointmentId: string, text: string): Promise<void>;
+  deleteFile(appointmentId: string, fileId: string, key: IdempotencyKey): Promise<void>;
+  putSale(appointmentId: string, sale: Sale, key: IdempotencyKey): Promise<void>;
+  setStatus(appointmentId: string, status: string, key: IdempotencyKey): Promise<void>;
+  /** Sent once: a note has no name to look for, so trying again after an unclear failure is the caller's. */
+  addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void>;
 }
 
 /** Injection token of the AppointmentCrm implementation. */
@@ -23,6 +30,50 @@ export interface Appointment {
   status: string;
   [field: string]: unknown;
 }
+
+/** An appointment as the listing and the search give it; a field the CRM does not know is null. */
+export interface AppointmentDetails {
+  id: string;
+  status: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  job_number: string | null;
+  updated_at: string | null;
+  customer: AppointmentCustomer | null;
+  sales_rep: { name: string | null; email: string | null } | null;
+}
+
+export interface AppointmentCustomer {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address: PostalAddress | null;
+}
+
+export interface PostalAddress {
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
+export interface AppointmentPage {
+  items: AppointmentDetails[];
+  /** Where the next page starts; null on the last page. */
+  next_cursor: string | null;
+}
+
+/** One of: free text, or an exact job number, e-mail or phone. */
+export type AppointmentSearch = { q: string } | { job_number: string } | { email: string } | { phone: string };
+
+export interface AppointmentNote {
+  id: string;
+  text: string;
+  created_at: string | null;
+}
+
+export type IdempotencyKey = string;
 
 export interface AppointmentFile {
   id: string;

@@ -1,5 +1,7 @@
 import busboy from 'busboy';
 import { SimServer, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
+import { appointmentView, listChanged, search } from './appointment-queries.js';
 
 export type FileCategory = 'drawing' | 'proposal';
 
@@ -19,13 +21,47 @@ export interface SimNote {
   created_at: string;
 }
 
-export interface SimAppointment {
-  id: string;
+export interface SimAddress {
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
+export interface SimCustomer {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address: SimAddress | null;
+}
+
+/** The fields the listing and the search answer with; null where the CRM does not know them. */
+export interface SimAppointmentFields {
   status: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  job_number: string | null;
+  customer: SimCustomer | null;
+  sales_rep: { name: string | null; email: string | null } | null;
+}
+
+export interface SimAppointment extends SimAppointmentFields {
+  id: string;
+  /** ISO 8601 with milliseconds; bumped by every change. */
+  updated_at: string;
   files: SimFile[];
   sale: unknown | null;
   saleHistory: unknown[];
   notes: SimNote[];
+}
+
+/** A write that carried an Idempotency-Key, and whether the simulator answered it from an earlier one. */
+export interface SimKeyedWrite {
+  key: string;
+  method: string;
+  path: string;
+  replayed: boolean;
 }
 
 /** One accepted upload; kept even after the file is deleted, so tests can count uploads across replaces and retries. */
@@ -45,11 +81,24 @@ export class AppointmentCrmSim extends SimServer {
   readonly appointments = new Map<string, SimAppointment>();
   readonly uploads: SimUpload[] = [];
   readonly apiKey: string;
+  /** Answers a repeated Idempotency-Key with the first answer; off: a CRM that ignores the header. */
+  honoursIdempotencyKeys = true;
+  /** Off: an implementation older than `GET …/notes`, which answers it 404. */
+  listsNotes = true;
+  private readonly keys = new IdempotencyKeys();
   private nextId = 1;
 
   constructor(options: { apiKey?: string } = {}) {
     super('appointment-crm');
     this.apiKey = options.apiKey ?? 'appt-key';
+
+    this.route(
+      'GET',
+      '/appointments',
+      this.authed((req) =>
+        ['q', 'job_number', 'email', 'phone'].some((p) => req.query.has(p)) ? search(this.appointments, req.query) : listChanged(this.appointments, req.query),
+      ),
+    );
 
     this.route(
       'GET',
@@ -100,8 +149,15 @@ export class AppointmentCrmSim extends SimServer {
         const status = isObject(req.json) ? req.json.status : undefined;
         if (typeof status !== 'string') return { status: 400, body: { error: 'status must be a string' } };
         appt.status = status;
+        appt.updated_at = new Date().toISOString();
         return { status: 200, body: summary(appt) };
       }),
+    );
+
+    this.route(
+      'GET',
+      '/appointments/:id/notes',
+      this.guarded((_req, appt) => (this.listsNotes ? { status: 200, body: appt.notes } : { status: 404, body: { error: 'not found' } })),
     );
 
     this.route(
@@ -121,6 +177,12 @@ export class AppointmentCrmSim extends SimServer {
     const appt: SimAppointment = {
       id,
       status: partial.status ?? 'Scheduled',
+      starts_at: partial.starts_at ?? null,
+      ends_at: partial.ends_at ?? null,
+      job_number: partial.job_number ?? null,
+      customer: partial.customer ?? null,
+      sales_rep: partial.sales_rep ?? null,
+      updated_at: partial.updated_at ?? new Date().toISOString(),
       files: partial.files ?? [],
       sale: partial.sale ?? null,
       saleHistory: partial.saleHistory ?? [],
@@ -128,6 +190,19 @@ export class AppointmentCrmSim extends SimServer {
     };
     this.appointments.set(id, appt);
     return appt;
+  }
+
+  /** An edit made in the CRM: changes the fields and bumps `updated_at` (to `at`, for equal or chosen times). */
+  editAppointment(id: string, changes: Partial<SimAppointmentFields>, at: Date = new Date()): SimAppointment {
+    const appt = this.appointments.get(id);
+    if (!appt) throw new Error(`appointment ${id} is not seeded`);
+    Object.assign(appt, changes, { updated_at: at.toISOString() });
+    return appt;
+  }
+
+  /** Every write that carried an Idempotency-Key, in order. */
+  get keyedWrites(): readonly SimKeyedWrite[] {
+    return this.keys.writes;
   }
 
   get(id: string): SimAppointment | undefined {
@@ -148,16 +223,23 @@ export class AppointmentCrmSim extends SimServer {
     return String(this.nextId++);
   }
 
-  /** Wraps a handler with the bearer-key check and the appointment lookup every route shares. */
-  private guarded(handler: (req: SimRequest, appt: SimAppointment) => SimResponse | Promise<SimResponse>): SimHandler {
+  /** Wraps a handler with the bearer-key check and the Idempotency-Key replay of writes. */
+  private authed(handler: SimHandler): SimHandler {
     return (req) => {
       if (req.headers.authorization !== `Bearer ${this.apiKey}`) {
         return { status: 401, body: { error: 'missing or invalid API key' } };
       }
+      return this.keys.handle(req, this.honoursIdempotencyKeys, handler);
+    };
+  }
+
+  /** Wraps a handler with the checks of `authed` and the appointment lookup every route under an id shares. */
+  private guarded(handler: (req: SimRequest, appt: SimAppointment) => SimResponse | Promise<SimResponse>): SimHandler {
+    return this.authed((req) => {
       const appt = this.appointments.get(req.params.id);
       if (!appt) return { status: 404, body: { error: `appointment ${req.params.id} not found` } };
       return handler(req, appt);
-    };
+    });
   }
 
   private async upload(req: SimRequest, appt: SimAppointment): Promise<SimResponse> {
@@ -187,8 +269,9 @@ export class AppointmentCrmSim extends SimServer {
   }
 }
 
-function summary(appt: SimAppointment): { id: string; status: string; sale: unknown } {
-  return { id: appt.id, status: appt.status, sale: appt.sale };
+/** The appointment as `GET /appointments/:id` answers it: the listing's fields and the sale. */
+function summary(appt: SimAppointment): Record<string, unknown> {
+  return { ...appointmentView(appt), sale: appt.sale };
 }
 
 function fileSummary(file: SimFile): { id: string; name: string; category: FileCategory; size: number } {

@@ -33,7 +33,8 @@ export type SimHandler = (req: SimRequest) => SimResponse | Promise<SimResponse>
 /**
  * A fault the simulator injects into the next `times` matching requests instead of handling them.
  * `status` 429 with `retryAfterSeconds` sends a Retry-After header; `delayMs` alone delays a normal answer;
- * `dropConnection` destroys the socket without answering.
+ * `dropConnection` destroys the socket without answering. `afterHandling` lets the request be handled first (its
+ * effect kept) and then loses or replaces the answer: a write the other side applied whose answer never arrived.
  */
 export interface Fault {
   method?: string;
@@ -44,6 +45,7 @@ export interface Fault {
   retryAfterSeconds?: number;
   delayMs?: number;
   dropConnection?: boolean;
+  afterHandling?: boolean;
 }
 
 interface Route {
@@ -147,6 +149,7 @@ export class SimServer {
       this.requests.push(recorded);
 
       const fault = this.takeFault(recorded);
+      const handled = fault?.afterHandling ? await this.handle(recorded) : undefined;
       const delay = this.latencyMs + (fault?.delayMs ?? 0);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       if (fault?.dropConnection) {
@@ -159,7 +162,7 @@ export class SimServer {
         return this.send(res, { status: fault.status, body: fault.body ?? { error: `injected ${fault.status}` }, headers });
       }
 
-      const response = await this.handle(recorded);
+      const response = handled ?? (await this.handle(recorded));
       this.send(res, response);
     } catch (err) {
       this.send(res, { status: 500, body: { error: `simulator error: ${(err as Error).message}` } });

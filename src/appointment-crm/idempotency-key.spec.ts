@@ -1,0 +1,28 @@
+import { idempotencyKey } from './idempotency-key.js';
+
+describe(idempotencyKey.name, () => {
+  it('names the entry, the step and what the step is about', () => {
+    expect(idempotencyKey('9007199254740993', 'sale')).toBe('crm-sync:9007199254740993:sale');
+    expect(idempotencyKey('42', 'delete', '17')).toBe('crm-sync:42:delete:17');
+  });
+
+  it('is the same for the same write, and differs for another file', () => {
+    expect(idempotencyKey('42', 'upload', 'Plan.pdf')).toBe(idempotencyKey('42', 'upload', 'Plan.pdf'));
+    expect(idempotencyKey('42', 'upload', 'Plan.pdf')).not.toBe(idempotencyKey('42', 'upload', 'Plan 2.pdf'));
+    expect(idempotencyKey('42', 'upload', 'Plan.pdf')).not.toBe(idempotencyKey('43', 'upload', 'Plan.pdf'));
+  });
+
+  it('stays ASCII for any file name', () => {
+    const key = idempotencyKey('42', 'upload', 'Plan ü:1.pdf');
+    expect(key).toBe('crm-sync:42:upload:Plan%20%C3%BC%3A1.pdf');
+    expect(key).toMatch(/^[\x21-\x7e]+$/);
+  });
+
+  it('ends in a hash past 200 characters, still one key per name', () => {
+    const long = (tail: string) => idempotencyKey('42', 'upload', `${'x'.repeat(300)}${tail}.pdf`);
+    expect(long('a')).toHaveLength(200);
+    expect(long('a')).toMatch(/^crm-sync:42:upload:x+~[0-9a-f]{64}$/);
+    expect(long('a')).not.toBe(long('b'));
+    expect(long('a')).toBe(long('a'));
+  });
+});
