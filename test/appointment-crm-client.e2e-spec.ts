@@ -73,7 +73,7 @@ describe(HttpAppointmentCrm.name, () => {
 
     it('reads every field, exact ids, nulls and unknown fields alike', async () => {
       sim.addAppointment(idOf(1), {
-        starts_at: '2026-12-01T15:00:00Z',
+        scheduled_at: '2026-12-01T15:00:00Z',
         ends_at: '2026-12-01T16:30:00Z',
         job_number: 'J-2041',
         updated_at: at(0).toISOString(),
@@ -81,16 +81,16 @@ describe(HttpAppointmentCrm.name, () => {
           name: 'Ana Ruiz',
           email: 'ana@example.com',
           phone: '+1 512 555 0100',
-          address: { street: '1 Main St', city: 'Austin', state: 'TX', postal_code: '78701', country: 'US' },
+          address: { street: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701', country: 'US' },
         },
-        sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com' },
+        sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com', phone: '+1 512 555 0199' },
       });
       sim.addAppointment(idOf(2), { updated_at: at(1).toISOString() });
       const [full, bare] = (await crm.listChangedAppointments(null, null, 10)).items;
       expect(full).toEqual({
         id: idOf(1),
         status: 'Scheduled',
-        starts_at: '2026-12-01T15:00:00Z',
+        scheduled_at: '2026-12-01T15:00:00Z',
         ends_at: '2026-12-01T16:30:00Z',
         job_number: 'J-2041',
         updated_at: at(0).toISOString(),
@@ -98,14 +98,14 @@ describe(HttpAppointmentCrm.name, () => {
           name: 'Ana Ruiz',
           email: 'ana@example.com',
           phone: '+1 512 555 0100',
-          address: { street: '1 Main St', city: 'Austin', state: 'TX', postal_code: '78701', country: 'US' },
+          address: { street: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701', country: 'US' },
         },
-        sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com' },
+        sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com', phone: '+1 512 555 0199' },
       });
       expect(bare).toEqual({
         id: idOf(2),
         status: 'Scheduled',
-        starts_at: null,
+        scheduled_at: null,
         ends_at: null,
         job_number: null,
         updated_at: at(1).toISOString(),
@@ -139,11 +139,11 @@ describe(HttpAppointmentCrm.name, () => {
           {
             id: '36029621652700099',
             status: 'Open',
-            starts_at: '2026-12-02T09:00:00Z',
+            scheduled_at: '2026-12-02T09:00:00Z',
             ends_at: null,
             job_number: null,
             updated_at: null,
-            customer: { name: 'Bo', email: null, phone: null, address: { street: null, city: null, state: null, postal_code: '73301', country: null } },
+            customer: { name: 'Bo', email: null, phone: null, address: { street: null, city: null, state: null, zip_code: '73301', country: null } },
             sales_rep: null,
           },
         ],

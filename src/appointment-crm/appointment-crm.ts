@@ -35,12 +35,12 @@ export interface Appointment {
 export interface AppointmentDetails {
   id: string;
   status: string;
-  starts_at: string | null;
+  scheduled_at: string | null;
   ends_at: string | null;
   job_number: string | null;
   updated_at: string | null;
   customer: AppointmentCustomer | null;
-  sales_rep: { name: string | null; email: string | null } | null;
+  sales_rep: { name: string | null; email: string | null; phone: string | null } | null;
 }
 
 export interface AppointmentCustomer {
@@ -54,7 +54,7 @@ export interface PostalAddress {
   street: string | null;
   city: string | null;
   state: string | null;
-  postal_code: string | null;
+  zip_code: string | null;
   country: string | null;
 }
 

@@ -5,7 +5,7 @@ describe('appointment readers', () => {
     expect(readAppointment({ id: '9007199254740993' })).toEqual({
       id: '9007199254740993',
       status: '',
-      starts_at: null,
+      scheduled_at: null,
       ends_at: null,
       job_number: null,
       updated_at: null,
@@ -22,19 +22,31 @@ describe('appointment readers', () => {
       customer: { address: { zip_code: 78701 }, age: 3 },
       sales_rep: 'Sam',
     });
-    expect(appt).toMatchObject({ id: '12', job_number: '2041', starts_at: '2026-12-01T15:00:00Z', sales_rep: null });
+    expect(appt).toMatchObject({ id: '12', job_number: '2041', scheduled_at: '2026-12-01T15:00:00Z', sales_rep: null });
     expect(appt.customer).toEqual({
       name: null,
       email: null,
       phone: null,
-      address: { street: null, city: null, state: null, postal_code: '78701', country: null },
+      address: { street: null, city: null, state: null, zip_code: '78701', country: null },
     });
   });
 
-  it('prefers starts_at and postal_code over their draft names', () => {
-    const appt = readAppointment({ id: '1', starts_at: 'a', scheduled_at: 'b', customer: { address: { postal_code: 'p', zip_code: 'z' } } });
-    expect(appt.starts_at).toBe('a');
-    expect(appt.customer?.address?.postal_code).toBe('p');
+  it('prefers scheduled_at and zip_code over their other names', () => {
+    const appt = readAppointment({ id: '1', scheduled_at: 'a', starts_at: 'b', customer: { address: { zip_code: 'p', postal_code: 'z' } } });
+    expect(appt.scheduled_at).toBe('a');
+    expect(appt.customer?.address?.zip_code).toBe('p');
+  });
+
+  it('reads starts_at and postal_code when the contract names are absent, and the sales rep with a phone', () => {
+    const appt = readAppointment({
+      id: '1',
+      starts_at: 'b',
+      customer: { address: { postal_code: 'z' } },
+      sales_rep: { name: 'Sam', email: 'sam@example.com', phone: 5125550199 },
+    });
+    expect(appt.scheduled_at).toBe('b');
+    expect(appt.customer?.address?.zip_code).toBe('z');
+    expect(appt.sales_rep).toEqual({ name: 'Sam', email: 'sam@example.com', phone: '5125550199' });
   });
 
   it('reads a page: an empty cursor is the last page', () => {

@@ -4,8 +4,8 @@ import type { AppointmentCustomer, AppointmentDetails, AppointmentNote, Appointm
 /** An answer that does not have the contract's shape; the client turns it into an invalid_response error. */
 export class AppointmentShapeError extends Error {}
 
-// Tolerant readers: unknown fields are ignored, a missing or null field is null, and the names of the earlier
-// draft of the contract (scheduled_at, zip_code) are read too. Only what cannot be done without fails: an item
+// Tolerant readers: unknown fields are ignored, a missing or null field is null, and the other names some CRMs use
+// (starts_at for scheduled_at, postal_code for zip_code) are read too. Only what cannot be done without fails: an item
 // that is not an object, or one without an id.
 
 export function readAppointmentPage(raw: unknown): AppointmentPage {
@@ -26,12 +26,12 @@ export function readAppointment(raw: unknown): AppointmentDetails {
   return {
     id: idOf(raw.id, 'an appointment has no id'),
     status: text(raw.status) ?? '',
-    starts_at: text(raw.starts_at ?? raw.scheduled_at),
+    scheduled_at: text(raw.scheduled_at ?? raw.starts_at),
     ends_at: text(raw.ends_at),
     job_number: text(raw.job_number),
     updated_at: text(raw.updated_at),
     customer: isJsonObject(raw.customer) ? readCustomer(raw.customer) : null,
-    sales_rep: isJsonObject(raw.sales_rep) ? { name: text(raw.sales_rep.name), email: text(raw.sales_rep.email) } : null,
+    sales_rep: isJsonObject(raw.sales_rep) ? { name: text(raw.sales_rep.name), email: text(raw.sales_rep.email), phone: text(raw.sales_rep.phone) } : null,
   };
 }
 
@@ -57,7 +57,7 @@ function readAddress(raw: Record<string, unknown>): PostalAddress {
     street: text(raw.street),
     city: text(raw.city),
     state: text(raw.state),
-    postal_code: text(raw.postal_code ?? raw.zip_code),
+    zip_code: text(raw.zip_code ?? raw.postal_code),
     country: text(raw.country),
   };
 }

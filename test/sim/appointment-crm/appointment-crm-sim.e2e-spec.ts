@@ -34,7 +34,7 @@ describe(AppointmentCrmSim.name, () => {
     expect(await res.json()).toEqual({
       id: apptId,
       status: 'Scheduled',
-      starts_at: null,
+      scheduled_at: null,
       ends_at: null,
       job_number: null,
       updated_at: sim.get(apptId)!.updated_at,
@@ -136,21 +136,21 @@ describe(AppointmentCrmSim.name, () => {
         name: 'Ana Ruiz',
         email: 'ana@example.com',
         phone: '+1 (555) 010-2030',
-        address: { street: '1 Main St', city: 'Austin', state: 'TX', postal_code: '78701', country: 'US' },
+        address: { street: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701', country: 'US' },
       };
-      sim.editAppointment(big(1), { job_number: 'J-77', customer, sales_rep: { name: 'Sam', email: 'sam@example.com' } }, at(3));
+      sim.editAppointment(big(1), { job_number: 'J-77', customer, sales_rep: { name: 'Sam', email: 'sam@example.com', phone: '+1 512 555 0199' } }, at(3));
       const { items } = await listed(`updated_since=${encodeURIComponent(at(2).toISOString())}`);
       expect(items).toEqual([
         expect.objectContaining({ id: big(2) }),
         {
           id: big(1),
           status: 'Scheduled',
-          starts_at: null,
+          scheduled_at: null,
           ends_at: null,
           job_number: 'J-77',
           updated_at: at(3).toISOString(),
           customer,
-          sales_rep: { name: 'Sam', email: 'sam@example.com' },
+          sales_rep: { name: 'Sam', email: 'sam@example.com', phone: '+1 512 555 0199' },
         },
       ]);
     });

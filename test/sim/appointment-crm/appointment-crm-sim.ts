@@ -25,7 +25,7 @@ export interface SimAddress {
   street: string | null;
   city: string | null;
   state: string | null;
-  postal_code: string | null;
+  zip_code: string | null;
   country: string | null;
 }
 
@@ -39,11 +39,11 @@ export interface SimCustomer {
 /** The fields the listing and the search answer with; null where the CRM does not know them. */
 export interface SimAppointmentFields {
   status: string;
-  starts_at: string | null;
+  scheduled_at: string | null;
   ends_at: string | null;
   job_number: string | null;
   customer: SimCustomer | null;
-  sales_rep: { name: string | null; email: string | null } | null;
+  sales_rep: { name: string | null; email: string | null; phone: string | null } | null;
 }
 
 export interface SimAppointment extends SimAppointmentFields {
@@ -177,7 +177,7 @@ export class AppointmentCrmSim extends SimServer {
     const appt: SimAppointment = {
       id,
       status: partial.status ?? 'Scheduled',
-      starts_at: partial.starts_at ?? null,
+      scheduled_at: partial.scheduled_at ?? null,
       ends_at: partial.ends_at ?? null,
       job_number: partial.job_number ?? null,
       customer: partial.customer ?? null,
