@@ -1,6 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { adminTokensProblems } from '../admin/roles.js';
-import { parseConnectionsKey } from '../connections/connections-key.js';
+import { adminTokensProblems } from './roles.js';
+import { parseConnectionsKey } from './connections-key.js';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
