@@ -92,7 +92,7 @@ export class EnvironmentVariables {
   @MinLength(16, { message: 'must be at least 16 characters' })
   ADMIN_TOKEN?: string;
 
-  /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (admin/roles.ts). */
+  /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (roles.ts). */
   @blankAsUnset
   @IsOptional()
   @IsString()
