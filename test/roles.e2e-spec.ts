@@ -1,8 +1,8 @@
 import { ForbiddenException, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AdminAuthGuard } from '../src/admin/admin-auth.guard.js';
-import { AdminIdentity } from '../src/admin/session.service.js';
-import { adminTokensProblems } from '../src/admin/roles.js';
+import { AdminAuthGuard } from '../src/auth/admin-auth.guard.js';
+import { AdminIdentity } from '../src/auth/session.service.js';
+import { adminTokensProblems } from '../src/config/roles.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { ConfigError } from '../src/config/environment.js';
 import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';

@@ -197,7 +197,7 @@ describe('with Redis unreachable', () => {
     const connections = environmentConnections(config);
     clients = {
       service: new ServiceApiClient(config, connections, new MetricsService(), shared),
-      zoho: new ZohoClient(config, connections, new MetricsService(), shared),
+      zoho: new ZohoClient(config, connections, new MetricsService(), shared, { notify: () => undefined }),
     };
   });
   afterAll(async () => {

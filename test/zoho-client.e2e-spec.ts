@@ -36,7 +36,7 @@ describe(ZohoClient.name, () => {
     fastRetries(config);
     prefix = config.queuePrefix;
     shared = new SharedRedis(config);
-    client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared);
+    client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared, { notify: () => undefined });
   });
   afterAll(async () => {
     await removeQueueKeys(1, prefix);

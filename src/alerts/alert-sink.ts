@@ -12,8 +12,7 @@ export interface AlertEvent {
 /**
  * Where code that notices trouble reports it. `notify` returns at once and never throws: the alert is recorded and
  * sent in the background, so an alert (or its failure) never fails or delays the work that noticed the trouble.
- * Provided app-wide by AlertsModule under ALERT_SINK and injected `@Optional()`, so that its users do not depend on
- * the alerts module (which depends on theirs).
+ * Provided by AlertsModule under ALERT_SINK; its users import that module (which imports none of theirs).
  */
 export interface AlertSink {
   notify(kind: Exclude<AlertKind, 'test'>, event?: AlertEvent): void;

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import { idCursor, PageQueryDto, pageLimit, toPage, type PageOf } from '../admin/pagination.js';
+import { AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { idCursor, PageQueryDto, pageLimit, toPage, type PageOf } from '../common/pagination.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { AlertRow } from './alert.repository.js';
 import { AlertRepository } from './alert.repository.js';

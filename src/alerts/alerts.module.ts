@@ -1,4 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { QueuesModule } from '../queues/queues.module.js';
 import { ALERT_SINK } from './alert-sink.js';
 import { AlertRepository } from './alert.repository.js';
 import { AlertsController } from './alerts.controller.js';
@@ -6,11 +7,11 @@ import { AlertsService } from './alerts.service.js';
 import { RetentionService } from './retention.service.js';
 
 /**
- * Alerts (`ALERT_WEBHOOK_URL`) and retention. Global so that the sync log's workers, the webhooks intake and the Zoho
- * adapter can inject ALERT_SINK (`@Optional()`) without importing this module: it imports none of theirs.
+ * Alerts (`ALERT_WEBHOOK_URL`) and retention. The sync log's workers, the relay, the webhooks intake and the Zoho
+ * adapter import it for ALERT_SINK; it imports none of theirs.
  */
-@Global()
 @Module({
+  imports: [QueuesModule],
   controllers: [AlertsController],
   providers: [AlertRepository, AlertsService, { provide: ALERT_SINK, useExisting: AlertsService }, RetentionService],
   exports: [ALERT_SINK],

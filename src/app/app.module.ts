@@ -1,9 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module.js';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
+import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
+import { ConnectionSetupModule } from '../connection-setup/connection-setup.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
@@ -16,6 +17,7 @@ import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
+import { ENTITIES } from './entities.js';
 
 @Module({})
 export class AppModule {
@@ -24,8 +26,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule,
+        DatabaseModule.forRoot(ENTITIES),
+        AuthModule,
         ConnectionsModule,
+        ConnectionSetupModule,
         QueuesModule,
         HealthModule,
         ServiceApiModule,
@@ -34,7 +38,6 @@ export class AppModule {
         RelayModule,
         MappingsModule,
         ReconcileModule,
-        AdminModule,
         OperationsModule,
         AlertsModule,
         AppointmentCrmModule,

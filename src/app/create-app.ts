@@ -3,11 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { existsSync } from 'node:fs';
-import { bullBoard } from '../admin/bull-board.js';
-import { adminConsole } from '../admin/console-static.js';
+import { bullBoard } from '../operations/bull-board.js';
+import { adminConsole } from './console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
-import { registerBodyParsers } from './body-parsers.js';
+import { registerBodyParsers } from '../common/body-parsers.js';
 import { DomainExceptionFilter } from './domain-exception.filter.js';
 
 export interface CreateAppOptions {

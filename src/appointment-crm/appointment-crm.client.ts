@@ -5,7 +5,7 @@ import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
 import { notConnected, OutboundError } from '../http/outbound-error.js';
 import { bearerHttp, type OutboundHttp, type OutboundRequest } from '../http/outbound-http.js';
-import type { AppointmentCrmConnection } from '../connections/connection-settings.js';
+import type { AppointmentCrmConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import {
   AppointmentNotFoundError,

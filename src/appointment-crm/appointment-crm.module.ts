@@ -1,7 +1,9 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { HttpAppointmentCrm } from './appointment-crm.client.js';
 import { APPOINTMENT_CRM } from './appointment-crm.js';
@@ -11,13 +13,23 @@ import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProducts } from './connected-products.service.js';
 
 /**
- * The appointment CRM: its adapter, push flows, webhook handling and send action. Imported by AppModule only
- * when APPOINTMENT_CRM_BASE_URL is set.
+ * The appointment CRM: its adapter, push flows, webhook handling and send action. Always imported by AppModule: its
+ * connection may come from the environment or later from the console, and each call reads it anew from
+ * ConnectionsService, so a CRM connected later needs no restart (an unconnected CRM's actions fail with the reason).
  */
 @Module({
-  imports: [ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
+  imports: [ConnectionsModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [{ provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm }, ConnectedProducts, AppointmentActionsService, AppointmentDeliveriesService],
   exports: [APPOINTMENT_CRM, AppointmentActionsService],
 })
-export class AppointmentCrmModule {}
+export class AppointmentCrmModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ActionRegistry,
+    private readonly actions: AppointmentActionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.actions);
+  }
+}

@@ -2,8 +2,8 @@ import { Body, ConflictException, Controller, HttpCode, NotFoundException, Post 
 import { ApiAcceptedResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString } from 'class-validator';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import type { AdminActor } from '../admin/roles.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import type { AdminActor } from '../config/roles.js';
 import { MappingLookup } from '../mappings/mapping-lookup.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
 import type { LineItemsPayload } from '../domain/actions.js';

@@ -1,5 +1,5 @@
-import { parseAdminTokens, type AdminTokenEntry } from '../admin/roles.js';
-import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../connections/connection-settings.js';
+import { parseAdminTokens, type AdminTokenEntry } from './roles.js';
+import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, WebhookSecrets } from './connection-settings.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
 export interface RetryPolicy {

@@ -1,6 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { adminTokensProblems } from '../admin/roles.js';
-import { parseConnectionsKey } from '../connections/connections-key.js';
+import { adminTokensProblems } from './roles.js';
+import { parseConnectionsKey } from './connections-key.js';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -92,7 +92,7 @@ export class EnvironmentVariables {
   @MinLength(16, { message: 'must be at least 16 characters' })
   ADMIN_TOKEN?: string;
 
-  /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (admin/roles.ts). */
+  /** Named tokens `name:role:token`, comma-separated; parsed and checked by `parseAdminTokens` (roles.ts). */
   @blankAsUnset
   @IsOptional()
   @IsString()

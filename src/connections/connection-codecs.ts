@@ -1,4 +1,4 @@
-import type { ConnectionName, ConnectionSettings } from './connection-settings.js';
+import type { ConnectionName, ConnectionSettings } from '../config/connection-settings.js';
 
 type Plain = Record<string, string>;
 type Secrets = Record<string, unknown>;

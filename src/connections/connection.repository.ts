@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
-import type { ConnectionName } from './connection-settings.js';
+import type { ConnectionName } from '../config/connection-settings.js';
 
 export interface ConnectionRow {
   name: ConnectionName;

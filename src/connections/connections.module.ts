@@ -1,23 +1,14 @@
-import { Global, Module } from '@nestjs/common';
-import { ObservabilityModule } from '../health/observability.module.js';
-import { ConnectionCheckSchedule } from './connection-check-schedule.js';
-import { ConnectionChecks } from './connection-checks.service.js';
+import { Module } from '@nestjs/common';
 import { ConnectionRepository } from './connection.repository.js';
-import { ConnectionViews } from './connection-views.service.js';
-import { ConnectionsController } from './connections.controller.js';
 import { ConnectionsService } from './connections.service.js';
-import { OAuthCallbackController } from './oauth-callback.controller.js';
-import { ZohoConnectService } from './zoho-connect.service.js';
 
 /**
- * The connections (docs/connections.md): the service, the appointment CRM, Zoho CRM and the webhook secrets, from
- * the environment or the console. Global: every client asks ConnectionsService for its settings on each call.
+ * The connections in effect (docs/connections.md): the service, the appointment CRM, Zoho CRM and the webhook
+ * secrets, from the environment or the console. Every client imports it and asks ConnectionsService for its settings
+ * on each call; their setting up from the console (routes, checks, Zoho's consent) is ConnectionSetupModule's.
  */
-@Global()
 @Module({
-  imports: [ObservabilityModule],
-  controllers: [ConnectionsController, OAuthCallbackController],
-  providers: [ConnectionRepository, ConnectionsService, ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
-  exports: [ConnectionsService, ConnectionViews],
+  providers: [ConnectionRepository, ConnectionsService],
+  exports: [ConnectionRepository, ConnectionsService],
 })
 export class ConnectionsModule {}

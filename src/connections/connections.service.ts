@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { CODECS } from './connection-codecs.js';
 import { ConnectionRepository, type CheckRow } from './connection.repository.js';
-import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from './connection-settings.js';
-import { loadConnectionsKey, type ConnectionsKey } from './connections-key.js';
+import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
+import { loadConnectionsKey, type ConnectionsKey } from '../config/connections-key.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
 
 /** What the environment variables of each connection are called, for the answer that says it is set there. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConnectionsKey, parseConnectionsKey } from './connections-key.js';
+import { loadConnectionsKey, parseConnectionsKey } from '../config/connections-key.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
 
 describe(SecretBox.name, () => {

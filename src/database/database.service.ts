@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from './advisory-lock.js';
-import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS } from './data-source-options.js';
+import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS, type Entities } from './data-source-options.js';
 import { ensureDatabase } from './ensure-database.js';
 
 /** Thrown when Postgres is not (yet) reachable; HTTP routes turn it into 503. */
@@ -13,6 +13,9 @@ export class DatabaseUnavailableError extends Error {
     this.name = 'DatabaseUnavailableError';
   }
 }
+
+/** The entity classes of every feature module, given by DatabaseModule.forRoot. */
+export const DATABASE_ENTITIES = Symbol('DATABASE_ENTITIES');
 
 const MIGRATION_LOCK_KEY = 8_127_303_551; // any constant shared by every replica
 
@@ -36,8 +39,11 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   private lastError = 'not connected yet';
   private readyWaiters: Array<{ wake: () => void; abandon: () => void }> = [];
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.source = new DataSource(buildDataSourceOptions(config.databaseUrl));
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_ENTITIES) private readonly entities: Entities,
+  ) {
+    this.source = new DataSource(buildDataSourceOptions(config.databaseUrl, entities));
   }
 
   get isReady(): boolean {
@@ -172,7 +178,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   /** Replicas starting together would race through the same migrations; a session advisory lock serialises them. */
   private async migrateUnderLock(): Promise<void> {
     await withAdvisoryLock(this.config.databaseUrl, MIGRATION_LOCK_KEY, async () => {
-      const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl));
+      const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl, this.entities));
       await migrator.initialize();
       try {
         await migrator.runMigrations({ transaction: 'each' });

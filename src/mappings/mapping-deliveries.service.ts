@@ -3,7 +3,7 @@ import { DatabaseService } from '../database/database.service.js';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../webhooks/delivery-handlers.service.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { Mapping } from './mapping.entity.js';
 import { MappingsService } from './mappings.service.js';

@@ -33,11 +33,11 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import { AdminAudit } from '../admin/admin-audit.service.js';
-import type { AdminActor } from '../admin/roles.js';
-import { idCursor, pageLimit, pageOf, type PageOf } from '../admin/pagination.js';
-import { ParseIdPipe } from '../admin/parse-id.pipe.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import type { AdminActor } from '../config/roles.js';
+import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
+import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
 import type { Mapping } from './mapping.entity.js';
 import { MappingsQueryDto } from './dto/mappings-query.dto.js';

@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
@@ -18,4 +19,14 @@ import { MappingDeliveriesService } from './mapping-deliveries.service.js';
   providers: [MappingLookup, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
   exports: [MappingLookup, MappingsService],
 })
-export class MappingsModule {}
+export class MappingsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ActionRegistry,
+    private readonly associations: MappingActionsService,
+    private readonly deliveries: MappingDeliveriesService,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.associations, this.deliveries);
+  }
+}

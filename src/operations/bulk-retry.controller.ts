@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import type { AdminActor } from '../admin/roles.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import type { AdminActor } from '../config/roles.js';
 import { BulkRetryQueryDto } from './operations.dto.js';
 import type { FailedFilter } from './operations.repository.js';
 import { BULK_RETRY_CAP, OperationsService } from './operations.service.js';

@@ -10,10 +10,10 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import { idCursor, pageLimit, toPage, type PageOf } from '../admin/pagination.js';
-import { ParseIdPipe } from '../admin/parse-id.pipe.js';
-import type { AdminActor } from '../admin/roles.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { idCursor, pageLimit, toPage, type PageOf } from '../common/pagination.js';
+import { ParseIdPipe } from '../common/parse-id.pipe.js';
+import type { AdminActor } from '../config/roles.js';
 import { DeliveriesQueryDto } from './operations.dto.js';
 import { OperationsRepository } from './operations.repository.js';
 import { OperationsService } from './operations.service.js';

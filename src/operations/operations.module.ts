@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ConnectionSetupModule } from '../connection-setup/connection-setup.module.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { BulkRetryController } from './bulk-retry.controller.js';
@@ -15,7 +18,7 @@ import { ProjectsController } from './projects.controller.js';
  * a replay routes through the webhooks module's router, so the relay stays the one path onto the queues.
  */
 @Module({
-  imports: [ObservabilityModule, SyncLogModule, WebhooksModule],
+  imports: [ConnectionsModule, ConnectionSetupModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
   controllers: [OverviewController, ProjectsController, DeliveriesController, BulkRetryController],
   providers: [OperationsRepository, OperationsService],
 })

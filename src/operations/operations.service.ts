@@ -1,8 +1,8 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import type { AdminActor } from '../admin/roles.js';
-import { AdminAudit } from '../admin/admin-audit.service.js';
-import { syncLogEntryView } from '../admin/sync-log.view.js';
-import { ConnectionViews } from '../connections/connection-views.service.js';
+import type { AdminActor } from '../config/roles.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { syncLogEntryView } from '../sync-log/sync-log.view.js';
+import { ConnectionViews } from '../connection-setup/connection-views.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
 import { mappingView } from '../mappings/mapping.view.js';

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../admin/admin-auth.guard.js';
+import { AdminRoute } from '../auth/admin-auth.guard.js';
 import { OverviewQueryDto } from './operations.dto.js';
 import { OperationsService } from './operations.service.js';
 import { OverviewView } from './operations.view.js';

@@ -1,6 +1,6 @@
 import { BadRequestException, Controller, Get, Param } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../admin/admin-auth.guard.js';
+import { AdminRoute } from '../auth/admin-auth.guard.js';
 import { OperationsService } from './operations.service.js';
 import { ProjectView } from './operations.view.js';
 

@@ -1,5 +1,5 @@
 import { BullModule } from '@nestjs/bullmq';
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ActionQueues } from './action-queues.service.js';
 import { MaintenanceWorker } from './maintenance.processor.js';
@@ -13,7 +13,6 @@ import { SharedRedis } from './shared-redis.service.js';
 const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
 
 /** The Redis connections (the queues', and SharedRedis for state shared by replicas) and every queue; feature modules only add processors. */
-@Global()
 @Module({
   imports: [
     BullModule.forRootAsync({

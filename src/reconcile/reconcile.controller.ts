@@ -1,8 +1,8 @@
 import { Body, ConflictException, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import { AdminAudit } from '../admin/admin-audit.service.js';
-import type { AdminActor } from '../admin/roles.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import type { AdminActor } from '../config/roles.js';
 import { ReconcileRequestDto } from './reconcile.dto.js';
 import { ReconcileService } from './reconcile.service.js';
 

@@ -1,7 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
@@ -10,8 +13,17 @@ import { ProposalFingerprints } from './proposal-fingerprints.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
-  imports: [SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
+  imports: [ConnectionsModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
   providers: [ReconcileActionsService, ReconcileService, ProposalFingerprints],
 })
-export class ReconcileModule {}
+export class ReconcileModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ActionRegistry,
+    private readonly actions: ReconcileActionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.actions);
+  }
+}

@@ -1,8 +1,13 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { AlertsModule } from '../alerts/alerts.module.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
@@ -16,9 +21,13 @@ const READINESS_CACHE_MS = 30_000;
 /** A readiness probe waits no longer than this for the accounts server; the refresh goes on behind it. */
 const READINESS_WAIT_MS = 2_000;
 
-/** Zoho CRM: attachments and notes on records. Imported by AppModule only when RECORD_CRM_API_DOMAIN is set. */
+/**
+ * Zoho CRM: attachments and notes on records. Always imported by AppModule: its connection may come from the
+ * environment or later from the console (Zoho's consent), and ZohoClient reads it anew from ConnectionsService on each
+ * call, so a CRM connected later needs no restart.
+ */
 @Module({
-  imports: [ObservabilityModule, MappingsModule, ServiceApiModule],
+  imports: [AlertsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
   providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, RecordActionsService, RecordDeliveriesService],
   exports: [RECORD_CRM],
 })
@@ -28,9 +37,12 @@ export class RecordCrmModule implements OnModuleInit {
   constructor(
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
     private readonly checks: ReadinessRegistry,
+    private readonly registry: ActionRegistry,
+    private readonly actions: RecordActionsService,
   ) {}
 
   onModuleInit(): void {
+    this.registry.register(this.actions);
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -1,9 +1,9 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import FormData from 'form-data';
 import type { Readable } from 'node:stream';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { RecordCrmConnection } from '../connections/connection-settings.js';
+import type { RecordCrmConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
@@ -53,7 +53,7 @@ export class ZohoClient implements RecordCrm {
     private readonly connections: ConnectionsService,
     metrics: MetricsService,
     private readonly shared: SharedRedis,
-    @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
+    @Inject(ALERT_SINK) private readonly alerts: AlertSink,
   ) {
     this.http = new OutboundHttp({
       system: 'zoho',
@@ -179,7 +179,7 @@ export class ZohoClient implements RecordCrm {
 
   private grantFor(credentials: RecordCrmConnection): ZohoGrant {
     if (this.grant?.credentials !== credentials) {
-      const onRefused = (reason: string) => this.alerts?.notify('record_crm_token_refused', { detail: reason });
+      const onRefused = (reason: string) => this.alerts.notify('record_crm_token_refused', { detail: reason });
       const store = new RedisTokenStore(this.shared, credentials);
       this.grant = { credentials, auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store), scopeProblem: null };
     }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { RelayRecovery } from './relay-recovery.service.js';
@@ -8,7 +10,7 @@ import { UnhandledActions } from './unhandled-actions.js';
 
 /** The one path from stored work (inbox deliveries, queued actions) to the queues. */
 @Module({
-  imports: [ObservabilityModule, SyncLogModule, WebhooksModule],
+  imports: [AlertsModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
   providers: [Relay, RelayRecovery, UnhandledActions],
   exports: [Relay, RelayRecovery],
 })

@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
+import { ALERT_SINK } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { CrmName } from '../domain/actions.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -72,6 +73,7 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
   inbox.rows.push(...(seed.deliveries ?? []));
   syncLog.rows.push(...(seed.actions ?? []));
   const finish = jest.fn(async (_id: string, _status: string, _detail: string | null, _error?: string) => undefined);
+  const notify = jest.fn((_kind: string, _event?: { entryId?: string; detail?: string }) => undefined);
   const queueFor = jest.fn((kind: string, crm: CrmName | null) => QUEUE_OF[`${crm}:${kind}`] ?? QUEUE_OF[kind]);
   const routeQueue = { addBulk: jest.fn<AddBulk>(async (jobs) => jobs) };
   const actionQueues = Object.fromEntries(
@@ -87,6 +89,7 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
       { provide: InboxRepository, useValue: { claimUnqueued: inbox.claim } },
       { provide: SyncLogRepository, useValue: { claimUnqueued: syncLog.claim, finish } },
       UnhandledActions,
+      { provide: ALERT_SINK, useValue: { notify } },
       { provide: ActionRegistry, useValue: { queueFor } },
       { provide: ActionQueues, useValue: { get: (name: ActionQueueName) => actionQueues[name] } },
       { provide: getQueueToken(QUEUES.webhooks), useValue: routeQueue },
@@ -99,6 +102,7 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
     inbox,
     syncLog,
     finish,
+    notify,
     queueFor,
     routeQueue,
     actionQueues,
@@ -155,6 +159,7 @@ describe(Relay.name, () => {
       ]);
       expect(relay.queueFor).toHaveBeenCalledWith('add_note', 'appointment');
       expect(relay.finish.mock.calls).toEqual([['14', 'failed', null, noHandlerFor('add_note')]]);
+      expect(relay.notify.mock.calls).toEqual([['action_failed', { entryId: '14', detail: `#14 add_note: ${noHandlerFor('add_note')}` }]]);
       expect(relay.syncLog.rows).toEqual([]);
       expect(relay.routeQueue.addBulk).not.toHaveBeenCalled();
       expect(await relayedCount(relay.metrics, 'action')).toBe(5);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { noHandlerFor } from '../sync-log/action-registry.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
@@ -11,12 +11,12 @@ import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 export class UnhandledActions {
   constructor(
     private readonly syncLog: SyncLogRepository,
-    @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
+    @Inject(ALERT_SINK) private readonly alerts: AlertSink,
   ) {}
 
   async fail(entry: { id: string; kind: string }): Promise<void> {
     const reason = noHandlerFor(entry.kind);
     await this.syncLog.finish(entry.id, 'failed', null, reason);
-    this.alerts?.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
+    this.alerts.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
   }
 }

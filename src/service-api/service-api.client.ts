@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { isJsonObject, jsonInteger, optionalIdString } from '../http/exact-json.js';
 import { excerptOf, notConnected, OutboundError } from '../http/outbound-error.js';
-import type { ServiceConnection } from '../connections/connection-settings.js';
+import type { ServiceConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { bearerHttp, OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';

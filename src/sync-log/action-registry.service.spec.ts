@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from './action.types.js';
@@ -79,17 +78,24 @@ class RecordNotesAgain {
   }
 }
 
-async function registryWith(providers: Array<new (...args: never[]) => unknown>) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [DiscoveryModule],
-    providers: [ActionRegistry, ...providers],
-  }).compile();
+@Injectable()
+class NoActions {
+  async addNote(_entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+}
+
+/** A registry given these providers' instances, as a module's onModuleInit does, then started. */
+async function registryWith(providers: Array<new (...args: never[]) => object>) {
+  const moduleRef = await Test.createTestingModule({ providers: [ActionRegistry, ...providers] }).compile();
+  const registry = moduleRef.get(ActionRegistry);
+  registry.register(...providers.map((provider) => moduleRef.get(provider)));
   await moduleRef.init();
-  return moduleRef.get(ActionRegistry);
+  return registry;
 }
 
 describe(ActionRegistry.name, () => {
-  it('finds every @RunsAction method and runs it with its entry', async () => {
+  it('registers every @RunsAction method of the providers it is given and runs it with its entry', async () => {
     const registry = await registryWith(EVERY_HANDLER);
     const handler = registry.handlerFor('associate', null);
     expect(handler).toMatchObject({ kind: 'associate', queue: QUEUES.service, name: 'CoreActions.associate' });
@@ -109,6 +115,18 @@ describe(ActionRegistry.name, () => {
     await expect(registryWith([RecordNotes, RecordAttachments, AppointmentPushes])).rejects.toThrow(
       'no handler for action kind(s): associate, associate_project, reconcile',
     );
+  });
+
+  it('knows only the providers it is given, however many the module holds', async () => {
+    const moduleRef = await Test.createTestingModule({ providers: [ActionRegistry, ...EVERY_HANDLER] }).compile();
+    const registry = moduleRef.get(ActionRegistry);
+    registry.register(...[CoreActions, RecordNotes, RecordAttachments].map((provider) => moduleRef.get(provider)));
+    await expect(moduleRef.init()).rejects.toThrow('no handler for action kind(s): push_drawings (appointment)');
+    expect(registry.handlerFor('push_drawings', 'appointment')).toBeUndefined();
+  });
+
+  it("refuses a provider that runs no action (a wrong entry in a module's list)", async () => {
+    await expect(registryWith([...EVERY_HANDLER, NoActions])).rejects.toThrow('NoActions runs no action: it has no @RunsAction method');
   });
 
   it('refuses two handlers of one kind and CRM', async () => {

@@ -1,9 +1,9 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { MetadataScanner } from '@nestjs/core';
 import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionOutcome, RegisteredHandler } from './action.types.js';
-import { RunsActionMetadata } from './runs-action.decorator.js';
+import { runsActionOf } from './runs-action.decorator.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 
 const ANY_CRM = '*';
@@ -12,31 +12,38 @@ const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CR
 /** The reason of an action that no handler runs (a kind recorded by another version of crm-sync). */
 export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind}`;
 
+type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>>;
+
 /**
- * Which handler runs which action: every provider method marked `@RunsAction`, found at start. Several CRMs share
- * kind names (both add notes), so an action is matched on its kind and CRM, then on its kind alone for handlers that
- * serve every CRM. At start it checks that every kind has its handler (both CRM modules are always loaded: a CRM
- * connected later from the console needs no restart).
+ * Which handler runs which action: the `@RunsAction` methods of the providers each feature module hands to
+ * `register` from its onModuleInit, naming its own list. Several CRMs share kind names (both add notes), so an
+ * action is matched on its kind and CRM, then on its kind alone for handlers that serve every CRM. Once every module
+ * has registered (application bootstrap, before the database is connected and so before any job runs) it checks
+ * that every kind has its handler (both CRM modules are always loaded: a CRM connected later from the console needs
+ * no restart).
  */
 @Injectable()
-export class ActionRegistry implements OnModuleInit {
+export class ActionRegistry implements OnApplicationBootstrap {
   private readonly handlers = new Map<string, RegisteredHandler>();
+  private readonly scanner = new MetadataScanner();
 
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-  ) {}
-
-  onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>> | undefined;
-      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
-      for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
-        const options = this.discovery.getMetadataByDecorator(RunsActionMetadata, wrapper, method);
+  /** Adds every `@RunsAction` method of each provider; a provider with none is a wiring mistake. */
+  register(...providers: object[]): void {
+    for (const provider of providers) {
+      const instance = provider as ActionMethods;
+      const prototype = Object.getPrototypeOf(instance) as ActionMethods;
+      let found = 0;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const options = runsActionOf(prototype[method]);
         if (!options) continue;
         this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
+        found += 1;
       }
+      if (found === 0) throw new Error(`${instance.constructor.name} runs no action: it has no @RunsAction method`);
     }
+  }
+
+  onApplicationBootstrap(): void {
     this.assertEveryKindHandled();
   }
 

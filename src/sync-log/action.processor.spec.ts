@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DelayedError, type Job } from 'bullmq';
+import { ALERT_SINK } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -12,6 +13,7 @@ import { ActionRecorder } from './action-recorder.service.js';
 import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
 import { ActionWorkerDeps, ServiceActionsWorker } from './action.processor.js';
 import { PermanentActionError, type ActionOutcome, type NewAction, type RegisteredHandler } from './action.types.js';
+import { CallTraceRepository } from './call-trace.repository.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
 
@@ -52,6 +54,8 @@ async function setUp() {
   const handler: RegisteredHandler = { kind: 'push_proposal_pdf', crm: 'appointment', queue: QUEUES.appointmentCrm, name: 'Stub.push', run };
   const handlerFor = jest.fn((_kind: string, _crm: string | null): RegisteredHandler | undefined => handler);
   const record = jest.fn(async (_actions: NewAction[]) => []);
+  const notify = jest.fn((_kind: string, _event?: { entryId?: string; detail?: string }) => undefined);
+  const saveTrace = jest.fn(async (_entryId: string, _attempt: number, _calls: unknown[]) => undefined);
 
   const moduleRef = await Test.createTestingModule({
     providers: [
@@ -63,6 +67,8 @@ async function setUp() {
       { provide: SyncLogRepository, useValue: { startRun, finish, awaitRetry } },
       { provide: ActionRegistry, useValue: { handlerFor } },
       { provide: ActionRecorder, useValue: { record } },
+      { provide: ALERT_SINK, useValue: { notify } },
+      { provide: CallTraceRepository, useValue: { save: saveTrace } },
     ],
   }).compile();
   await moduleRef.init();
@@ -76,6 +82,8 @@ async function setUp() {
     run,
     handlerFor,
     record,
+    notify,
+    saveTrace,
     /** How many runs the jobs counter holds with this result. */
     counted: async (result: string) =>
       (await metrics.jobs.get()).values.find((v) => v.labels.queue === QUEUES.service && v.labels.result === result)?.value ?? 0,
@@ -347,6 +355,7 @@ describe(ServiceActionsWorker.name, () => {
       expect(w.awaitRetry).not.toHaveBeenCalled();
       expect(moveToDelayed).not.toHaveBeenCalled();
       expect(await w.counted('failed')).toBe(1);
+      expect(w.notify.mock.calls).toEqual([['action_failed', { entryId: '7', detail: `#7 push_proposal_pdf: ${reason}` }]]);
     });
 
     it('an entry whose kind no handler runs fails with the reason', async () => {

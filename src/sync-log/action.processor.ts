@@ -1,5 +1,5 @@
 import { WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -28,10 +28,10 @@ export class ActionWorkerDeps {
     readonly registry: ActionRegistry,
     readonly actions: ActionRecorder,
     readonly metrics: MetricsService,
-    /** Told when an action fails for good (AlertsModule); absent in tests that do not load it. */
-    @Optional() @Inject(ALERT_SINK) readonly alerts?: AlertSink,
-    /** Stores each run's outbound calls; absent in tests that build the deps by hand. */
-    @Optional() readonly callTraces?: CallTraceRepository,
+    /** Told when an action fails for good. */
+    @Inject(ALERT_SINK) readonly alerts: AlertSink,
+    /** Stores each run's outbound calls. */
+    readonly callTraces: CallTraceRepository,
   ) {}
 }
 
@@ -92,7 +92,7 @@ export abstract class ActionWorker extends WorkerHost {
       return await withCallTrace(trace, work);
     } finally {
       if (trace.dropped > 0) this.logger.warn(`#${entry.id} made ${trace.dropped} more outbound call(s) than are kept`);
-      await this.deps.callTraces?.save(entry.id, entry.attempts, trace.calls).catch((err: Error) => {
+      await this.deps.callTraces.save(entry.id, entry.attempts, trace.calls).catch((err: Error) => {
         this.logger.warn(`#${entry.id} call trace not stored: ${err.message}`);
       });
     }
@@ -104,7 +104,7 @@ export abstract class ActionWorker extends WorkerHost {
       await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
       this.count(entry, 'failed');
       this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
-      this.deps.alerts?.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
+      this.deps.alerts.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
       return;
     }
     const supersededBy = await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {

@@ -1,4 +1,4 @@
-import { DiscoveryService } from '@nestjs/core';
+import { SetMetadata } from '@nestjs/common';
 import type { ActionKind, CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from './action.types.js';
@@ -11,16 +11,20 @@ export interface RunsActionOptions {
   queue: ActionQueueName;
 }
 
-/** The metadata `ActionRegistry` discovers on provider methods. */
-export const RunsActionMetadata = DiscoveryService.createDecorator<RunsActionOptions>();
+const RUNS_ACTION = 'crm-sync:runs-action';
+
+/** The options a method was marked with, if it was. */
+export function runsActionOf(method: unknown): RunsActionOptions | undefined {
+  return typeof method === 'function' ? (Reflect.getMetadata(RUNS_ACTION, method) as RunsActionOptions | undefined) : undefined;
+}
 
 /**
  * Marks a provider's method as the handler of one kind of sync action (of one CRM, or of any). The method takes the
- * entry with that kind's payload and says what the run achieved. The daemon refuses to start when a kind that an
- * enabled module must run has no handler, or has two.
+ * entry with that kind's payload and says what the run achieved. Its module hands the provider to
+ * `ActionRegistry.register`; the daemon refuses to start when a kind that must run has no handler, or has two.
  */
 export function RunsAction<K extends ActionKind>(kind: K, options: Omit<RunsActionOptions, 'kind'>) {
   return (target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<(entry: ActionEntry<K>) => Promise<ActionOutcome>>): void => {
-    RunsActionMetadata({ kind, ...options })(target, key, descriptor);
+    SetMetadata(RUNS_ACTION, { kind, ...options })(target, key, descriptor);
   };
 }

@@ -1,28 +1,37 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { queueWorker } from '../queues/queue-worker.js';
 import { QUEUES } from '../queues/queues.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { ActionRegistry } from './action-registry.service.js';
 import { ActionRecorder } from './action-recorder.service.js';
+import { AdminAudit } from './admin-audit.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
 import { ActionWorkerDeps, AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from './action.processor.js';
 import { SyncLogRepository } from './sync-log.repository.js';
+import { SyncLogsController } from './sync-logs.controller.js';
 
-/** The sync log and the machinery that runs actions; every feature module records its work through it. */
+/**
+ * The sync log, its routes, and the machinery that runs actions; every feature module records its work through it
+ * and registers the handlers of its actions with ActionRegistry. AdminAudit records the admin writes that create no
+ * action as entries of their own.
+ */
 @Module({
-  imports: [DiscoveryModule, ObservabilityModule],
+  imports: [AlertsModule, ObservabilityModule, QueuesModule],
+  controllers: [SyncLogsController],
   providers: [
     SyncLogRepository,
     CallTraceRepository,
     ActionRegistry,
     ActionRecorder,
+    AdminAudit,
     ActionWorkerDeps,
     // Association chunks pipeline up to the service's rate cap; CRM pushes stay gentle.
     queueWorker(ServiceActionsWorker, QUEUES.service, 10),
     queueWorker(AppointmentCrmActionsWorker, QUEUES.appointmentCrm, 4),
     queueWorker(RecordCrmActionsWorker, QUEUES.recordCrm, 4),
   ],
-  exports: [SyncLogRepository, CallTraceRepository, ActionRegistry, ActionRecorder],
+  exports: [SyncLogRepository, CallTraceRepository, ActionRegistry, ActionRecorder, AdminAudit],
 })
 export class SyncLogModule {}

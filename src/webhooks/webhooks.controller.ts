@@ -1,9 +1,9 @@
-import { Controller, Headers, HttpCode, Inject, Optional, Post, Req, Res } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { WebhookSecrets } from '../connections/connection-settings.js';
+import type { WebhookSecrets } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
@@ -27,7 +27,7 @@ export class WebhooksController {
     private readonly connections: ConnectionsService,
     private readonly metrics: MetricsService,
     /** Told when a delivery is refused with 503 (AlertsModule); it records and sends in the background. */
-    @Optional() @Inject(ALERT_SINK) private readonly alerts?: AlertSink,
+    @Inject(ALERT_SINK) private readonly alerts: AlertSink,
   ) {}
 
   @Post('events')
@@ -96,7 +96,7 @@ export class WebhooksController {
       return { status: 200, body: { status: 'accepted' }, outcome: 'accepted' };
     } catch {
       // Not stored: the service must deliver it again.
-      this.alerts?.notify('webhooks_unavailable', { detail: `a delivery to /webhooks/${endpoint} could not be stored` });
+      this.alerts.notify('webhooks_unavailable', { detail: `a delivery to /webhooks/${endpoint} could not be stored` });
       return { status: 503, body: { error: 'the delivery could not be stored; please retry' }, outcome: 'unavailable' };
     }
   }

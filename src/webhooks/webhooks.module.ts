@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { AlertsModule } from '../alerts/alerts.module.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { queueWorker } from '../queues/queue-worker.js';
 import { QUEUES } from '../queues/queues.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { DeliveryRouter } from './delivery-router.service.js';
@@ -15,7 +18,7 @@ import { WebhooksController } from './webhooks.controller.js';
 
 /** The service's webhooks: intake into the inbox, and routing of stored deliveries into sync actions. */
 @Module({
-  imports: [DiscoveryModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
+  imports: [DiscoveryModule, AlertsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [WebhooksController],
   providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouter, queueWorker(RouteDeliveryWorker, QUEUES.webhooks, 8)],
   exports: [DeliveryRouter, InboxRepository],

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../src/config/app-config.js';
-import type { ConnectionName } from '../../src/connections/connection-settings.js';
+import type { ConnectionName } from '../../src/config/connection-settings.js';
 import type { ConnectionsService } from '../../src/connections/connections.service.js';
 
 /** The connections of a config's environment, for a client built without the app (and so without Postgres). */

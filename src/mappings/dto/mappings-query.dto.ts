@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
-import { PageQueryDto } from '../../admin/pagination.js';
+import { PageQueryDto } from '../../common/pagination.js';
 import type { MappingCrm, MappingStatus } from '../mapping.entity.js';
 
 export class MappingsQueryDto extends PageQueryDto {

@@ -3,5 +3,5 @@ import { Mapping } from '../mappings/mapping.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
-/** Every entity of the daemon; modules add theirs here. */
+/** Every entity of the daemon, for DatabaseModule and the TypeORM CLI; modules add theirs here. */
 export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush];

@@ -5,15 +5,15 @@ import { basename, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The admin console (docs/operations.md, "Day to day"): static files from the `ui` folder next to this module, i.e.
- * `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build copies
- * the folder).
+ * The admin console (docs/operations.md, "Day to day"): static files from the `admin/ui` folder beside this module's folder,
+ * i.e. `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build
+ * copies the folder).
  * `GET /admin` (and `/admin/`) answer index.html, `/admin/<file>` the folder's files; anything else under `/admin/`
  * is the app's 404 (Bull Board at `/admin/queues` is a plugin of its own). Served without auth since they hold no data:
  * the page exchanges a token for the session cookie (`POST /admin/session`) and calls the `/api` routes with it.
  * Fastify routes of their own, so they are not in the OpenAPI document.
  */
-export const CONSOLE_DIR = fileURLToPath(new URL('./ui/', import.meta.url));
+export const CONSOLE_DIR = fileURLToPath(new URL('../admin/ui/', import.meta.url));
 
 /** Only this origin's files: no inline script or style (so no nonce), API calls to this origin, no framing. */
 export const CONSOLE_CSP = [

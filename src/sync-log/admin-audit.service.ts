@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CrmName } from '../domain/actions.js';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
-import type { AdminActor } from './roles.js';
+import { ActionRecorder } from './action-recorder.service.js';
+import type { SyncLogEntry } from './sync-log.entity.js';
+import type { AdminActor } from '../config/roles.js';
 
 export interface AdminWrite {
   /** What was done, in a sentence for the admin (`mapping 12 removed (appointment APT-1)`). */

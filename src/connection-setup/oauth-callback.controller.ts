@@ -1,8 +1,8 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminAudit } from '../admin/admin-audit.service.js';
-import { readCookie } from '../admin/session.service.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { readCookie } from '../auth/session.service.js';
 import { OAUTH_BINDING_COOKIE, oauthBindingCookie } from './oauth-binding-cookie.js';
 import { CALLBACK_PATH, ZohoConnectService, type CallbackQuery } from './zoho-connect.service.js';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { AdminActor } from './roles.js';
+import type { AdminActor } from '../config/roles.js';
 
 export const SESSION_COOKIE = 'crm_sync_session';
 /** Twelve hours, the cookie's Max-Age and the expiry inside its value. */

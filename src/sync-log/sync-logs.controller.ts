@@ -1,13 +1,13 @@
 import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
-import { CallTraceRepository } from '../sync-log/call-trace.repository.js';
-import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
-import { Actor, AdminRoute, RequiresRole } from './admin-auth.guard.js';
+import { ActionRecorder } from './action-recorder.service.js';
+import { CallTraceRepository } from './call-trace.repository.js';
+import { SyncLogRepository } from './sync-log.repository.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { AdminAudit } from './admin-audit.service.js';
-import type { AdminActor } from './roles.js';
-import { idCursor, pageLimit, pageOf, type PageOf } from './pagination.js';
-import { ParseIdPipe } from './parse-id.pipe.js';
+import type { AdminActor } from '../config/roles.js';
+import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
+import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
 import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 

@@ -8,8 +8,8 @@ import { ZohoAuth } from '../record-crm/zoho-auth.js';
 import { SharedRedis } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
 import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
-import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from './connection-settings.js';
-import { ConnectionsService } from './connections.service.js';
+import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../config/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 
 export interface CheckOutcome {
   ok: boolean;

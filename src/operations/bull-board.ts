@@ -6,9 +6,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUEUES } from '../queues/queues.js';
-import { authorize, type AdminRequest } from './admin-auth.guard.js';
-import { AdminAudit } from './admin-audit.service.js';
-import { AdminIdentity, CSRF_HEADER } from './session.service.js';
+import { authorize, type AdminRequest } from '../auth/admin-auth.guard.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { AdminIdentity, CSRF_HEADER } from '../auth/session.service.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 

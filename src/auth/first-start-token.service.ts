@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { publicUrlOf } from '../connections/public-url.js';
 import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
-import type { AdminActor } from './roles.js';
+import type { AdminActor } from '../config/roles.js';
 import { AdminIdentity } from './session.service.js';
 
 const ACTOR: AdminActor = { name: 'admin', role: 'admin' };

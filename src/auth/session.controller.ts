@@ -3,7 +3,7 @@ import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProperty
 import { IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Actor, AdminRoute } from './admin-auth.guard.js';
-import { ROLES, type AdminActor } from './roles.js';
+import { ROLES, type AdminActor } from '../config/roles.js';
 import { AdminIdentity, sessionCookie } from './session.service.js';
 
 export class SessionLoginDto {

@@ -12,8 +12,8 @@ import {
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminActor, Role } from './roles.js';
-import { roleAllows } from './roles.js';
+import type { AdminActor, Role } from '../config/roles.js';
+import { roleAllows } from '../config/roles.js';
 import { AdminIdentity, CSRF_HEADER, readCookie, SESSION_COOKIE } from './session.service.js';
 
 const REQUIRED_ROLE = 'crm-sync:required-role';
@@ -76,7 +76,7 @@ const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/'
 
 /**
  * Every route under `/api`, and every route marked `@AdminRoute()` or `@RequiresRole()`, needs a known token (or
- * session) with the route's role; registered app-wide by AdminModule, so a controller that forgets its decorator
+ * session) with the route's role; registered app-wide by AuthModule, so a controller that forgets its decorator
  * is still closed. Other routes pass untouched. Sets `request.adminActor` for `@Actor()`.
  */
 @Injectable()

@@ -4,10 +4,10 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { ZOHO_SCOPES } from '../record-crm/zoho-scopes.js';
-import { ConnectionRepository } from './connection.repository.js';
-import type { RecordCrmConnection } from './connection-settings.js';
-import { ConnectionsService } from './connections.service.js';
-import { publicUrlOf } from './public-url.js';
+import { ConnectionRepository } from '../connections/connection.repository.js';
+import type { RecordCrmConnection } from '../config/connection-settings.js';
+import { ConnectionsService } from '../connections/connections.service.js';
+import { publicUrlOf } from '../connections/public-url.js';
 import { dataCentreOf, isTrustedAccountsServer, ZOHO_DATA_CENTRES } from './zoho-data-centres.js';
 
 export const CALLBACK_PATH = '/admin/connections/record-crm/callback';

@@ -16,16 +16,16 @@ import {
 } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Actor, AdminRoute, RequiresRole } from '../admin/admin-auth.guard.js';
-import { AdminAudit } from '../admin/admin-audit.service.js';
-import type { AdminActor } from '../admin/roles.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import type { AdminActor } from '../config/roles.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionChecks, type CheckOutcome } from './connection-checks.service.js';
-import { lastFour } from './connection-codecs.js';
-import { connectionName, type ConnectionName, type ConnectionSettings, type WebhookSecrets } from './connection-settings.js';
+import { lastFour } from '../connections/connection-codecs.js';
+import { connectionName, type ConnectionName, type ConnectionSettings, type WebhookSecrets } from '../config/connection-settings.js';
 import { ConnectionViews, webhookAddresses, type ConnectionView } from './connection-views.service.js';
 import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionDto, WebhooksConnectionDto } from './connections.dto.js';
-import { ConnectionsService } from './connections.service.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
 import { ConnectionChecks } from './connection-checks.service.js';
-import { ConnectionsService } from './connections.service.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 
 /**
  * Checks every configured connection on a schedule (one replica per period), the Test button's check for each, so

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../health/readiness.registry.js';
-import { CODECS } from './connection-codecs.js';
-import type { CheckRow } from './connection.repository.js';
-import type { ConnectionName } from './connection-settings.js';
-import { ConnectionsService, type ConnectionState } from './connections.service.js';
-import { publicUrlOf } from './public-url.js';
+import { CODECS } from '../connections/connection-codecs.js';
+import type { CheckRow } from '../connections/connection.repository.js';
+import type { ConnectionName } from '../config/connection-settings.js';
+import { ConnectionsService, type ConnectionState } from '../connections/connections.service.js';
+import { publicUrlOf } from '../connections/public-url.js';
 import { CALLBACK_PATH } from './zoho-connect.service.js';
 import { dataCentreOf, ZOHO_DATA_CENTRES } from './zoho-data-centres.js';
 

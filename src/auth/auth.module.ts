@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AdminAuthGuard } from './admin-auth.guard.js';
+import { FirstStartToken } from './first-start-token.service.js';
+import { SessionController } from './session.controller.js';
+import { AdminIdentity } from './session.service.js';
+
+/**
+ * The admin API's auth: roles, tokens and console sessions. Every `/api` route, and any route marked `@AdminRoute()`
+ * or `@RequiresRole()`, is checked by the app-wide AdminAuthGuard (`admin-auth.guard.ts`); controllers read the caller
+ * with `@Actor()` and record writes that create no action through AdminAudit (the sync log's). Without ADMIN_TOKEN,
+ * FirstStartToken makes the `admin` token on the first start and adds its stored hash to AdminIdentity. Bull Board
+ * (`/admin/queues`, a Fastify plugin registered by createApp) checks its callers with AdminIdentity too.
+ */
+@Module({
+  controllers: [SessionController],
+  providers: [AdminIdentity, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+  exports: [AdminIdentity],
+})
+export class AuthModule {}

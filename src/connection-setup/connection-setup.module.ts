@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { ConnectionsModule } from '../connections/connections.module.js';
+import { ObservabilityModule } from '../health/observability.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { ConnectionCheckSchedule } from './connection-check-schedule.js';
+import { ConnectionChecks } from './connection-checks.service.js';
+import { ConnectionViews } from './connection-views.service.js';
+import { ConnectionsController } from './connections.controller.js';
+import { OAuthCallbackController } from './oauth-callback.controller.js';
+import { ZohoConnectService } from './zoho-connect.service.js';
+
+/**
+ * Setting the connections up from the console (README "Connections"): the Connections routes, the checks before a
+ * save and every 15 minutes, and Zoho's authorization-code flow. Above the CRM adapters, whose calls the checks make.
+ */
+@Module({
+  imports: [ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule],
+  controllers: [ConnectionsController, OAuthCallbackController],
+  providers: [ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
+  exports: [ConnectionViews],
+})
+export class ConnectionSetupModule {}
