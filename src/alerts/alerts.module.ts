@@ -1,4 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ALERT_SINK } from './alert-sink.js';
 import { AlertRepository } from './alert.repository.js';
 import { AlertsController } from './alerts.controller.js';
@@ -11,6 +13,7 @@ import { RetentionService } from './retention.service.js';
  */
 @Global()
 @Module({
+  imports: [SyncLogModule, WebhooksModule],
   controllers: [AlertsController],
   providers: [AlertRepository, AlertsService, { provide: ALERT_SINK, useExisting: AlertsService }, RetentionService],
   exports: [ALERT_SINK],
