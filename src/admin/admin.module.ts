@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminCredentialRepository } from './admin-credential.repository.js';
 import { AdminAudit } from './admin-audit.service.js';
 import { FirstStartToken } from './first-start-token.service.js';
 import { SessionController } from './session.controller.js';
@@ -20,7 +21,7 @@ import { SyncLogsController } from './sync-logs.controller.js';
 @Module({
   imports: [SyncLogModule],
   controllers: [SyncLogsController, SessionController],
-  providers: [AdminIdentity, AdminAudit, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+  providers: [AdminCredentialRepository, AdminIdentity, AdminAudit, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
   exports: [AdminIdentity, AdminAudit],
 })
 export class AdminModule {}
