@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../health/readiness.registry.js';
 import { CODECS } from './connection-codecs.js';
-import type { CheckRow } from './connection.repository.js';
+import type { CheckRow } from './connection-check.repository.js';
 import type { ConnectionName } from './connection-settings.js';
 import { ConnectionsService, type ConnectionState } from './connections.service.js';
 import { publicUrlOf } from './public-url.js';

@@ -2,7 +2,9 @@ import { Global, Module } from '@nestjs/common';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { ConnectionCheckSchedule } from './connection-check-schedule.js';
 import { ConnectionChecks } from './connection-checks.service.js';
+import { ConnectionCheckRepository } from './connection-check.repository.js';
 import { ConnectionRepository } from './connection.repository.js';
+import { OAuthStateRepository } from './oauth-state.repository.js';
 import { ConnectionViews } from './connection-views.service.js';
 import { ConnectionsController } from './connections.controller.js';
 import { ConnectionsService } from './connections.service.js';
@@ -17,7 +19,16 @@ import { ZohoConnectService } from './zoho-connect.service.js';
 @Module({
   imports: [ObservabilityModule],
   controllers: [ConnectionsController, OAuthCallbackController],
-  providers: [ConnectionRepository, ConnectionsService, ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
+  providers: [
+    ConnectionRepository,
+    ConnectionCheckRepository,
+    OAuthStateRepository,
+    ConnectionsService,
+    ConnectionChecks,
+    ConnectionCheckSchedule,
+    ConnectionViews,
+    ZohoConnectService,
+  ],
   exports: [ConnectionsService, ConnectionViews],
 })
 export class ConnectionsModule {}
