@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ALERT_SINK, type AlertSink } from '../src/alerts/alert-sink.js';
-import { RetentionService } from '../src/alerts/retention.service.js';
+import { RetentionService } from '../src/operations/retention.service.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, signWebhook } from './sim/service/index.js';
 import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';

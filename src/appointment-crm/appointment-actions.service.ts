@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from '../database/advisory-lock.js';
-import { DatabaseService } from '../database/database.service.js';
 import { pdfFileName } from '../http/file-names.js';
 import type { PdfStream } from '../http/pdf-download.js';
 import { withRetries } from '../http/retry.js';
@@ -13,8 +12,9 @@ import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProducts } from './connected-products.service.js';
+import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
+import type { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { idempotencyKey } from './idempotency-key.js';
-import { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { saleFromLineItems } from './sale.js';
 
 export const SOLD = 'Sold';
@@ -42,7 +42,7 @@ export class AppointmentActionsService {
     @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
     private readonly service: ServiceApiClient,
     private readonly products: ConnectedProducts,
-    private readonly database: DatabaseService,
+    private readonly drawingPushes: AppointmentDrawingPushRepository,
   ) {}
 
   @RunsAction('push_drawings', ON_APPOINTMENT_QUEUE)
@@ -108,7 +108,7 @@ export class AppointmentActionsService {
 
   /** The drawings and versions the appointment's `drawing` files were last made from. */
   async pushedDrawings(appointmentId: string): Promise<AppointmentDrawingPush[]> {
-    return this.database.repo(AppointmentDrawingPush).findBy({ appointmentId });
+    return this.drawingPushes.findByAppointment(appointmentId);
   }
 
   private async replaceDrawings(entry: ActionEntry<'push_drawings'>, appointmentId: string): Promise<ActionOutcome> {
@@ -226,13 +226,11 @@ export class AppointmentActionsService {
   }
 
   private async recordPushed(appointmentId: string, drawings: DrawingVersion[]): Promise<void> {
-    await this.database.transaction(async (m) => {
-      await m.delete(AppointmentDrawingPush, { appointmentId });
-      await m.insert(
-        AppointmentDrawingPush,
-        drawings.map((d) => ({ appointmentId, drawingId: d.drawingId, drawingVersionId: d.versionId, pushedAt: new Date() })),
-      );
-    });
+    await this.drawingPushes.replaceForAppointment(
+      appointmentId,
+      drawings.map((d) => ({ drawingId: d.drawingId, drawingVersionId: d.versionId })),
+      new Date(),
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import { HttpAppointmentCrm } from './appointment-crm.client.js';
 import { APPOINTMENT_CRM } from './appointment-crm.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
+import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProducts } from './connected-products.service.js';
 
@@ -20,7 +21,13 @@ import { ConnectedProducts } from './connected-products.service.js';
 @Module({
   imports: [ConnectionsModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
-  providers: [{ provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm }, ConnectedProducts, AppointmentActionsService, AppointmentDeliveriesService],
+  providers: [
+    { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
+    ConnectedProducts,
+    AppointmentDrawingPushRepository,
+    AppointmentActionsService,
+    AppointmentDeliveriesService,
+  ],
   exports: [APPOINTMENT_CRM, AppointmentActionsService],
 })
 export class AppointmentCrmModule implements OnModuleInit {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminCredentialRepository } from './admin-credential.repository.js';
 import { FirstStartToken } from './first-start-token.service.js';
 import { SessionController } from './session.controller.js';
 import { AdminIdentity } from './session.service.js';
@@ -14,7 +15,7 @@ import { AdminIdentity } from './session.service.js';
  */
 @Module({
   controllers: [SessionController],
-  providers: [AdminIdentity, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+  providers: [AdminCredentialRepository, AdminIdentity, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
   exports: [AdminIdentity],
 })
 export class AuthModule {}

@@ -4,11 +4,12 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { publicUrlOf } from '../connections/public-url.js';
 import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
 import type { AdminActor } from '../config/roles.js';
+import { AdminCredentialRepository, RESET_CREDENTIALS_STATEMENT } from './admin-credential.repository.js';
 import { AdminIdentity } from './session.service.js';
 
 const ACTOR: AdminActor = { name: 'admin', role: 'admin' };
 const RETRY_MS = 2_000;
-const RESET = 'to replace it, set ADMIN_TOKEN, or run DELETE FROM admin_credential and restart to have a new one printed';
+const RESET = `to replace it, set ADMIN_TOKEN, or run ${RESET_CREDENTIALS_STATEMENT} and restart to have a new one printed`;
 
 /**
  * With no admin token in the environment (ADMIN_TOKEN, or an admin of ADMIN_TOKENS), one is made by the daemon on
@@ -25,6 +26,7 @@ export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
+    private readonly credentials: AdminCredentialRepository,
     private readonly identity: AdminIdentity,
   ) {}
 
@@ -56,11 +58,7 @@ export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicatio
   private async adopt(): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-    const inserted = await this.database.returning<{ token_hash: string }>(
-      `INSERT INTO admin_credential (name, token_hash) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING token_hash`,
-      [ACTOR.name, hash],
-    );
-    if (inserted.length > 0) {
+    if (await this.credentials.insertIfAbsent(ACTOR.name, hash)) {
       this.identity.addHashedToken(ACTOR, Buffer.from(hash, 'hex'));
       this.logger.warn(
         `no ADMIN_TOKEN is set, so the daemon made this admin token: ${token} — sign in with it at ${publicUrlOf(this.config)}/admin. ` +
@@ -68,13 +66,13 @@ export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicatio
       );
       return;
     }
-    const [row] = await this.database.query<Array<{ token_hash: string }>>(`SELECT token_hash FROM admin_credential WHERE name = $1`, [ACTOR.name]);
-    if (!row) throw new Error('the admin_credential row was deleted while it was being read');
-    if (!/^[0-9a-f]{64}$/.test(row.token_hash)) {
+    const tokenHash = await this.credentials.findTokenHash(ACTOR.name);
+    if (tokenHash === null) throw new Error('the admin_credential row was deleted while it was being read');
+    if (!/^[0-9a-f]{64}$/.test(tokenHash)) {
       this.logger.error(`admin_credential holds no sha256 (hex) for admin, so no admin token is in use; ${RESET}`);
       return;
     }
-    this.identity.addHashedToken(ACTOR, Buffer.from(row.token_hash, 'hex'));
+    this.identity.addHashedToken(ACTOR, Buffer.from(tokenHash, 'hex'));
     this.logger.log(`no ADMIN_TOKEN is set: the admin token made on the first start is in use (printed then, in the log); ${RESET}`);
   }
 }

@@ -8,16 +8,17 @@ import { ConnectionChecks } from './connection-checks.service.js';
 import { ConnectionViews } from './connection-views.service.js';
 import { ConnectionsController } from './connections.controller.js';
 import { OAuthCallbackController } from './oauth-callback.controller.js';
+import { OAuthStateRepository } from './oauth-state.repository.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 
 /**
- * Setting the connections up from the console (README "Connections"): the Connections routes, the checks before a
+ * Setting the connections up from the console (docs/connections.md): the Connections routes, the checks before a
  * save and every 15 minutes, and Zoho's authorization-code flow. Above the CRM adapters, whose calls the checks make.
  */
 @Module({
   imports: [ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule],
   controllers: [ConnectionsController, OAuthCallbackController],
-  providers: [ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
+  providers: [OAuthStateRepository, ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
   exports: [ConnectionViews],
 })
 export class ConnectionSetupModule {}

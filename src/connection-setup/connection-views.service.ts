@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../health/readiness.registry.js';
 import { CODECS } from '../connections/connection-codecs.js';
-import type { CheckRow } from '../connections/connection.repository.js';
+import type { CheckRow } from '../connections/connection-check.repository.js';
 import type { ConnectionName } from '../config/connection-settings.js';
 import { ConnectionsService, type ConnectionState } from '../connections/connections.service.js';
 import { publicUrlOf } from '../connections/public-url.js';

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { ZOHO_SCOPES } from '../record-crm/zoho-scopes.js';
-import { ConnectionRepository } from '../connections/connection.repository.js';
+import { OAuthStateRepository } from './oauth-state.repository.js';
 import type { RecordCrmConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { publicUrlOf } from '../connections/public-url.js';
@@ -48,7 +48,7 @@ export class ZohoConnectService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
-    private readonly repository: ConnectionRepository,
+    private readonly oauthStates: OAuthStateRepository,
   ) {
     this.accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: { ...config.http.retry, attempts: 1 } });
   }
@@ -62,13 +62,7 @@ export class ZohoConnectService {
     const state = randomToken();
     const binding = randomToken();
     const pending: PendingConnect = { ...client, redirectUri: this.redirectUri };
-    await this.repository.addOAuthState(
-      sha256(state),
-      sha256(binding),
-      actor,
-      this.connections.seal(pending, 'record_crm'),
-      this.config.connections.stateTtlSeconds,
-    );
+    await this.oauthStates.add(sha256(state), sha256(binding), actor, this.connections.seal(pending, 'record_crm'), this.config.connections.stateTtlSeconds);
     const query = new URLSearchParams({
       scope: ZOHO_SCOPES,
       client_id: client.clientId,
@@ -84,7 +78,7 @@ export class ZohoConnectService {
   /** Zoho's redirect back: checks the state against the browser's binding, once, and exchanges the code. */
   async finish(query: CallbackQuery, binding: string | undefined): Promise<ConnectOutcome> {
     if (!query.state || !binding) return refused('the sign-in is missing its state or this browser’s cookie: start again from the console');
-    const taken = await this.repository.takeOAuthState(sha256(query.state), sha256(binding));
+    const taken = await this.oauthStates.take(sha256(query.state), sha256(binding));
     if (!taken) return refused('this sign-in is unknown, already used, expired, or was started in another browser: start again from the console');
     if (query.error) return refused(`Zoho did not grant access (${query.error.slice(0, 100)})`);
     if (!query.code) return refused('Zoho sent no authorization code');

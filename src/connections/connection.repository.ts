@@ -11,19 +11,7 @@ export interface ConnectionRow {
   updatedBy: string | null;
 }
 
-export interface CheckRow {
-  name: ConnectionName;
-  ok: boolean;
-  detail: string | null;
-  checkedAt: Date;
-}
-
-export interface OAuthStateRow {
-  actor: string;
-  sealedRequest: string;
-}
-
-/** The SQL of the connection tables (migration 1763700011000). */
+/** Every statement on `connection` (migration 1763700011000). */
 @Injectable()
 export class ConnectionRepository {
   constructor(private readonly database: DatabaseService) {}
@@ -59,40 +47,5 @@ export class ConnectionRepository {
 
   async remove(name: ConnectionName): Promise<void> {
     await this.database.query(`DELETE FROM connection WHERE name = $1`, [name]);
-    await this.database.query(`DELETE FROM connection_check WHERE name = $1`, [name]);
-  }
-
-  async checks(): Promise<Map<ConnectionName, CheckRow>> {
-    const rows = await this.database.query<Array<{ name: ConnectionName; ok: boolean; detail: string | null; checked_at: Date }>>(
-      `SELECT name, ok, detail, checked_at FROM connection_check`,
-    );
-    return new Map(rows.map((r) => [r.name, { name: r.name, ok: r.ok, detail: r.detail, checkedAt: r.checked_at }]));
-  }
-
-  async recordCheck(name: ConnectionName, ok: boolean, detail: string | null): Promise<void> {
-    await this.database.query(
-      `INSERT INTO connection_check (name, ok, detail, checked_at) VALUES ($1, $2, $3, now())
-       ON CONFLICT (name) DO UPDATE SET ok = EXCLUDED.ok, detail = EXCLUDED.detail, checked_at = now()`,
-      [name, ok, detail],
-    );
-  }
-
-  async addOAuthState(stateHash: string, bindingHash: string, actor: string, sealedRequest: string, ttlSeconds: number): Promise<void> {
-    await this.database.query(`DELETE FROM oauth_state WHERE expires_at < now() - interval '1 day'`);
-    await this.database.query(
-      `INSERT INTO oauth_state (state_hash, binding_hash, actor, sealed_request, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [stateHash, bindingHash, actor, sealedRequest, ttlSeconds],
-    );
-  }
-
-  /** Marks a state used and answers it, once: null when it is unknown, used already, expired or bound to another browser. */
-  async takeOAuthState(stateHash: string, bindingHash: string): Promise<OAuthStateRow | null> {
-    const rows = await this.database.returning<{ actor: string; sealed_request: string }>(
-      `UPDATE oauth_state SET used_at = now()
-       WHERE state_hash = $1 AND binding_hash = $2 AND used_at IS NULL AND expires_at > now()
-       RETURNING actor, sealed_request`,
-      [stateHash, bindingHash],
-    );
-    return rows[0] ? { actor: rows[0].actor, sealedRequest: rows[0].sealed_request } : null;
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConnectionCheckRepository } from './connection-check.repository.js';
 import { ConnectionRepository } from './connection.repository.js';
 import { ConnectionsService } from './connections.service.js';
 
@@ -8,7 +9,7 @@ import { ConnectionsService } from './connections.service.js';
  * on each call; their setting up from the console (routes, checks, Zoho's consent) is ConnectionSetupModule's.
  */
 @Module({
-  providers: [ConnectionRepository, ConnectionsService],
-  exports: [ConnectionRepository, ConnectionsService],
+  providers: [ConnectionRepository, ConnectionCheckRepository, ConnectionsService],
+  exports: [ConnectionRepository, ConnectionCheckRepository, ConnectionsService],
 })
 export class ConnectionsModule {}

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { CODECS } from './connection-codecs.js';
-import { ConnectionRepository, type CheckRow } from './connection.repository.js';
+import { ConnectionCheckRepository, type CheckRow } from './connection-check.repository.js';
+import { ConnectionRepository } from './connection.repository.js';
 import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
 import { loadConnectionsKey, type ConnectionsKey } from '../config/connections-key.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
@@ -56,6 +57,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
     private readonly repository: ConnectionRepository,
+    private readonly checkRows: ConnectionCheckRepository,
   ) {
     this.key = loadConnectionsKey(config.connections.key, config.connections.keyFile);
     this.box = this.key.ok ? new SecretBox(this.key.key) : null;
@@ -97,11 +99,11 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
   }
 
   checks(): Promise<Map<ConnectionName, CheckRow>> {
-    return this.repository.checks();
+    return this.checkRows.all();
   }
 
   recordCheck(name: ConnectionName, ok: boolean, detail: string | null): Promise<void> {
-    return this.repository.recordCheck(name, ok, detail);
+    return this.checkRows.save(name, ok, detail);
   }
 
   /** Why the console may not change this connection (set in the environment, or no key), or null. */
@@ -120,6 +122,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
 
   async remove(name: ConnectionName): Promise<void> {
     await this.repository.remove(name);
+    await this.checkRows.delete(name);
     await this.refresh();
   }
 

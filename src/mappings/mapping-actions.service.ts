@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService } from '../database/database.service.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AssociationPair } from '../service-api/service-api.types.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
-import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
 import type { Mapping } from './mapping.entity.js';
+import { MappingRepository } from './mapping.repository.js';
 import { A2_CHUNK } from './mappings.service.js';
 
 const ERROR_MAX = 2000;
@@ -27,7 +26,7 @@ export class MappingActionsService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly database: DatabaseService,
+    private readonly mappings: MappingRepository,
     private readonly service: ServiceApiClient,
   ) {}
 
@@ -71,27 +70,7 @@ export class MappingActionsService {
     }
     const leftPending = mappings.filter((m) => !settled.has(m.id)).map((m) => m.id);
 
-    await this.database.transaction(async (manager) => {
-      if (associated.length > 0) {
-        await manager.query(
-          `UPDATE mapping SET status = 'associated', error = NULL, claimed_by = NULL, updated_at = now() WHERE id = ANY($1::bigint[]) AND claimed_by = $2`,
-          [associated, entry.id],
-        );
-      }
-      if (failed.length > 0) {
-        await manager.query(
-          `UPDATE mapping m SET status = 'failed', error = f.error, claimed_by = NULL, updated_at = now()
-             FROM unnest($1::bigint[], $2::text[]) AS f(id, error) WHERE m.id = f.id AND m.claimed_by = $3`,
-          [failed.map((f) => f.id), failed.map((f) => f.error), entry.id],
-        );
-      }
-      if (leftPending.length > 0) {
-        await manager.query(`UPDATE mapping SET claimed_by = NULL, updated_at = now() WHERE id = ANY($1::bigint[]) AND claimed_by = $2`, [
-          leftPending,
-          entry.id,
-        ]);
-      }
-    });
+    await this.mappings.settleAssociation(entry.id, { associated, failed, leftPending });
 
     const parts = [`A2: ${associated.length} associated`, `${failed.length} failed`];
     if (failed.length > 0) parts[1] += ` (e.g. appointment ${mappings.find((m) => m.id === failed[0].id)?.appointmentId}: ${failed[0].error.slice(0, 200)})`;
@@ -107,20 +86,13 @@ export class MappingActionsService {
       // The service refused this record (400, 404, ...): the mapping fails with the reason. Not for 401/403, which
       // say our token is wrong, not the mapping: those release it for a later try, like a transient failure given up.
       if (err instanceof OutboundError && !err.transient && err.failure !== 'unauthorized') {
-        await this.database.query(`UPDATE mapping SET status = 'failed', error = $2, claimed_by = NULL, updated_at = now() WHERE id = $1 AND claimed_by = $3`, [
-          mapping.id,
-          err.message.slice(0, ERROR_MAX),
-          entry.id,
-        ]);
+        await this.mappings.markFailed(mapping.id, entry.id, err.message.slice(0, ERROR_MAX));
       } else {
         await this.releaseIfGivingUp(entry, err);
       }
       throw err;
     }
-    await this.database.query(
-      `UPDATE mapping SET status = 'associated', error = NULL, claimed_by = NULL, updated_at = now() WHERE id = $1 AND claimed_by = $2`,
-      [mapping.id, entry.id],
-    );
+    await this.mappings.markAssociated(mapping.id, entry.id);
     return { status: 'succeeded', detail: `C1: ${target} associated with project ${mapping.projectId}` };
   }
 
@@ -130,13 +102,7 @@ export class MappingActionsService {
    */
   private async takeClaims(entry: ActionEntry<'associate'>, ids: string[]): Promise<Mapping[]> {
     if (ids.length === 0) return [];
-    const rows = await this.database.returning<MappingRow>(
-      `UPDATE mapping SET claimed_by = $1, status = 'pending', error = NULL, updated_at = now()
-        WHERE id = ANY($2::bigint[]) AND crm = $3 AND status IN ('pending', 'failed') AND (claimed_by IS NULL OR claimed_by = $1)
-        RETURNING ${MAPPING_COLUMNS}`,
-      [entry.id, ids, entry.crm ?? 'appointment'],
-    );
-    return rows.map(rowToMapping).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    return this.mappings.claimForAssociation(entry.id, ids, entry.crm ?? 'appointment');
   }
 
   /** Mirrors the worker's decision: a permanent error, or the last try, ends the action; then the claims go back. */
@@ -144,7 +110,7 @@ export class MappingActionsService {
     const permanent = err instanceof OutboundError ? !err.transient : err instanceof PermanentActionError;
     if (!permanent && entry.attempts < this.config.jobs.attempts) return;
     try {
-      await this.database.query(`UPDATE mapping SET claimed_by = NULL, updated_at = now() WHERE claimed_by = $1 AND status = 'pending'`, [entry.id]);
+      await this.mappings.releaseClaimsOf(entry.id);
     } catch (releaseErr) {
       // MappingsService.releaseStaleClaims picks these up on the next trigger.
       this.logger.warn(`#${entry.id}: could not release claims: ${(releaseErr as Error).message}`);

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../database/database.service.js';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
-import { Mapping } from './mapping.entity.js';
+import { MappingRepository } from './mapping.repository.js';
 import { MappingsService } from './mappings.service.js';
 
 /**
@@ -18,13 +17,13 @@ export class MappingDeliveriesService implements WebhookEventHandler {
   readonly name = 'mappings';
 
   constructor(
-    private readonly database: DatabaseService,
+    private readonly repository: MappingRepository,
     private readonly mappings: MappingsService,
   ) {}
 
   async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
     if (delivery.event !== 'project.created' || !delivery.projectId) return [];
-    const pending = await this.database.repo(Mapping).countBy({ projectId: delivery.projectId, status: 'pending' });
+    const pending = await this.repository.countPending({ projectId: delivery.projectId });
     if (pending === 0) return [];
     return [{ kind: 'associate_project', crm: null, projectId: delivery.projectId, target: null, payload: { project_id: delivery.projectId } }];
   }

@@ -1,27 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '../database/database.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { Mapping } from './mapping.entity.js';
+import type { Mapping } from './mapping.entity.js';
+import { MappingRepository } from './mapping.repository.js';
 
 /** Where a project's pushes go. Only associated mappings count: the service knows nothing of the others yet. */
 @Injectable()
 export class MappingLookup {
-  constructor(private readonly database: DatabaseService) {}
+  constructor(private readonly mappings: MappingRepository) {}
 
   /** The project's appointment mapping, whatever its state (callers decide what a pending one means). */
   appointmentOfProject(projectId: string): Promise<Mapping | null> {
-    return this.database.repo(Mapping).findOneBy({ crm: 'appointment', projectId });
+    return this.mappings.findByProject('appointment', projectId);
   }
 
   recordOfProject(projectId: string): Promise<Mapping | null> {
-    return this.database.repo(Mapping).findOneBy({ crm: 'record', projectId });
+    return this.mappings.findByProject('record', projectId);
   }
 
   record(module: RecordModule, recordId: string): Promise<Mapping | null> {
-    return this.database.repo(Mapping).findOneBy({ crm: 'record', recordCrmModule: module, recordCrmRecordId: recordId });
+    return this.mappings.findByRecord(module, recordId);
   }
 
   appointment(appointmentId: string): Promise<Mapping | null> {
-    return this.database.repo(Mapping).findOneBy({ crm: 'appointment', appointmentId });
+    return this.mappings.findByAppointment(appointmentId);
   }
 }

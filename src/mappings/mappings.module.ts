@@ -5,19 +5,20 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
 import { MappingLookup } from './mapping-lookup.service.js';
+import { MappingRepository } from './mapping.repository.js';
 import { MappingsController } from './mappings.controller.js';
 import { MappingsService } from './mappings.service.js';
 import { MappingDeliveriesService } from './mapping-deliveries.service.js';
 
 /**
  * Mappings and their association with the service. Other modules use MappingLookup (where a project's pushes go)
- * and MappingsService (`associatePending` for the reconciliation).
+ * and MappingsService (`associatePending` for the reconciliation); MappingRepository holds every statement on `mapping`.
  */
 @Module({
   imports: [SyncLogModule, ServiceApiModule],
   controllers: [MappingsController],
-  providers: [MappingLookup, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
-  exports: [MappingLookup, MappingsService],
+  providers: [MappingRepository, MappingLookup, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
+  exports: [MappingRepository, MappingLookup, MappingsService],
 })
 export class MappingsModule implements OnModuleInit {
   constructor(

@@ -1,17 +1,19 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { ActionRecorder, type RecordedAction } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
-import type { MappingRow } from './mapping-rows.js';
-import { Mapping, type MappingCrm } from './mapping.entity.js';
+import { rowToMapping, type MappingRow } from './mapping-rows.js';
+import type { Mapping, MappingCrm } from './mapping.entity.js';
+import { MappingRepository, type MappingListFilter } from './mapping.repository.js';
 import { A2_CHUNK, MappingsService } from './mappings.service.js';
 
-type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
-type Manager = { query: jest.Mock<Query> };
+/** The transaction a claim runs in, as the repository's methods receive it. */
+const MANAGER = { transaction: 'claim' } as unknown as EntityManager;
 
 const CREATED = new Date('2025-11-20T10:00:00Z');
 const RECORD = '4150868000005277036';
@@ -54,44 +56,45 @@ const rowOf = (id: number, input: MappingInput): MappingRow => ({
 });
 
 /**
- * The `mapping` table as the claiming transactions see it: the SELECT ... FOR UPDATE SKIP LOCKED by CRM, project,
- * keyset and limit, and the two UPDATEs that set `claimed_by`.
+ * The `mapping` table as the claiming transactions see it: the rows locked FOR UPDATE SKIP LOCKED by CRM, project,
+ * keyset and limit, and the two ways of setting `claimed_by`.
  */
 function mappingTable(rows: MappingRow[]) {
-  const query = jest.fn<Query>(async (sql, params = []) => {
-    if (/^\s*SELECT/.test(sql)) {
-      const [crm, projectId, limit, after] = params as [string, string | null, number, string];
-      return rows
-        .filter((r) => r.crm === crm && r.status === 'pending' && r.claimed_by === null && (projectId === null || r.project_id === projectId))
-        .filter((r) => BigInt(r.id) > BigInt(after))
-        .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)))
-        .slice(0, limit);
-    }
-    if (/claimed_by = \$1/.test(sql)) {
-      const [entryId, ids] = params as [string, string[]];
-      for (const r of rows) if (ids.includes(r.id)) r.claimed_by = entryId;
-      return [];
-    }
-    if (/unnest/.test(sql)) {
-      const [ids, entryIds] = params as [string[], string[]];
-      ids.forEach((id, i) => (rows.find((r) => r.id === id)!.claimed_by = entryIds[i]));
-      return [];
-    }
-    throw new Error(`unexpected statement: ${sql}`);
+  const lockUnclaimedPending = jest.fn(async (_manager: EntityManager, crm: MappingCrm, projectId: string | null, after: string, limit: number) =>
+    rows
+      .filter((r) => r.crm === crm && r.status === 'pending' && r.claimed_by === null && (projectId === null || r.project_id === projectId))
+      .filter((r) => BigInt(r.id) > BigInt(after))
+      .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)))
+      .slice(0, limit)
+      .map(rowToMapping),
+  );
+  const claimForEntry = jest.fn(async (_manager: EntityManager, entryId: string, ids: string[]) => {
+    for (const r of rows) if (ids.includes(r.id)) r.claimed_by = entryId;
   });
-  return { rows, manager: { query } satisfies Manager };
+  const claimEach = jest.fn(async (_manager: EntityManager, ids: string[], entryIds: string[]) => {
+    ids.forEach((id, i) => (rows.find((r) => r.id === id)!.claimed_by = entryIds[i]));
+  });
+  return { rows, lockUnclaimedPending, claimForEntry, claimEach };
 }
 
 async function setUp() {
   const events: string[] = [];
   const table = mappingTable([]);
-  const query = jest.fn<Query>(async () => []);
-  const returning = jest.fn<Query>(async () => []);
-  const findOneBy = jest.fn(async (_where: { id: string }) => null as Mapping | null);
-  const repo = jest.fn((_entity: unknown) => ({ findOneBy }));
-  const transaction = jest.fn(async (work: (manager: Manager) => Promise<unknown>) => {
+  const repository = {
+    insertMany: jest.fn(async (_inputs: MappingInput[]) => [] as Mapping[]),
+    findConflicting: jest.fn(async (_inputs: MappingInput[]) => [] as Mapping[]),
+    findById: jest.fn(async (_id: string) => null as Mapping | null),
+    list: jest.fn(async (_filter: MappingListFilter) => [] as Mapping[]),
+    delete: jest.fn(async (_id: string) => false),
+    countPending: jest.fn(async (_filter: { crm?: MappingCrm; projectId?: string }) => 0),
+    releaseClaimsOfFinishedEntries: jest.fn(async () => 0),
+    lockUnclaimedPending: table.lockUnclaimedPending,
+    claimForEntry: table.claimForEntry,
+    claimEach: table.claimEach,
+  };
+  const transaction = jest.fn(async (work: (manager: EntityManager) => Promise<unknown>) => {
     events.push('begin');
-    const result = await work(table.manager);
+    const result = await work(MANAGER);
     events.push('commit');
     return result;
   });
@@ -109,11 +112,12 @@ async function setUp() {
   const moduleRef = await Test.createTestingModule({
     providers: [
       MappingsService,
-      { provide: DatabaseService, useValue: { query, returning, transaction, repo } },
+      { provide: DatabaseService, useValue: { transaction } },
+      { provide: MappingRepository, useValue: repository },
       { provide: ActionRecorder, useValue: { record, committed } },
     ],
   }).compile();
-  return { service: moduleRef.get(MappingsService), events, table, query, returning, findOneBy, repo, transaction, record, committed };
+  return { service: moduleRef.get(MappingsService), events, table, repository, transaction, record, committed };
 }
 
 describe(MappingsService.name, () => {
@@ -131,47 +135,43 @@ describe(MappingsService.name, () => {
 
     it('get answers null without asking Postgres', async () => {
       for (const id of bad) expect(await m.service.get(id)).toBeNull();
-      expect(m.repo).not.toHaveBeenCalled();
+      expect(m.repository.findById).not.toHaveBeenCalled();
 
       const found = { id: '1234567890123456789' } as Mapping;
-      m.findOneBy.mockResolvedValueOnce(found);
+      m.repository.findById.mockResolvedValueOnce(found);
       expect(await m.service.get('1234567890123456789')).toBe(found);
-      expect(m.repo).toHaveBeenCalledWith(Mapping);
-      expect(m.findOneBy).toHaveBeenCalledWith({ id: '1234567890123456789' });
+      expect(m.repository.findById).toHaveBeenCalledWith('1234567890123456789');
     });
 
     it('remove answers false without asking Postgres; a real id is removed when it exists', async () => {
       for (const id of bad) expect(await m.service.remove(id)).toBe(false);
-      expect(m.returning).not.toHaveBeenCalled();
+      expect(m.repository.delete).not.toHaveBeenCalled();
 
-      m.returning.mockResolvedValueOnce([{ id: '12' }]);
+      m.repository.delete.mockResolvedValueOnce(true);
       expect(await m.service.remove('12')).toBe(true);
-      expect(m.returning).toHaveBeenLastCalledWith(expect.stringMatching(/^DELETE FROM mapping WHERE id = \$1/), ['12']);
-      m.returning.mockResolvedValueOnce([]);
+      expect(m.repository.delete).toHaveBeenLastCalledWith('12');
+      m.repository.delete.mockResolvedValueOnce(false);
       expect(await m.service.remove('13')).toBe(false);
+      expect(m.repository.delete).toHaveBeenLastCalledWith('13');
     });
   });
 
   describe('createMany', () => {
     it('asks nothing of Postgres for no inputs', async () => {
       expect(await m.service.createMany([])).toEqual([]);
-      expect(m.query).not.toHaveBeenCalled();
+      expect(m.repository.insertMany).not.toHaveBeenCalled();
+      expect(m.repository.findConflicting).not.toHaveBeenCalled();
     });
 
     it('inserts every input in one statement and answers in input order whatever order RETURNING used', async () => {
       const inputs = [appointmentInput('APT-1', '101'), recordInput('55', '102'), appointmentInput('APT-3', '103')];
-      m.query.mockResolvedValueOnce([rowOf(3, inputs[2]), rowOf(1, inputs[0]), rowOf(2, inputs[1])]);
+      m.repository.insertMany.mockResolvedValueOnce([rowOf(3, inputs[2]), rowOf(1, inputs[0]), rowOf(2, inputs[1])].map(rowToMapping));
 
       const results = await m.service.createMany(inputs);
 
-      expect(m.query).toHaveBeenCalledTimes(1);
-      expect(m.query.mock.calls[0][1]).toEqual([
-        ['appointment', 'record', 'appointment'],
-        ['APT-1', null, 'APT-3'],
-        [null, 'Deals', null],
-        [null, '55', null],
-        ['101', '102', '103'],
-      ]);
+      expect(m.repository.insertMany).toHaveBeenCalledTimes(1);
+      expect(m.repository.insertMany).toHaveBeenCalledWith(inputs);
+      expect(m.repository.findConflicting).not.toHaveBeenCalled();
       expect(results.map((r) => (r.status === 'created' ? r.mapping.id : r.status))).toEqual(['1', '2', '3']);
       expect(results[1]).toMatchObject({ status: 'created', mapping: { crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: '55', projectId: '102' } });
     });
@@ -191,12 +191,13 @@ describe(MappingsService.name, () => {
         rowOf(13, appointmentInput('APT-8', '301')),
         rowOf(14, recordInput('55', '998')),
       ];
-      m.query.mockResolvedValueOnce([rowOf(15, inputs[4])]).mockResolvedValueOnce(existing);
+      m.repository.insertMany.mockResolvedValueOnce([rowToMapping(rowOf(15, inputs[4]))]);
+      m.repository.findConflicting.mockResolvedValueOnce(existing.map(rowToMapping));
 
       const results = await m.service.createMany(inputs);
 
-      // The conflicts are looked up for the inputs that lost only, split by CRM.
-      expect(m.query.mock.calls[1][1]).toEqual([['APT-1', 'APT-2', 'APT-9', 'APT-7'], ['101', '201', '301', '601'], ['Deals'], ['55'], ['401']]);
+      // The conflicts are looked up for the inputs that lost only.
+      expect(m.repository.findConflicting).toHaveBeenCalledWith([inputs[0], inputs[1], inputs[2], inputs[3], inputs[5]]);
       expect(results).toEqual([
         {
           status: 'conflict',
@@ -225,7 +226,8 @@ describe(MappingsService.name, () => {
 
     it('of two equal inputs in one call, the first is created and the second names it', async () => {
       const input = recordInput('77', '701');
-      m.query.mockResolvedValueOnce([rowOf(21, input)]).mockResolvedValueOnce([rowOf(21, input)]);
+      m.repository.insertMany.mockResolvedValueOnce([rowToMapping(rowOf(21, input))]);
+      m.repository.findConflicting.mockResolvedValueOnce([rowToMapping(rowOf(21, input))]);
 
       const [first, second] = await m.service.createMany([input, { ...input }]);
 
@@ -239,51 +241,41 @@ describe(MappingsService.name, () => {
   });
 
   describe('list', () => {
-    /** A query builder that answers the first `limit` of `rows` (newest first, as ORDER BY id DESC would). */
-    const builder = (rows: Array<{ id: string }>) => {
-      let limit = Infinity;
-      const qb = {
-        orderBy: jest.fn(() => qb),
-        limit: jest.fn((n: number) => ((limit = n), qb)),
-        andWhere: jest.fn((_where: string, _params: Record<string, unknown>) => qb),
-        getMany: jest.fn(async () => rows.slice(0, limit)),
-      };
-      m.repo.mockReturnValue({ createQueryBuilder: () => qb } as never);
-      return qb;
-    };
+    /** The repository answering the first `limit` of `rows` (newest first, as ORDER BY id DESC would). */
+    const stored = (rows: Array<{ id: string }>) => m.repository.list.mockImplementation(async (filter) => rows.slice(0, filter.limit) as Mapping[]);
     const newestFirst = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: String(from - i) }));
 
     it('answers a page and the cursor of the next one while there is more', async () => {
-      const qb = builder(newestFirst(30, 30));
+      stored(newestFirst(30, 30));
 
       const page = await m.service.list({ limit: 10, crm: 'record', status: 'failed', projectId: '101', cursor: '31' });
 
       expect(page.items.map((i) => i.id)).toEqual(newestFirst(30, 10).map((i) => i.id));
       expect(page.nextCursor).toBe('21');
-      expect(qb.andWhere.mock.calls.map(([, params]) => params)).toEqual([{ crm: 'record' }, { status: 'failed' }, { projectId: '101' }, { cursor: '31' }]);
+      // One row more than the page: it says whether there is a next one.
+      expect(m.repository.list).toHaveBeenCalledWith({ limit: 11, crm: 'record', status: 'failed', projectId: '101', cursor: '31' });
     });
 
     it('answers no cursor on the last page, full or not, and filters on nothing unasked', async () => {
-      let qb = builder(newestFirst(10, 10));
+      stored(newestFirst(10, 10));
       expect(await m.service.list({ limit: 10 })).toEqual({ items: newestFirst(10, 10), nextCursor: null });
-      expect(qb.andWhere).not.toHaveBeenCalled();
-      qb = builder(newestFirst(3, 3));
+      expect(m.repository.list).toHaveBeenLastCalledWith({ limit: 11 });
+      stored(newestFirst(3, 3));
       expect(await m.service.list({ limit: 10 })).toEqual({ items: newestFirst(3, 3), nextCursor: null });
     });
   });
 
-  it('countPending reads the count Postgres answers as text, with the filter as parameters', async () => {
-    m.query.mockResolvedValueOnce([{ n: '42' }]);
+  it('countPending answers the count of the repository for the filter, every mapping with none', async () => {
+    m.repository.countPending.mockResolvedValueOnce(42);
     expect(await m.service.countPending({ crm: 'record', projectId: '101' })).toBe(42);
-    expect(m.query).toHaveBeenLastCalledWith(expect.any(String), ['record', '101']);
-    m.query.mockResolvedValueOnce([]);
+    expect(m.repository.countPending).toHaveBeenLastCalledWith({ crm: 'record', projectId: '101' });
     expect(await m.service.countPending()).toBe(0);
-    expect(m.query).toHaveBeenLastCalledWith(expect.any(String), [null, null]);
+    expect(m.repository.countPending).toHaveBeenLastCalledWith({});
   });
 
   describe('associatePending', () => {
-    /** The parameters of each claiming SELECT: CRM, project, limit, the last id claimed. */
-    const selectParams = () => m.table.manager.query.mock.calls.filter(([sql]) => /^\s*SELECT/.test(sql)).map(([, params]) => params as unknown[]);
+    /** The parameters of each claiming read: CRM, project, limit, the last id claimed. */
+    const selectParams = () => m.table.lockUnclaimedPending.mock.calls.map(([, crm, projectId, after, limit]) => [crm, projectId, limit, after]);
     const pendingTable = () => [
       ...Array.from({ length: 250 }, (_, i) => row(i + 1, 'appointment', String(1000 + i))),
       row(251, 'appointment', '2000', { claimed_by: '77' }), // held by another action
@@ -298,8 +290,11 @@ describe(MappingsService.name, () => {
       const entries = await m.service.associatePending('admin');
 
       // Stale claims are released before anything is claimed.
-      expect(m.returning).toHaveBeenCalledWith(expect.stringContaining('SET claimed_by = NULL'));
-      expect(m.returning.mock.invocationCallOrder[0]).toBeLessThan(m.transaction.mock.invocationCallOrder[0]);
+      expect(m.repository.releaseClaimsOfFinishedEntries).toHaveBeenCalledTimes(1);
+      expect(m.repository.releaseClaimsOfFinishedEntries.mock.invocationCallOrder[0]).toBeLessThan(m.transaction.mock.invocationCallOrder[0]);
+      // Every read and claim runs in the claiming transaction.
+      for (const call of [...m.table.lockUnclaimedPending.mock.calls, ...m.table.claimForEntry.mock.calls, ...m.table.claimEach.mock.calls])
+        expect(call[0]).toBe(MANAGER);
 
       // The pending index is walked forwards from the last id claimed, A2_CHUNK rows at a time.
       const selects = selectParams();
@@ -325,7 +320,7 @@ describe(MappingsService.name, () => {
           detail: 'A2 for 100 appointment mapping(s)',
         },
       ]);
-      expect(a1[1]).toEqual({ manager: m.table.manager }); // inside the claiming transaction
+      expect(a1[1]).toEqual({ manager: MANAGER }); // inside the claiming transaction
       expect((a2[0][0].payload as { mapping_ids: string[] }).mapping_ids).toHaveLength(100);
       expect(a3[0]).toEqual([
         expect.objectContaining({
@@ -357,7 +352,7 @@ describe(MappingsService.name, () => {
       const work = m.transaction.getMockImplementation()!;
       m.transaction.mockImplementationOnce(work).mockImplementationOnce(async (fn) => {
         m.events.push('begin');
-        await fn(m.table.manager);
+        await fn(MANAGER);
         throw new Error('could not serialize access');
       });
 
@@ -404,7 +399,7 @@ describe(MappingsService.name, () => {
       expect(entries).toHaveLength(1);
 
       m.record.mockClear();
-      m.table.manager.query.mockClear();
+      m.table.lockUnclaimedPending.mockClear();
       const recordOnly = await m.service.associatePending('admin', { crm: 'record' });
 
       expect(selectParams().map((params) => params[0])).toEqual(['record', 'record']);

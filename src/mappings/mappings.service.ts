@@ -6,8 +6,8 @@ import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
-import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
-import { Mapping, type MappingCrm, type MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import { MappingRepository } from './mapping.repository.js';
 import { describeMapping } from './mapping.view.js';
 
 /** A2 takes at most 100 pairs per call. */
@@ -54,6 +54,7 @@ export class MappingsService {
 
   constructor(
     private readonly database: DatabaseService,
+    private readonly mappings: MappingRepository,
     private readonly actions: ActionRecorder,
   ) {}
 
@@ -68,21 +69,10 @@ export class MappingsService {
    */
   async createMany(inputs: MappingInput[]): Promise<CreateResult[]> {
     if (inputs.length === 0) return [];
-    const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
-    const rows: MappingRow[] = await this.database.query(
-      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status)
-       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending'
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
-              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, n)
-        ORDER BY t.n
-       ON CONFLICT DO NOTHING
-       RETURNING ${MAPPING_COLUMNS}`,
-      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId')],
-    );
+    const rows = await this.mappings.insertMany(inputs);
     // RETURNING promises no order: match rows back to inputs by their content. Of equal inputs, the first one won.
     const created = new Map<string, Mapping[]>();
-    for (const row of rows) {
-      const mapping = rowToMapping(row);
+    for (const mapping of rows) {
       const key = keyOf(mapping);
       created.set(key, [...(created.get(key) ?? []), mapping]);
     }
@@ -92,7 +82,7 @@ export class MappingsService {
     });
     const losers = inputs.map((input, i) => (results[i] ? null : input)).filter((i): i is MappingInput => i !== null);
     if (losers.length > 0) {
-      const existing = await this.conflictsOf(losers);
+      const existing = await this.mappings.findConflicting(losers);
       inputs.forEach((input, i) => {
         if (results[i]) return;
         const other = existing.find((m) => collides(input, m)) ?? null;
@@ -108,20 +98,11 @@ export class MappingsService {
 
   get(id: string): Promise<Mapping | null> {
     if (!/^\d{1,19}$/.test(id)) return Promise.resolve(null);
-    return this.database.repo(Mapping).findOneBy({ id });
+    return this.mappings.findById(id);
   }
 
   async list(filter: MappingFilter): Promise<{ items: Mapping[]; nextCursor: string | null }> {
-    const query = this.database
-      .repo(Mapping)
-      .createQueryBuilder('m')
-      .orderBy('m.id', 'DESC')
-      .limit(filter.limit + 1);
-    if (filter.crm) query.andWhere('m.crm = :crm', { crm: filter.crm });
-    if (filter.status) query.andWhere('m.status = :status', { status: filter.status });
-    if (filter.projectId) query.andWhere('m.project_id = :projectId', { projectId: filter.projectId });
-    if (filter.cursor) query.andWhere('m.id < :cursor', { cursor: filter.cursor });
-    const rows = await query.getMany();
+    const rows = await this.mappings.list({ ...filter, limit: filter.limit + 1 });
     const items = rows.slice(0, filter.limit);
     return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
   }
@@ -132,16 +113,11 @@ export class MappingsService {
    */
   async remove(id: string): Promise<boolean> {
     if (!/^\d{1,19}$/.test(id)) return false;
-    const rows = await this.database.returning(`DELETE FROM mapping WHERE id = $1 RETURNING id`, [id]);
-    return rows.length > 0;
+    return this.mappings.delete(id);
   }
 
-  async countPending(filter: AssociateFilter = {}): Promise<number> {
-    const rows: Array<{ n: string }> = await this.database.query(
-      `SELECT count(*) AS n FROM mapping WHERE status = 'pending' AND ($1::text IS NULL OR crm = $1) AND ($2::text IS NULL OR project_id = $2)`,
-      [filter.crm ?? null, filter.projectId ?? null],
-    );
-    return Number(rows[0]?.n ?? 0);
+  countPending(filter: AssociateFilter = {}): Promise<number> {
+    return this.mappings.countPending(filter);
   }
 
   /**
@@ -182,27 +158,14 @@ export class MappingsService {
    * was claimed (an admin's retry re-claims with a newer updated_at than the entry's earlier finish).
    */
   async releaseStaleClaims(): Promise<number> {
-    const rows = await this.database.returning(
-      `UPDATE mapping m SET claimed_by = NULL, updated_at = now()
-        WHERE m.status = 'pending' AND m.claimed_by IS NOT NULL
-          AND EXISTS (SELECT 1 FROM sync_log s
-                       WHERE s.id = m.claimed_by AND s.status IN ('succeeded', 'failed', 'skipped') AND s.finished_at >= m.updated_at)
-        RETURNING m.id`,
-    );
-    if (rows.length > 0) this.logger.log(`released ${rows.length} pending mapping(s) held by finished actions`);
-    return rows.length;
+    const released = await this.mappings.releaseClaimsOfFinishedEntries();
+    if (released > 0) this.logger.log(`released ${released} pending mapping(s) held by finished actions`);
+    return released;
   }
 
   private async claimChunk(manager: EntityManager, crm: MappingCrm, trigger: SyncTrigger, projectId: string | null, after: string, actor?: string) {
-    const rows: MappingRow[] = await manager.query(
-      `SELECT ${MAPPING_COLUMNS} FROM mapping
-        WHERE crm = $1 AND status = 'pending' AND claimed_by IS NULL AND ($2::text IS NULL OR project_id = $2) AND id > $4
-        ORDER BY id LIMIT $3
-        FOR UPDATE SKIP LOCKED`,
-      [crm, projectId, crm === 'appointment' ? A2_CHUNK : RECORD_CLAIM_CHUNK, after],
-    );
-    if (rows.length === 0) return null;
-    const mappings = rows.map(rowToMapping);
+    const mappings = await this.mappings.lockUnclaimedPending(manager, crm, projectId, after, crm === 'appointment' ? A2_CHUNK : RECORD_CLAIM_CHUNK);
+    if (mappings.length === 0) return null;
     const actions: NewAction[] =
       crm === 'appointment'
         ? [
@@ -229,39 +192,19 @@ export class MappingsService {
           }));
     const recorded = await this.actions.record(actions, { manager });
     if (crm === 'appointment') {
-      await manager.query(`UPDATE mapping SET claimed_by = $1, updated_at = now() WHERE id = ANY($2::bigint[])`, [
+      await this.mappings.claimForEntry(
+        manager,
         recorded[0].entry.id,
         mappings.map((m) => m.id),
-      ]);
+      );
     } else {
-      await manager.query(
-        `UPDATE mapping m SET claimed_by = c.entry_id, updated_at = now() FROM unnest($1::bigint[], $2::bigint[]) AS c(mapping_id, entry_id) WHERE m.id = c.mapping_id`,
-        [mappings.map((m) => m.id), recorded.map((r) => r.entry.id)],
+      await this.mappings.claimEach(
+        manager,
+        mappings.map((m) => m.id),
+        recorded.map((r) => r.entry.id),
       );
     }
     return { recorded, lastId: mappings[mappings.length - 1].id };
-  }
-
-  /** Existing mappings that could be in the way of these inputs: same appointment, same record, or same project and CRM. */
-  private async conflictsOf(inputs: MappingInput[]): Promise<Mapping[]> {
-    const appointments = inputs.filter((i) => i.crm === 'appointment');
-    const records = inputs.filter((i) => i.crm === 'record');
-    const rows: MappingRow[] = await this.database.query(
-      `SELECT ${MAPPING_COLUMNS} FROM mapping
-        WHERE (crm = 'appointment' AND appointment_id = ANY($1::text[]))
-           OR (crm = 'appointment' AND project_id = ANY($2::text[]))
-           OR (crm = 'record' AND (record_crm_module, record_crm_record_id) IN (SELECT * FROM unnest($3::text[], $4::text[])))
-           OR (crm = 'record' AND project_id = ANY($5::text[]))
-        ORDER BY id`,
-      [
-        appointments.map((i) => i.appointmentId),
-        appointments.map((i) => i.projectId),
-        records.map((i) => i.recordCrmModule),
-        records.map((i) => i.recordCrmRecordId),
-        records.map((i) => i.projectId),
-      ],
-    );
-    return rows.map(rowToMapping);
   }
 }
 

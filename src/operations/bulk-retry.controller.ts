@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@ne
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import type { AdminActor } from '../config/roles.js';
 import { BulkRetryQueryDto } from './operations.dto.js';
-import type { FailedFilter } from './operations.repository.js';
+import type { FailedFilter } from '../sync-log/sync-log.repository.js';
 import { BULK_RETRY_CAP, OperationsService } from './operations.service.js';
 
 const filterOf = (query: BulkRetryQueryDto): FailedFilter => ({

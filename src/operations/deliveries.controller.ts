@@ -15,7 +15,6 @@ import { idCursor, pageLimit, toPage, type PageOf } from '../common/pagination.j
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { AdminActor } from '../config/roles.js';
 import { DeliveriesQueryDto } from './operations.dto.js';
-import { OperationsRepository } from './operations.repository.js';
 import { OperationsService } from './operations.service.js';
 import { DeliveryDetailView, deliveryView, DeliveryView } from './operations.view.js';
 
@@ -23,10 +22,7 @@ import { DeliveryDetailView, deliveryView, DeliveryView } from './operations.vie
 @AdminRoute()
 @Controller('api/deliveries')
 export class DeliveriesController {
-  constructor(
-    private readonly repository: OperationsRepository,
-    private readonly operations: OperationsService,
-  ) {}
+  constructor(private readonly operations: OperationsService) {}
 
   @Get()
   @ApiOperation({
@@ -37,7 +33,7 @@ export class DeliveriesController {
   @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
   async list(@Query() query: DeliveriesQueryDto): Promise<PageOf<DeliveryView>> {
     const limit = pageLimit(query);
-    const rows = await this.repository.listDeliveries({
+    const rows = await this.operations.deliveries({
       endpoint: query.endpoint,
       event: query.event,
       status: query.status,

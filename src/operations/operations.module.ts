@@ -1,25 +1,28 @@
 import { Module } from '@nestjs/common';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { ConnectionSetupModule } from '../connection-setup/connection-setup.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { BulkRetryController } from './bulk-retry.controller.js';
 import { DeliveriesController } from './deliveries.controller.js';
-import { OperationsRepository } from './operations.repository.js';
 import { OperationsService } from './operations.service.js';
 import { OverviewController } from './overview.controller.js';
+import { RetentionService } from './retention.service.js';
 import { ProjectsController } from './projects.controller.js';
 
 /**
  * The operations API for the console: the overview, one project's mappings, deliveries and action chains, the
- * webhook inbox with replay, and the bulk retry of failed actions. Reads go through OperationsRepository (the SQL);
- * a replay routes through the webhooks module's router, so the relay stays the one path onto the queues.
+ * webhook inbox with replay, and the bulk retry of failed actions. Reads go through the repositories of the tables
+ * (sync log, inbox, mappings); a replay routes through the webhooks module's router, so the relay stays the one path
+ * onto the queues. Also the daily retention of finished sync log entries, deliveries and alerts.
  */
 @Module({
-  imports: [ConnectionsModule, ConnectionSetupModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
+  imports: [AlertsModule, ConnectionsModule, ConnectionSetupModule, MappingsModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
   controllers: [OverviewController, ProjectsController, DeliveriesController, BulkRetryController],
-  providers: [OperationsRepository, OperationsService],
+  providers: [OperationsService, RetentionService],
 })
 export class OperationsModule {}

@@ -5,13 +5,14 @@ import { syncLogEntryView } from '../sync-log/sync-log.view.js';
 import { ConnectionViews } from '../connection-setup/connection-views.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
+import { MappingRepository } from '../mappings/mapping.repository.js';
 import { mappingView } from '../mappings/mapping.view.js';
 import { RelaySignal } from '../queues/relay-signal.service.js';
-import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
+import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
+import { InboxRepository, type DeliveryFilter, type DeliveryRow } from '../webhooks/inbox.repository.js';
 import { parseDelivery } from '../webhooks/parse-delivery.js';
 import { OVERVIEW_WINDOWS, type OverviewWindow } from './operations.dto.js';
-import { OperationsRepository, type FailedFilter } from './operations.repository.js';
 import { chainsOf, deliveryView, type DeliveryDetailView, type OverviewView, type ProjectView } from './operations.view.js';
 
 export const PROJECT_DELIVERIES_LIMIT = 100;
@@ -23,8 +24,9 @@ export const BULK_RETRY_CAP = 10_000;
 @Injectable()
 export class OperationsService {
   constructor(
-    private readonly repository: OperationsRepository,
     private readonly syncLog: SyncLogRepository,
+    private readonly inbox: InboxRepository,
+    private readonly mappings: MappingRepository,
     private readonly router: DeliveryRouter,
     private readonly relay: RelaySignal,
     private readonly audit: AdminAudit,
@@ -35,11 +37,11 @@ export class OperationsService {
   async overview(window: OverviewWindow): Promise<OverviewView> {
     const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
     const [byStatus, byKind, perHour, oldest, waiting, connections] = await Promise.all([
-      this.repository.countsByStatus(since),
-      this.repository.countsByKind(since),
-      this.repository.perHour(since),
-      this.repository.oldestQueuedAgeSeconds(),
-      this.repository.deliveriesWaiting(),
+      this.syncLog.countByStatusSince(since),
+      this.syncLog.countByKindSince(since),
+      this.syncLog.countFinishedPerHourSince(since),
+      this.syncLog.oldestQueuedAgeSeconds(),
+      this.inbox.countWaiting(),
       this.connections(),
     ]);
     const succeeded = byStatus.succeeded ?? 0;
@@ -75,9 +77,9 @@ export class OperationsService {
 
   async project(projectId: string): Promise<ProjectView> {
     const [mappings, deliveries, actions] = await Promise.all([
-      this.repository.projectMappings(projectId),
-      this.repository.projectDeliveries(projectId, PROJECT_DELIVERIES_LIMIT),
-      this.repository.projectActions(projectId, PROJECT_ACTIONS_LIMIT),
+      this.mappings.findAllByProject(projectId),
+      this.inbox.findNewestByProject(projectId, PROJECT_DELIVERIES_LIMIT),
+      this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
     ]);
     return {
       project_id: projectId,
@@ -88,8 +90,13 @@ export class OperationsService {
     };
   }
 
+  /** A page of the webhook inbox, newest first (`filter.limit + 1` rows: the extra one says there is a next page). */
+  deliveries(filter: DeliveryFilter): Promise<DeliveryRow[]> {
+    return this.inbox.list(filter);
+  }
+
   async delivery(id: string): Promise<DeliveryDetailView> {
-    const row = await this.repository.delivery(id);
+    const row = await this.inbox.findWithBody(id);
     if (!row) throw notFound(id);
     const text = row.body.toString('utf8');
     let json: unknown = null;
@@ -98,7 +105,7 @@ export class OperationsService {
     } catch {
       json = null;
     }
-    const actions = await this.repository.deliveryActions(id);
+    const actions = await this.syncLog.findByInbox(id);
     return { ...deliveryView(row), body: text, json, actions: actions.map(syncLogEntryView) };
   }
 
@@ -108,7 +115,7 @@ export class OperationsService {
    * earlier routings', so those run again; actions keyed by their fact stay the entries already recorded.
    */
   async replay(id: string, actor: AdminActor): Promise<{ sync_log_ids: string[]; replay: number }> {
-    const row = await this.repository.delivery(id);
+    const row = await this.inbox.findWithBody(id);
     if (!row) throw notFound(id);
     const parsed = parseDelivery(row.endpoint, row.body);
     if (row.status === 'ignored' || parsed.kind === 'unknown') {
@@ -134,7 +141,7 @@ export class OperationsService {
         error: 'Unprocessable Entity',
       });
     }
-    const replay = await this.repository.nextReplay(id);
+    const replay = await this.inbox.countReplay(id);
     if (replay === null) throw new ConflictException({ statusCode: 409, message: `delivery ${id} changed meanwhile; try again`, error: 'Conflict' });
     let outcome;
     try {
@@ -156,13 +163,13 @@ export class OperationsService {
   }
 
   async countRetryable(filter: FailedFilter): Promise<{ matching: number; would_retry: number; cap: number }> {
-    const matching = await this.repository.countFailed(filter);
+    const matching = await this.syncLog.countFailed(filter);
     return { matching, would_retry: Math.min(matching, BULK_RETRY_CAP), cap: BULK_RETRY_CAP };
   }
 
   /** Queues every matching failed entry again (the oldest `BULK_RETRY_CAP` of them), each as its own retry would. */
   async retryFailed(filter: FailedFilter, actor: AdminActor): Promise<{ retried: number; ids: string[]; cap: number; more: boolean }> {
-    const candidates = await this.repository.failedIds(filter, BULK_RETRY_CAP + 1);
+    const candidates = await this.syncLog.findOldestFailedIds(filter, BULK_RETRY_CAP + 1);
     const more = candidates.length > BULK_RETRY_CAP;
     const ids = await this.syncLog.requeueMany(candidates.slice(0, BULK_RETRY_CAP));
     if (ids.length > 0) {

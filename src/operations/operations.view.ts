@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { MappingView } from '../mappings/mapping.view.js';
 import { SyncLogEntryView } from '../sync-log/sync-log.view.js';
 import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
-import type { DeliveryRow } from './operations.repository.js';
+import type { DeliveryRow } from '../webhooks/inbox.repository.js';
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
 

@@ -3,14 +3,15 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from '../database/advisory-lock.js';
-import { DatabaseService } from '../database/database.service.js';
 import { currentCallTrace } from '../http/call-trace.js';
+import { MappingRepository } from '../mappings/mapping.repository.js';
 import { MappingsService } from '../mappings/mappings.service.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { Payment, Proposal } from '../service-api/service-api.types.js';
 import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
 import type { PaymentReceivedData, PaymentReversedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
 import type { ReconcilePayload } from '../domain/actions.js';
@@ -57,7 +58,8 @@ export class ReconcileActionsService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly database: DatabaseService,
+    private readonly syncLog: SyncLogRepository,
+    private readonly mappingRows: MappingRepository,
     private readonly mappings: MappingsService,
     private readonly service: ServiceApiClient,
     private readonly router: DeliveryRouter,
@@ -82,7 +84,7 @@ export class ReconcileActionsService {
     const { listed, pages } = await this.readChanged();
     const changed = touched(listed);
     const tally: Tally = { projects: 0, approvals: 0, payments: 0, reversals: 0, created: 0 };
-    const mapped = await this.mappedAmong(listed.map((l) => l.proposal.project_id));
+    const mapped = await this.mappingRows.findMappedProjectsAmong(listed.map((l) => l.proposal.project_id));
     for (const { proposal } of changed) {
       if (mapped.has(proposal.project_id)) await this.replayProposal(proposal, tally);
     }
@@ -118,16 +120,16 @@ export class ReconcileActionsService {
 
   private async fullPass(entryId: string, payload: ReconcilePayload): Promise<string> {
     const tally: Tally = { projects: 0, approvals: 0, payments: 0, reversals: 0, created: 0 };
-    const position = { after: payload.after ?? null, done: payload.done ?? 0, total: payload.total ?? (await this.countMapped()) };
+    const position = { after: payload.after ?? null, done: payload.done ?? 0, total: payload.total ?? (await this.mappingRows.countMappedProjects()) };
     const resumed = position.after !== null;
     const pace = new Pacer(2000 / this.config.service.maxRps);
     for (;;) {
-      const projects = await this.mappedProjects(position.after, PROJECTS_PER_READ);
+      const projects = await this.mappingRows.findMappedProjectsAfter(position.after, PROJECTS_PER_READ);
       for (const projectId of projects) {
         await this.reconcileProject(projectId, tally);
         position.after = projectId;
         position.done++;
-        await this.saveProgress(
+        await this.syncLog.saveProgress(
           entryId,
           position,
           `full pass: ${count(position.done)} of ${count(position.total)} project(s) checked; ${count(pace.calls())} service call(s) in this run`,
@@ -169,40 +171,6 @@ export class ReconcileActionsService {
         tally.created += await this.router.routeSynthetic(synthetic('reconcile.payment_reversed', reversal, projectId, `r${reversal.reversal}`));
       }
     }
-  }
-
-  private async saveProgress(entryId: string, position: { after: string | null; done: number; total: number }, detail: string): Promise<void> {
-    await this.database.query(`UPDATE sync_log SET payload = payload || $2::jsonb, detail = $3, updated_at = now() WHERE id = $1`, [
-      entryId,
-      JSON.stringify(position),
-      detail,
-    ]);
-  }
-
-  private async mappedAmong(projectIds: string[]): Promise<Set<string>> {
-    const rows: Array<{ project_id: string }> = await this.database.query(
-      `SELECT DISTINCT project_id FROM mapping WHERE status IN ('pending', 'associated') AND project_id = ANY($1::text[])`,
-      [[...new Set(projectIds)]],
-    );
-    return new Set(rows.map((r) => r.project_id));
-  }
-
-  /** Mapped projects after `after` in byte order of their ids (`COLLATE "C"`: the same order on every server). */
-  private async mappedProjects(after: string | null, limit: number): Promise<string[]> {
-    const rows: Array<{ project_id: string }> = await this.database.query(
-      `SELECT DISTINCT project_id COLLATE "C" AS project_id FROM mapping
-        WHERE status IN ('pending', 'associated') AND ($1::text IS NULL OR project_id COLLATE "C" > $1::text COLLATE "C")
-        ORDER BY 1 LIMIT $2`,
-      [after, limit],
-    );
-    return rows.map((r) => r.project_id);
-  }
-
-  private async countMapped(): Promise<number> {
-    const [row]: Array<{ n: string }> = await this.database.query(
-      `SELECT count(DISTINCT project_id) AS n FROM mapping WHERE status IN ('pending', 'associated')`,
-    );
-    return Number(row.n);
   }
 }
 

@@ -10,12 +10,13 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
 import { ReconcileActionsService } from './reconcile-actions.service.js';
 import { ProposalFingerprints } from './proposal-fingerprints.js';
+import { ReconcileProposalRepository } from './reconcile-proposal.repository.js';
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
   imports: [ConnectionsModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
-  providers: [ReconcileActionsService, ReconcileService, ProposalFingerprints],
+  providers: [ReconcileProposalRepository, ReconcileActionsService, ReconcileService, ProposalFingerprints],
 })
 export class ReconcileModule implements OnModuleInit {
   constructor(

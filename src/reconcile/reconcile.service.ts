@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
 import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 
@@ -18,7 +18,7 @@ export class ReconcileService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly actions: ActionRecorder,
     private readonly connections: ConnectionsService,
-    private readonly database: DatabaseService,
+    private readonly syncLog: SyncLogRepository,
     tasks: MaintenanceTasks,
   ) {
     const scheduled = config.reconcileIntervalSeconds > 0;
@@ -37,7 +37,7 @@ export class ReconcileService {
    */
   private async onSchedule(scope: ReconcileScope): Promise<void> {
     if (!(await this.serviceConnected())) return;
-    if (scope === 'full' && (await this.unfinishedFullPass())) return;
+    if (scope === 'full' && (await this.syncLog.hasUnfinishedFullReconcile())) return;
     await this.start('schedule', scope);
   }
 
@@ -56,12 +56,5 @@ export class ReconcileService {
       },
     ]);
     return entry;
-  }
-
-  private async unfinishedFullPass(): Promise<boolean> {
-    const rows: unknown[] = await this.database.query(
-      `SELECT 1 FROM sync_log WHERE kind = 'reconcile' AND status IN ('queued', 'running') AND payload->>'scope' = 'full' LIMIT 1`,
-    );
-    return rows.length > 0;
   }
 }

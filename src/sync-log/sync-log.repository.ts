@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
+import { WhereClause } from '../database/where-clause.js';
 import type { NewAction } from './action.types.js';
-import type { CrmName } from '../domain/actions.js';
-import { SyncLogEntry, type SyncStatus } from './sync-log.entity.js';
+import { ACTION_KINDS, type CrmName } from '../domain/actions.js';
+import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.entity.js';
 
 /** What the relay needs of an entry to put its job on a queue. */
 export interface UnqueuedEntry {
@@ -26,9 +27,29 @@ export interface SyncLogFilter {
   cursor?: string;
 }
 
+/** Which failed entries a bulk retry takes. */
+export interface FailedFilter {
+  kind?: string;
+  projectId?: string;
+  crm?: string;
+  since?: Date;
+}
+
+export interface HourRow {
+  hour: string;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+}
+
 const ERROR_MAX = 2000;
 
-/** The SQL of the sync log. Every state change of an action goes through here. */
+const OUTCOMES = ['succeeded', 'failed', 'skipped'];
+
+/**
+ * Every statement on `sync_log`. Every state change of an action goes through here; the operations API's reads are
+ * written to use the table's indexes (`(status, updated_at)`, `(kind, created_at)`, `(project_id, created_at)`, `(inbox_id)`).
+ */
 @Injectable()
 export class SyncLogRepository {
   constructor(private readonly database: DatabaseService) {}
@@ -52,9 +73,10 @@ export class SyncLogRepository {
     return rows.map((row) => ({ entry: this.fromJson(row.entry, m), created: row.created }));
   }
 
-  get(id: string): Promise<SyncLogEntry | null> {
-    if (!/^\d{1,19}$/.test(id)) return Promise.resolve(null);
-    return this.database.repo(SyncLogEntry).findOneBy({ id });
+  async get(id: string): Promise<SyncLogEntry | null> {
+    if (!/^\d{1,19}$/.test(id)) return null;
+    const [row] = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE id = $1`, [id]);
+    return row ? this.toEntity(row) : null;
   }
 
   /** Marks a run as started; null when the entry is already finished (a stale or repeated job). */
@@ -152,33 +174,143 @@ export class SyncLogRepository {
    * entry id `afterId`.
    */
   async staleEnqueued(olderThanMs: number, limit: number, afterId = '0'): Promise<SyncLogEntry[]> {
-    return this.database
-      .repo(SyncLogEntry)
-      .createQueryBuilder('e')
-      .where(`e.status IN ('queued', 'running')`)
-      .andWhere('e.enqueued_at IS NOT NULL')
-      .andWhere(`e.updated_at <= now() - make_interval(secs => :seconds)`, { seconds: olderThanMs / 1000 })
-      .andWhere(`e.id > :afterId`, { afterId })
-      .orderBy('e.id', 'ASC')
-      .limit(limit)
-      .getMany();
+    const rows = await this.database.query<Array<Record<string, unknown>>>(
+      `SELECT * FROM sync_log
+        WHERE status IN ('queued', 'running') AND enqueued_at IS NOT NULL
+          AND updated_at <= now() - make_interval(secs => $1) AND id > $2::bigint
+        ORDER BY id LIMIT $3`,
+      [olderThanMs / 1000, afterId, limit],
+    );
+    return rows.map((row) => this.toEntity(row));
   }
 
   async list(filter: SyncLogFilter): Promise<{ items: SyncLogEntry[]; nextCursor: string | null }> {
-    const query = this.database
-      .repo(SyncLogEntry)
-      .createQueryBuilder('e')
-      .orderBy('e.id', 'DESC')
-      .limit(filter.limit + 1);
-    if (filter.status) query.andWhere('e.status = :status', { status: filter.status });
-    if (filter.kind) query.andWhere('e.kind = :kind', { kind: filter.kind });
-    if (filter.projectId) query.andWhere('e.project_id = :projectId', { projectId: filter.projectId });
-    if (filter.crm) query.andWhere('e.crm = :crm', { crm: filter.crm });
-    if (filter.since) query.andWhere('e.created_at >= :since', { since: filter.since });
-    if (filter.cursor) query.andWhere('e.id < :cursor', { cursor: filter.cursor });
-    const rows = await query.getMany();
-    const items = rows.slice(0, filter.limit);
+    const where = new WhereClause();
+    if (filter.status) where.add('status = ?', filter.status);
+    if (filter.kind) where.add('kind = ?', filter.kind);
+    if (filter.projectId) where.add('project_id = ?', filter.projectId);
+    if (filter.crm) where.add('crm = ?', filter.crm);
+    if (filter.since) where.add('created_at >= ?', filter.since);
+    if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
+    const limit = where.param(filter.limit + 1);
+    const rows = await this.database.query<Array<Record<string, unknown>>>(
+      `SELECT * FROM sync_log ${where.sql()} ORDER BY id DESC LIMIT ${limit}`,
+      where.params,
+    );
+    const items = rows.slice(0, filter.limit).map((row) => this.toEntity(row));
     return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
+  }
+
+  /** A project's newest entries. */
+  async findNewestByProject(projectId: string, limit: number): Promise<SyncLogEntry[]> {
+    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2`, [
+      projectId,
+      limit,
+    ]);
+    return rows.map((row) => this.toEntity(row));
+  }
+
+  /** The entries a delivery's routing recorded, oldest first. */
+  async findByInbox(inboxId: string): Promise<SyncLogEntry[]> {
+    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE inbox_id = $1 ORDER BY id`, [inboxId]);
+    return rows.map((row) => this.toEntity(row));
+  }
+
+  /** Merges `progress` into a running entry's payload and says where it stands (a long pass resumes from there). */
+  async saveProgress(id: string, progress: Record<string, unknown>, detail: string): Promise<void> {
+    await this.database.query(`UPDATE sync_log SET payload = payload || $2::jsonb, detail = $3, updated_at = now() WHERE id = $1`, [
+      id,
+      JSON.stringify(progress),
+      detail,
+    ]);
+  }
+
+  /** Whether a full reconciliation pass is queued or running (or killed and waiting to be resumed). */
+  async hasUnfinishedFullReconcile(): Promise<boolean> {
+    const rows: unknown[] = await this.database.query(
+      `SELECT 1 FROM sync_log WHERE kind = 'reconcile' AND status IN ('queued', 'running') AND payload->>'scope' = 'full' LIMIT 1`,
+    );
+    return rows.length > 0;
+  }
+
+  /** Entries per status whose last change is at or after `since`: one index-only count per status. */
+  async countByStatusSince(since: Date): Promise<Record<string, number>> {
+    const rows = await this.database.query<Array<{ status: string; n: number }>>(
+      `SELECT s.status, (SELECT count(*) FROM sync_log l WHERE l.status = s.status AND l.updated_at >= $1)::int AS n
+         FROM unnest($2::text[]) AS s(status)`,
+      [since, [...SYNC_STATUSES]],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  /** Entries per kind created at or after `since` (kinds with none left out): one index count per known kind. */
+  async countByKindSince(since: Date): Promise<Record<string, number>> {
+    const rows = await this.database.query<Array<{ kind: string; n: number }>>(
+      `SELECT k.kind, (SELECT count(*) FROM sync_log l WHERE l.kind = k.kind AND l.created_at >= $1)::int AS n
+         FROM unnest($2::text[]) AS k(kind)`,
+      [since, Object.keys(ACTION_KINDS)],
+    );
+    return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.kind, r.n]));
+  }
+
+  /** Finished entries per UTC hour (by their last change) from the hour of `since` to the current one, zero-filled. */
+  countFinishedPerHourSince(since: Date): Promise<HourRow[]> {
+    return this.database.query<HourRow[]>(
+      `WITH done AS (
+         SELECT date_trunc('hour', updated_at AT TIME ZONE 'UTC') AS hour, status, count(*)::int AS n
+           FROM sync_log WHERE status = ANY($2::text[]) AND updated_at >= $1 GROUP BY 1, 2)
+       SELECT to_char(h.hour, 'YYYY-MM-DD"T"HH24:00:00.000"Z"') AS hour,
+              coalesce(sum(d.n) FILTER (WHERE d.status = 'succeeded'), 0)::int AS succeeded,
+              coalesce(sum(d.n) FILTER (WHERE d.status = 'failed'), 0)::int AS failed,
+              coalesce(sum(d.n) FILTER (WHERE d.status = 'skipped'), 0)::int AS skipped
+         FROM generate_series(date_trunc('hour', $1::timestamptz AT TIME ZONE 'UTC'), date_trunc('hour', now() AT TIME ZONE 'UTC'), interval '1 hour') AS h(hour)
+         LEFT JOIN done d ON d.hour = h.hour
+        GROUP BY h.hour ORDER BY h.hour`,
+      [since, OUTCOMES],
+    );
+  }
+
+  /** Seconds since the longest-waiting queued entry was (last) queued; null when none is queued. */
+  async oldestQueuedAgeSeconds(): Promise<number | null> {
+    const [row] = await this.database.query<Array<{ age: number | null }>>(
+      `SELECT floor(extract(epoch FROM now() - min(updated_at)))::int AS age FROM sync_log WHERE status = 'queued'`,
+    );
+    return row?.age ?? null;
+  }
+
+  /** How many failed entries match (for the console's confirmation of a bulk retry). */
+  async countFailed(filter: FailedFilter): Promise<number> {
+    const where = failedWhere(filter);
+    const [row] = await this.database.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM sync_log ${where.sql()}`, where.params);
+    return row?.n ?? 0;
+  }
+
+  /** The ids of the oldest `limit` failed entries matching. */
+  async findOldestFailedIds(filter: FailedFilter, limit: number): Promise<string[]> {
+    const where = failedWhere(filter);
+    const rows = await this.database.query<Array<{ id: string }>>(
+      `SELECT id::text AS id FROM sync_log ${where.sql()} ORDER BY id LIMIT ${where.param(limit)}`,
+      where.params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Retention: deletes up to `limit` entries finished before `cutoff` that are no parent of an unfinished entry, rows
+   * another transaction holds skipped. Answers how many went.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    // updated_at is the entry's last write, its finish for a finished entry (an admin's retry makes it queued again).
+    const rows = await this.database.returning<{ id: string }>(
+      `DELETE FROM sync_log WHERE id IN (
+         SELECT s.id FROM sync_log s
+          WHERE s.status IN ('succeeded', 'failed', 'skipped') AND s.updated_at < $1 AND COALESCE(s.finished_at, s.updated_at) < $1
+            AND NOT EXISTS (SELECT 1 FROM sync_log c WHERE c.parent_id = s.id AND c.status IN ('queued', 'running'))
+          ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [cutoff, limit],
+    );
+    return rows.length;
   }
 
   /** A row read back with RETURNING *, as the entity (saves reading it again). */
@@ -210,6 +342,15 @@ const QUEUED_AGAIN = `status = 'queued', retry_base = attempts, finished_at = NU
   not_before = NULL, updated_at = now()`;
 
 const TIMESTAMP_COLUMNS = ['created_at', 'updated_at', 'started_at', 'finished_at', 'enqueued_at', 'not_before'];
+
+function failedWhere(filter: FailedFilter): WhereClause {
+  const where = new WhereClause([`status = 'failed'`]);
+  if (filter.kind) where.add('kind = ?', filter.kind);
+  if (filter.projectId) where.add('project_id = ?', filter.projectId);
+  if (filter.crm) where.add('crm = ?', filter.crm);
+  if (filter.since) where.add('created_at >= ?', filter.since);
+  return where;
+}
 
 function toRecordInput(action: NewAction) {
   const status = action.status ?? 'queued';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
+import { WhereClause } from '../database/where-clause.js';
 import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
 
 export interface DeliveryToStore {
@@ -15,9 +16,44 @@ export interface StoredDelivery {
   duplicate: boolean;
 }
 
+/** A delivery as the operations API lists it (no body). */
+export interface DeliveryRow {
+  id: string;
+  endpoint: WebhookEndpoint;
+  event: string | null;
+  status: InboxStatus;
+  duplicates: number;
+  attempts: number;
+  replays: number;
+  projectId: string | null;
+  error: string | null;
+  receivedAt: Date;
+  routedAt: Date | null;
+}
+
+export interface DeliveryFilter {
+  endpoint?: WebhookEndpoint;
+  event?: string;
+  /** An inbox status, or `duplicate`: deliveries the service sent more than once (`duplicates > 0`). */
+  status?: InboxStatus | 'duplicate';
+  projectId?: string;
+  since?: Date;
+  limit: number;
+  cursor?: string;
+}
+
 const ERROR_MAX = 2000;
 
-/** The SQL of the `webhook_inbox` table. */
+const DELIVERY_COLUMNS = `id::text AS id, endpoint, event, status, duplicates, attempts, replays, project_id AS "projectId", error,
+  received_at AS "receivedAt", routed_at AS "routedAt"`;
+
+const INBOX_COLUMNS = `id::text AS id, endpoint, event, body, body_hash AS "bodyHash", status, duplicates, attempts, error,
+  received_at AS "receivedAt", routed_at AS "routedAt", project_id AS "projectId", replays, enqueued_at AS "enqueuedAt"`;
+
+/**
+ * Every statement on `webhook_inbox`. The operations API's reads are written to use its indexes
+ * (`(status, received_at)`, `(project_id, id)`).
+ */
 @Injectable()
 export class InboxRepository {
   constructor(private readonly database: DatabaseService) {}
@@ -37,8 +73,9 @@ export class InboxRepository {
     return stored;
   }
 
-  get(id: string): Promise<InboxDelivery | null> {
-    return this.database.repo(InboxDelivery).findOneBy({ id });
+  async get(id: string): Promise<InboxDelivery | null> {
+    const [row] = await this.database.query<InboxDelivery[]>(`SELECT ${INBOX_COLUMNS} FROM webhook_inbox WHERE id = $1`, [id]);
+    return row ?? null;
   }
 
   /** What routing needs of a delivery. */
@@ -104,5 +141,75 @@ export class InboxRepository {
 
   async markEnqueued(id: string): Promise<void> {
     await this.database.query(`UPDATE webhook_inbox SET enqueued_at = now() WHERE id = $1`, [id]);
+  }
+
+  /** Deliveries stored and not routed yet. */
+  async countWaiting(): Promise<number> {
+    const [row] = await this.database.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received'`);
+    return row?.n ?? 0;
+  }
+
+  /**
+   * A project's newest deliveries: those routing found the project of (`project_id`), and those any of the project's
+   * actions came from (deliveries routed before the column existed), read in the one statement.
+   */
+  findNewestByProject(projectId: string, limit: number): Promise<DeliveryRow[]> {
+    return this.database.query<DeliveryRow[]>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox
+        WHERE id IN (SELECT id FROM webhook_inbox WHERE project_id = $1
+                     UNION SELECT inbox_id FROM sync_log WHERE project_id = $1 AND inbox_id IS NOT NULL)
+        ORDER BY id DESC LIMIT $2`,
+      [projectId, limit],
+    );
+  }
+
+  /** A page of deliveries, newest first; fetched with `limit + 1` rows (the extra one says there is a next page). */
+  list(filter: DeliveryFilter): Promise<DeliveryRow[]> {
+    const where = new WhereClause();
+    if (filter.endpoint) where.add('endpoint = ?', filter.endpoint);
+    if (filter.event) where.add('event = ?', filter.event);
+    if (filter.status === 'duplicate') where.require('duplicates > 0');
+    else if (filter.status) where.add('status = ?', filter.status);
+    if (filter.projectId) where.add('project_id = ?', filter.projectId);
+    if (filter.since) where.add('received_at >= ?', filter.since);
+    if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
+    const limit = where.param(filter.limit + 1);
+    return this.database.query<DeliveryRow[]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox ${where.sql()} ORDER BY id DESC LIMIT ${limit}`, where.params);
+  }
+
+  /** A delivery as the operations API shows it, with its body. */
+  async findWithBody(id: string): Promise<(DeliveryRow & { body: Buffer }) | null> {
+    const [row] = await this.database.query<Array<DeliveryRow & { body: Buffer }>>(`SELECT ${DELIVERY_COLUMNS}, body FROM webhook_inbox WHERE id = $1`, [id]);
+    return row ?? null;
+  }
+
+  /**
+   * Counts a replay on a delivery routing is done with (routed or failed) and answers its number; null when the
+   * delivery is in another status (the caller says why).
+   */
+  async countReplay(id: string): Promise<number | null> {
+    const rows = await this.database.returning<{ replays: number }>(
+      `UPDATE webhook_inbox SET replays = replays + 1 WHERE id = $1 AND status IN ('routed', 'failed') RETURNING replays`,
+      [id],
+    );
+    return rows[0]?.replays ?? null;
+  }
+
+  /**
+   * Retention: deletes up to `limit` deliveries finished with (routed, ignored, failed, duplicate) before `cutoff`
+   * that no unfinished entry came from, rows another transaction holds skipped. Answers how many went. The check on
+   * `sync_log` is in the statement: read apart, an entry could be queued for a delivery between the two.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    const rows = await this.database.returning<{ id: string }>(
+      `DELETE FROM webhook_inbox WHERE id IN (
+         SELECT w.id FROM webhook_inbox w
+          WHERE w.status IN ('routed', 'ignored', 'failed', 'duplicate') AND w.received_at < $1 AND COALESCE(w.routed_at, w.received_at) < $1
+            AND NOT EXISTS (SELECT 1 FROM sync_log s WHERE s.inbox_id = w.id AND s.status IN ('queued', 'running'))
+          ORDER BY w.id LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [cutoff, limit],
+    );
+    return rows.length;
   }
 }

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTasks } from '../queues/maintenance.service.js';
-import { AlertRepository } from './alert.repository.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
+import { InboxRepository } from '../webhooks/inbox.repository.js';
+import { AlertRepository } from '../alerts/alert.repository.js';
 
 export interface RetentionCounts {
   syncLog: number;
@@ -29,7 +30,8 @@ export class RetentionService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly database: DatabaseService,
+    private readonly syncLog: SyncLogRepository,
+    private readonly inbox: InboxRepository,
     private readonly alerts: AlertRepository,
     tasks: MaintenanceTasks,
   ) {
@@ -41,8 +43,8 @@ export class RetentionService {
     const syncLogCutoff = new Date(now.getTime() - syncLogDays * DAY_MS);
     const inboxCutoff = new Date(now.getTime() - inboxDays * DAY_MS);
     const counts: RetentionCounts = { syncLog: 0, inbox: 0, alerts: 0, statements: 0 };
-    counts.syncLog = await this.inBatches(counts, () => this.deleteSyncLog(syncLogCutoff, batchSize), batchSize);
-    counts.inbox = await this.inBatches(counts, () => this.deleteInbox(inboxCutoff, batchSize), batchSize);
+    counts.syncLog = await this.inBatches(counts, () => this.syncLog.deleteFinishedBefore(syncLogCutoff, batchSize), batchSize);
+    counts.inbox = await this.inBatches(counts, () => this.inbox.deleteFinishedBefore(inboxCutoff, batchSize), batchSize);
     counts.alerts = await this.inBatches(counts, () => this.alerts.deleteOlderThan(syncLogCutoff, batchSize), batchSize);
     if (counts.syncLog + counts.inbox + counts.alerts > 0) {
       this.logger.log(
@@ -62,32 +64,5 @@ export class RetentionService {
       total += deleted;
       if (deleted < batchSize) return total;
     }
-  }
-
-  private async deleteSyncLog(cutoff: Date, limit: number): Promise<number> {
-    // updated_at is the entry's last write, its finish for a finished entry (an admin's retry makes it queued again).
-    const rows = await this.database.returning<{ id: string }>(
-      `DELETE FROM sync_log WHERE id IN (
-         SELECT s.id FROM sync_log s
-          WHERE s.status IN ('succeeded', 'failed', 'skipped') AND s.updated_at < $1 AND COALESCE(s.finished_at, s.updated_at) < $1
-            AND NOT EXISTS (SELECT 1 FROM sync_log c WHERE c.parent_id = s.id AND c.status IN ('queued', 'running'))
-          ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [cutoff, limit],
-    );
-    return rows.length;
-  }
-
-  private async deleteInbox(cutoff: Date, limit: number): Promise<number> {
-    const rows = await this.database.returning<{ id: string }>(
-      `DELETE FROM webhook_inbox WHERE id IN (
-         SELECT w.id FROM webhook_inbox w
-          WHERE w.status IN ('routed', 'ignored', 'failed', 'duplicate') AND w.received_at < $1 AND COALESCE(w.routed_at, w.received_at) < $1
-            AND NOT EXISTS (SELECT 1 FROM sync_log s WHERE s.inbox_id = w.id AND s.status IN ('queued', 'running'))
-          ORDER BY w.id LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [cutoff, limit],
-    );
-    return rows.length;
   }
 }
