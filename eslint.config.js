@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // The admin console's scripts: ES modules run by the browser, not by Node.
-    files: ['src/admin/ui/**/*.js'],
+    files: ['console/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: {

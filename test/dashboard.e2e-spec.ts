@@ -117,6 +117,8 @@ describe('GET /admin (the dashboard page)', () => {
       '/admin/.env',
       '/admin/%2e%2e/console-static.ts',
       '/admin/..%2fconsole-static.ts',
+      '/admin/%2e%2e/package.json',
+      '/admin/..%2fsrc/main.ts',
       '/admin/app.js/',
     ]) {
       const res = await fetch(`${h.url}${path}`);
