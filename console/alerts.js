@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Alerts screen (`GET /api/alerts`, and "Send a test alert" for admins: `POST /api/alerts/test`) and the
  * Settings screen (`GET /api/settings`: retention and alert settings, read-only: they come from the environment).

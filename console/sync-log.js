@@ -8,6 +8,8 @@ import { PagedList } from './list.js';
 import { entryDetail, retryAll } from './log-detail.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+/** The kinds the Kind filter suggests (any other may be typed). */
+const KINDS = ['associate', 'push_drawings', 'push_proposal_pdf', 'push_line_items', 'set_status', 'attach_pdf', 'add_note', 'reconcile'];
 const COUNT_LIMIT = 100;
 const COLUMNS = 10;
 
@@ -22,6 +24,13 @@ export function initSyncLog({ showTab }) {
   let fetched = null;
 
   const load = (more) => list.load(more);
+
+  const kinds = $('kinds');
+  for (const kind of KINDS) {
+    const option = el('option');
+    option.value = kind;
+    kinds.appendChild(option);
+  }
 
   // ---- counters ----
 

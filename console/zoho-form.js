@@ -27,7 +27,9 @@ export function zohoForm(screen, def, c) {
   const centres = Array.isArray(data.data_centres) ? data.data_centres : [];
 
   const step1 = el('div', 'conn-step wide');
-  step1.appendChild(el('span', 'conn-label', '1. In Zoho’s API console (api-console.zoho.com), add a Server-based Application with this Authorized Redirect URI:'));
+  step1.appendChild(
+    el('span', 'conn-label', '1. In Zoho’s API console (api-console.zoho.com), add a Server-based Application with this Authorized Redirect URI:'),
+  );
   step1.appendChild(copyRow(shell.prefix + '-redirect_uri', show(data.redirect_uri), 'Redirect URI'));
   if (data.public_url_set === false) {
     step1.appendChild(
@@ -92,7 +94,13 @@ export function zohoForm(screen, def, c) {
   shell.actions.appendChild(el('span', 'muted conn-note', '3. Zoho asks you to sign in and accept, then sends you back here.'));
   shell.actions.appendChild(el('span', 'grow'));
   shell.actions.appendChild(
-    removeButton(screen, def, c, 'Disconnect…', 'Disconnect Zoho CRM? crm-sync gives back its access at Zoho and stops attaching PDFs until it is connected again.'),
+    removeButton(
+      screen,
+      def,
+      c,
+      'Disconnect…',
+      'Disconnect Zoho CRM? crm-sync gives back its access at Zoho and stops attaching PDFs until it is connected again.',
+    ),
   );
 
   shell.form.addEventListener('submit', (ev) => {
