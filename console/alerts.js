@@ -65,8 +65,8 @@ export function initAlerts() {
     );
   }
 
-  $('alert-test-button').addEventListener('click', () => {
-    const button = $('alert-test-button');
+  $('alert-test-button', HTMLButtonElement).addEventListener('click', () => {
+    const button = $('alert-test-button', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/alerts/test')
       .then(

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Calls to the admin JSON API with the console's session: an HttpOnly cookie set by `POST /admin/session`, sent by
  * the browser (`credentials: 'same-origin'`); writes carry the header `x-crm-sync-csrf: 1`, which a cross-site form
@@ -35,6 +36,7 @@ export class ApiError extends Error {
   }
 }
 
+/** @type {(expired: boolean) => void} */
 let unauthorized = () => {};
 
 /** Sets what happens when the daemon answers 401 (the session expired or was never there). */
@@ -56,6 +58,7 @@ function messageOf(data) {
 export function api(method, path, body, options = {}) {
   const headers = { Accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers[CSRF_HEADER] = '1';
+  /** @type {RequestInit} */
   const init = { method, headers, cache: 'no-store', credentials: 'same-origin', redirect: 'error' };
   if (body !== undefined && body !== null && typeof body.text === 'string' && body.type) {
     headers['Content-Type'] = body.type;

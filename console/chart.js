@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A small SVG chart drawn by the console itself (no library, nothing fetched from elsewhere): stacked bars of
  * actions per hour by outcome. Colours come from style.css classes (`.bar-succeeded`, …), sizes are SVG attributes

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Connections screen's cards and banners: a card per connection with its state (drawn again on refresh), where
  * it was set, its Test button (operator) and its form (admin); banners for a missing key or unreadable secrets.
@@ -241,7 +242,7 @@ function facts(def, c) {
  * @param {CardDef} def
  */
 export function updateState(screen, def) {
-  const section = $('conn-' + def.path);
+  const section = document.getElementById('conn-' + def.path);
   if (!section) return;
   const c = screen.itemOf(def.name);
   const status = show(c.status);

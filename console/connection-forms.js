@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Connections screen's forms: the shell every form shares (fields, actions, message), the Remove button, sending
  * a form, and the service's and the appointment CRM's form (an address and a secret). Zoho's and the webhooks' forms

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Connections screen's pieces: message boxes, values to copy, labelled inputs, a form's errors, and a refused
  * save shown in words picked by the daemon's codes.

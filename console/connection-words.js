@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * What the Connections screen says: its cards, the webhooks, the data centres, and the plain words for the daemon's
  * stable codes (a refused field's `code` in a 400's `errors`, a failed check's `code`). Words are picked by code,

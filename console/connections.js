@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Connections screen (`GET /api/connections`): a card per connection (the service, the appointment CRM, Zoho CRM,
  * the webhooks) with its state, where it was set, its last check, a Test button (operator) and the form that sets it

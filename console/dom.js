@@ -1,12 +1,43 @@
+// @ts-check
 /**
  * DOM helpers and formatting. Every value from the API reaches the page through textContent (or an attribute such
  * as title), never as markup.
  */
 import { BigNum } from './json.js';
 
-export const $ = (id) => document.getElementById(id);
+/**
+ * The page's element of this id, checked to be a `type` when given; throws when the markup and the scripts disagree.
+ * @template {HTMLElement} [T=HTMLElement]
+ * @param {string} id
+ * @param {{ new (): T, name: string }} [type]
+ * @returns {T}
+ */
+export function $(id, type) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error('the page has no #' + id);
+  if (type && !(node instanceof type)) throw new Error('#' + id + ' is not a ' + type.name);
+  return /** @type {T} */ (node);
+}
 
-/** Builds an element; text always goes in through textContent. */
+/**
+ * Empties these inputs and selects (a filter form's Clear).
+ * @param {string[]} ids
+ */
+export function clearFields(ids) {
+  for (const id of ids) {
+    const field = $(id);
+    if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = '';
+  }
+}
+
+/**
+ * Builds an element; text always goes in through textContent.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [className]
+ * @param {string | null} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -69,7 +100,8 @@ export function emptyRow(body, text, columns) {
 
 // ---- notices ----
 
-let noticeTimer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let noticeTimer;
 
 /** Shows a notice; kind is ok, info or error. Errors stay until dismissed, others go after 8 s. */
 export function notify(kind, text) {
@@ -94,7 +126,9 @@ let currentRole = 'viewer';
 export function setRole(role) {
   currentRole = ROLE_ORDER.indexOf(role) >= 0 ? role : 'viewer';
   // Markup marked data-role="operator" (or admin) shows only to a role that may use it.
-  for (const node of document.querySelectorAll('[data-role]')) node.hidden = !can(node.dataset.role);
+  for (const node of document.querySelectorAll('[data-role]')) {
+    if (node instanceof HTMLElement) node.hidden = !can(node.dataset.role || 'admin');
+  }
 }
 
 /** Whether the signed-in role includes `required` (viewer < operator < admin). */
@@ -116,7 +150,7 @@ export function inlineMessage(anchor, kind, text) {
 
 /** Asks in place, next to `anchor`: resolves true on Confirm, false on Cancel. */
 export function confirmInline(anchor, text, okLabel) {
-  const old = anchor.parentNode.querySelector(':scope > .confirm');
+  const old = anchor.parentNode && anchor.parentNode.querySelector(':scope > .confirm');
   if (old) old.remove();
   return new Promise((resolve) => {
     const box = el('div', 'confirm');

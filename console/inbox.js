@@ -1,10 +1,11 @@
+// @ts-check
 /**
  * The Inbox screen: the stored webhook deliveries (`GET /api/deliveries`) with filters and paging, and one
  * delivery (`#inbox/<id>`, `GET /api/deliveries/:id`): its raw body with exact ids, the actions it produced, and
  * Replay (`POST /api/deliveries/:id/replay`) after a confirmation, showing the new sync log ids.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
 import { parseJson, pretty } from './json.js';
 import { PagedList } from './list.js';
 import { chainTree } from './project.js';
@@ -36,17 +37,17 @@ export function initInbox() {
   let replayed = null;
 
   function readFilters() {
-    const project = $('inbox-project').value.trim();
+    const project = $('inbox-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
-      inlineMessage($('inbox-apply'), 'error', 'The project id is a string of digits.');
+      inlineMessage($('inbox-apply', HTMLButtonElement), 'error', 'The project id is a string of digits.');
       return null;
     }
-    const since = $('inbox-since').value;
+    const since = $('inbox-since', HTMLInputElement).value;
     const d = since ? new Date(since) : null;
     return {
-      endpoint: $('inbox-endpoint').value,
-      event: $('inbox-event').value.trim(),
-      status: $('inbox-status').value,
+      endpoint: $('inbox-endpoint', HTMLSelectElement).value,
+      event: $('inbox-event', HTMLInputElement).value.trim(),
+      status: $('inbox-status', HTMLSelectElement).value,
       project_id: project,
       since: d && !isNaN(d.getTime()) ? d.toISOString() : '',
     };
@@ -56,16 +57,16 @@ export function initInbox() {
     const f = readFilters();
     if (f) list.reset(f);
   };
-  $('inbox-filters').addEventListener('submit', (ev) => {
+  $('inbox-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     apply();
   });
   for (const id of ['inbox-endpoint', 'inbox-status', 'inbox-since']) $(id).addEventListener('change', apply);
-  $('inbox-clear').addEventListener('click', () => {
-    for (const id of ['inbox-endpoint', 'inbox-event', 'inbox-status', 'inbox-project', 'inbox-since']) $(id).value = '';
+  $('inbox-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['inbox-endpoint', 'inbox-event', 'inbox-status', 'inbox-project', 'inbox-since']);
     apply();
   });
-  $('inbox-more').addEventListener('click', () => list.load(true));
+  $('inbox-more', HTMLButtonElement).addEventListener('click', () => list.load(true));
 
   function render() {
     message.replaceChildren();
@@ -90,7 +91,7 @@ export function initInbox() {
       tr.appendChild(st);
       tr.appendChild(td(d.error ? show(d.error) : '', 'err', d.error ? show(d.error) : ''));
       tr.addEventListener('click', (ev) => {
-        if (!(ev.target.tagName === 'A')) window.location.hash = id === selected ? '#inbox' : '#inbox/' + encodeURIComponent(id);
+        if (!(ev.target instanceof HTMLAnchorElement)) window.location.hash = id === selected ? '#inbox' : '#inbox/' + encodeURIComponent(id);
       });
       tr.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter') window.location.hash = '#inbox/' + encodeURIComponent(id);
@@ -99,7 +100,7 @@ export function initInbox() {
       if (id === selected && detail && show(detail.id) === id) body.appendChild(detailRow(detail));
     }
     if (selected && detail && !list.items.some((d) => show(d.id) === selected)) body.insertBefore(detailRow(detail), body.firstChild);
-    $('inbox-more').hidden = !list.next;
+    $('inbox-more', HTMLButtonElement).hidden = !list.next;
     $('inbox-count').textContent = list.items.length + (list.items.length === 1 ? ' delivery' : ' deliveries') + (list.next ? ' shown' : '');
   }
 
@@ -150,7 +151,7 @@ export function initInbox() {
         pre.textContent = asReceived ? exact : formatted;
         toggle.textContent = asReceived ? 'Show formatted' : 'Show as received';
       });
-      box.firstChild.appendChild(toggle);
+      box.firstElementChild?.appendChild(toggle);
     }
     return box;
   }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * JSON that keeps big integers digit for digit. The API sends ids as strings, but payloads may hold the service's
  * ids as raw JSON numbers beyond 2^53, which JSON.parse would round: such an integer becomes a BigNum holding its
@@ -106,7 +107,7 @@ export function parseJson(text) {
     }
     NUM.lastIndex = i;
     const m = NUM.exec(text);
-    if (!m) fail();
+    if (!m) return fail();
     i = NUM.lastIndex;
     const n = Number(m[0]);
     return /^-?\d+$/.test(m[0]) && !Number.isSafeInteger(n) ? new BigNum(m[0]) : n;

@@ -1,3 +1,4 @@
+// @ts-check
 /** A list read page by page from the API (`{items, next_cursor}`), as the sync log and mappings tabs show them. */
 import { api, failed, query } from './api.js';
 import { $, fmtTime } from './dom.js';
@@ -37,7 +38,7 @@ export class PagedList {
     const gen = more ? this.gen : ++this.gen;
     const limit = more ? PAGE_SIZE : Math.min(MAX_LIMIT, Math.max(PAGE_SIZE, this.items.length));
     const params = Object.assign({}, this.query, { limit, cursor: more ? this.next : '' });
-    const button = $(this.moreButton);
+    const button = $(this.moreButton, HTMLButtonElement);
     button.disabled = true;
     return api('GET', this.path + query(params))
       .then(

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A sync log entry's details (its fields, the calls it made as a table, error, payload, Retry) and the sync log's
  * "Retry all matching", which first counts the failed entries the filters match and asks to confirm.

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field it
  * names) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
  */
 import { AuthError, api, describe } from './api.js';
-import { $, el, inlineMessage, show, table, td } from './dom.js';
+import { $, clearFields, el, inlineMessage, show, table, td } from './dom.js';
 
 const FIELDS = ['appointment_id', 'record_crm_module', 'record_crm_record_id', 'project_id'];
 const MAX_CSV_BYTES = 50 * 1024 * 1024;
@@ -19,14 +20,14 @@ function fieldOf(message, crm) {
 }
 
 export function initMappingForms({ created }) {
-  const form = $('map-add');
+  const form = $('map-add', HTMLFormElement);
 
   function crmChanged() {
-    const crm = $('add-crm').value;
-    for (const label of form.querySelectorAll('label[data-for]')) label.hidden = label.dataset.for !== crm;
+    const crm = $('add-crm', HTMLSelectElement).value;
+    for (const label of form.querySelectorAll('label[data-for]')) if (label instanceof HTMLElement) label.hidden = label.dataset.for !== crm;
     clearErrors();
   }
-  $('add-crm').addEventListener('change', crmChanged);
+  $('add-crm', HTMLSelectElement).addEventListener('change', crmChanged);
 
   function clearErrors() {
     for (const f of FIELDS) {
@@ -45,20 +46,20 @@ export function initMappingForms({ created }) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     clearErrors();
-    const crm = $('add-crm').value;
-    const body = { crm, project_id: $('add-project_id').value.trim() };
-    if (crm === 'appointment') body.appointment_id = $('add-appointment_id').value.trim();
+    const crm = $('add-crm', HTMLSelectElement).value;
+    const body = { crm, project_id: $('add-project_id', HTMLInputElement).value.trim() };
+    if (crm === 'appointment') body.appointment_id = $('add-appointment_id', HTMLInputElement).value.trim();
     else {
-      body.record_crm_module = $('add-record_crm_module').value;
-      body.record_crm_record_id = $('add-record_crm_record_id').value.trim();
+      body.record_crm_module = $('add-record_crm_module', HTMLSelectElement).value;
+      body.record_crm_record_id = $('add-record_crm_record_id', HTMLInputElement).value.trim();
     }
-    const button = $('add-submit');
+    const button = $('add-submit', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/mappings', body)
       .then(
         (m) => {
           $('add-message').replaceChildren(el('span', 'inline-msg ok', 'Mapping ' + show(m && m.id) + ' created (' + show(m && m.status) + ').'));
-          for (const f of ['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']) $(f).value = '';
+          clearFields(['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']);
           created();
         },
         (err) => {
@@ -73,12 +74,12 @@ export function initMappingForms({ created }) {
       });
   });
 
-  const importForm = $('map-import');
+  const importForm = $('map-import', HTMLFormElement);
   const results = $('import-results');
   importForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const file = $('import-file').files[0];
-    const button = $('import-submit');
+    const file = ($('import-file', HTMLInputElement).files || [])[0];
+    const button = $('import-submit', HTMLButtonElement);
     if (!file) {
       inlineMessage(button, 'error', 'Choose a CSV file first.');
       return;
@@ -117,7 +118,7 @@ export function initMappingForms({ created }) {
     if (items.length === 0) return;
     const { table: t, body } = table(['#Line', 'Result', 'Mapping', 'Error'], 'import-table');
     // The refused rows first: they are what needs attention.
-    const rows = items.slice().sort((a, b) => (b.status === 'error') - (a.status === 'error') || Number(a.line) - Number(b.line));
+    const rows = items.slice().sort((a, b) => Number(b.status === 'error') - Number(a.status === 'error') || Number(a.line) - Number(b.line));
     for (const r of rows.slice(0, 500)) {
       const tr = el('tr', r.status === 'error' ? 'line-error' : 'line-ok');
       tr.dataset.line = show(r.line);

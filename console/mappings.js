@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * The Mappings screen: filters, paging, delete (after a confirmation) and "Associate pending now"; the add form and
  * the CSV import are in mapping-forms.js.
  */
 import { AuthError, api, describe, failed } from './api.js';
-import { $, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { initMappingForms } from './mapping-forms.js';
 
@@ -18,12 +19,12 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
   const load = (more) => list.load(more);
 
   function readFilters() {
-    const project = $('map-project').value.trim();
+    const project = $('map-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
       notify('error', 'The project id is a string of digits.');
       return null;
     }
-    return { crm: $('map-crm').value, status: $('map-status').value, project_id: project };
+    return { crm: $('map-crm', HTMLSelectElement).value, status: $('map-status', HTMLSelectElement).value, project_id: project };
   }
 
   function applyFilters() {
@@ -31,17 +32,17 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
     if (filters) list.reset(filters);
   }
 
-  $('map-filters').addEventListener('submit', (ev) => {
+  $('map-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     applyFilters();
   });
-  $('map-crm').addEventListener('change', applyFilters);
-  $('map-status').addEventListener('change', applyFilters);
-  $('map-clear').addEventListener('click', () => {
-    for (const id of ['map-crm', 'map-status', 'map-project']) $(id).value = '';
+  $('map-crm', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('map-status', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('map-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['map-crm', 'map-status', 'map-project']);
     applyFilters();
   });
-  $('map-more').addEventListener('click', () => load(true));
+  $('map-more', HTMLButtonElement).addEventListener('click', () => load(true));
 
   function render() {
     const body = $('map-rows');
@@ -75,7 +76,7 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       tr.appendChild(actions);
       body.appendChild(tr);
     }
-    $('map-more').hidden = !list.next;
+    $('map-more', HTMLButtonElement).hidden = !list.next;
     $('map-count').textContent = list.items.length + (list.items.length === 1 ? ' mapping' : ' mappings') + (list.next ? ' shown' : '');
   }
 
@@ -99,8 +100,8 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
 
   initMappingForms({ created: () => load(false) });
 
-  $('associate-button').addEventListener('click', () => {
-    const button = $('associate-button');
+  $('associate-button', HTMLButtonElement).addEventListener('click', () => {
+    const button = $('associate-button', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/mappings/associate')
       .then(

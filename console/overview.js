@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Overview screen (`GET /api/overview?window=24h|7d`): counts by status and by kind, success rate, a chart of
  * actions per hour by outcome, the oldest queued action's age, deliveries waiting, and the connections' state.
@@ -133,7 +134,7 @@ export function initOverview() {
   function show_(_arg, refresh) {
     const mine = ++gen;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
-    return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window').value)).then(
+    return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window', HTMLSelectElement).value)).then(
       (o) => {
         if (mine === gen) render(o || {});
       },
@@ -145,6 +146,6 @@ export function initOverview() {
     );
   }
 
-  $('overview-window').addEventListener('change', () => show_('', false));
+  $('overview-window', HTMLSelectElement).addEventListener('change', () => show_('', false));
   return { show: show_ };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The project view (`GET /api/projects/:project_id`, reached from any project id link or the search box): its
  * mappings, the deliveries about it, and its actions drawn as chains (an indented tree by `parent_id`), each linking
@@ -111,8 +112,8 @@ export function initProject() {
     const logs = link('Sync log of this project', '#logs', 'button-link');
     logs.addEventListener('click', () => {
       // The sync log's filter set to this project (its form applies it), then the screen shown by the link.
-      $('log-project').value = id;
-      $('log-filters').requestSubmit();
+      $('log-project', HTMLInputElement).value = id;
+      $('log-filters', HTMLFormElement).requestSubmit();
     });
     head.appendChild(logs);
     body.appendChild(head);
@@ -137,7 +138,7 @@ export function initProject() {
 
   function show_(id, refresh) {
     const mine = ++gen;
-    $('project-search-input').value = id || '';
+    $('project-search-input', HTMLInputElement).value = id || '';
     if (!id) {
       body.replaceChildren(el('p', 'muted', 'Enter a project id in the box above, or follow a project link.'));
       return Promise.resolve();

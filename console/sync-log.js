@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * The sync log screen: filters, paging, an entry's details (log-detail.js), "Retry all matching", and the header's
  * counters.
  */
 import { api, failed, query } from './api.js';
-import { $, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { entryDetail, retryAll } from './log-detail.js';
 
@@ -52,22 +53,22 @@ export function initSyncLog({ showTab }) {
   }
 
   function filterByStatus(status) {
-    $('log-status').value = status;
+    $('log-status', HTMLSelectElement).value = status;
     showTab();
     applyFilters();
   }
-  $('count-failed').addEventListener('click', () => filterByStatus('failed'));
-  $('count-queued').addEventListener('click', () => filterByStatus('queued'));
+  $('count-failed', HTMLButtonElement).addEventListener('click', () => filterByStatus('failed'));
+  $('count-queued', HTMLButtonElement).addEventListener('click', () => filterByStatus('queued'));
 
   // ---- filters ----
 
   function readFilters() {
-    const project = $('log-project').value.trim();
+    const project = $('log-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
       notify('error', 'The project id is a string of digits.');
       return null;
     }
-    const since = $('log-since').value;
+    const since = $('log-since', HTMLInputElement).value;
     let sinceIso = '';
     if (since) {
       const d = new Date(since);
@@ -77,7 +78,7 @@ export function initSyncLog({ showTab }) {
       }
       sinceIso = d.toISOString();
     }
-    return { status: $('log-status').value, kind: $('log-kind').value.trim(), project_id: project, since: sinceIso };
+    return { status: $('log-status', HTMLSelectElement).value, kind: $('log-kind', HTMLInputElement).value.trim(), project_id: project, since: sinceIso };
   }
 
   function applyFilters() {
@@ -85,17 +86,17 @@ export function initSyncLog({ showTab }) {
     if (filters) list.reset(filters);
   }
 
-  $('log-filters').addEventListener('submit', (ev) => {
+  $('log-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     applyFilters();
   });
-  $('log-status').addEventListener('change', applyFilters);
-  $('log-since').addEventListener('change', applyFilters);
-  $('log-clear').addEventListener('click', () => {
-    for (const id of ['log-status', 'log-kind', 'log-project', 'log-since']) $(id).value = '';
+  $('log-status', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('log-since', HTMLInputElement).addEventListener('change', applyFilters);
+  $('log-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['log-status', 'log-kind', 'log-project', 'log-since']);
     applyFilters();
   });
-  $('log-more').addEventListener('click', () => load(true));
+  $('log-more', HTMLButtonElement).addEventListener('click', () => load(true));
 
   // ---- the table ----
 
@@ -146,7 +147,7 @@ export function initSyncLog({ showTab }) {
       }
     }
     if (selected && !selectedShown && fetched && fetched.id === selected) body.insertBefore(detailRow(fetched), body.firstChild);
-    $('log-more').hidden = !list.next;
+    $('log-more', HTMLButtonElement).hidden = !list.next;
     $('log-count').textContent = list.items.length + (list.items.length === 1 ? ' entry' : ' entries') + (list.next ? ' shown' : '');
   }
 
@@ -191,10 +192,10 @@ export function initSyncLog({ showTab }) {
 
   // ---- retry all matching ----
 
-  $('retry-all-button').addEventListener('click', () => {
+  $('retry-all-button', HTMLButtonElement).addEventListener('click', () => {
     const filters = readFilters();
     if (filters)
-      retryAll($('retry-all-button'), filters, () => {
+      retryAll($('retry-all-button', HTMLButtonElement), filters, () => {
         loadCounters();
         return load(false);
       });

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The webhooks' form on the Connections screen: for each webhook, the current secrets to keep (by their last 4
  * characters) and a new one to add, typed or generated, so a secret can be rotated without losing deliveries.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Zoho CRM's form on the Connections screen: connected through Zoho's consent page. Connect sends this tab there
  * (`PUT /api/connections/record-crm` answers where), and Zoho sends it back to `#connections`.
