@@ -139,7 +139,7 @@ $('project-search', HTMLFormElement).addEventListener('submit', (ev) => {
   const input = $('project-search-input', HTMLInputElement);
   const id = input.value.trim();
   if (!/^\d+$/.test(id)) {
-    inlineMessage($('project-search', HTMLFormElement).lastElementChild, 'error', 'A project id is a string of digits.');
+    inlineMessage($('project-search', HTMLFormElement).lastElementChild || input, 'error', 'A project id is a string of digits.');
     return;
   }
   go('project', id);

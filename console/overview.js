@@ -17,14 +17,21 @@ function pick(obj, keys) {
 }
 
 /** `{a: 1}` or `[{status: 'a', count: 1}]` as `[['a', 1]]`. */
+/**
+ * @param {unknown} value
+ * @param {string[]} nameKeys
+ * @returns {Array<[string, number]>}
+ */
 function pairs(value, nameKeys) {
   if (Array.isArray(value)) {
-    return value.map((x) => {
-      const name = nameKeys.map((k) => x[k]).find((v) => v !== undefined);
-      return [show(name), Number(x.count !== undefined ? x.count : x.n) || 0];
-    });
+    return value.map(
+      /** @param {Record<string, unknown>} x @returns {[string, number]} */ (x) => {
+        const name = nameKeys.map((k) => x[k]).find((v) => v !== undefined);
+        return [show(name), Number(x.count !== undefined ? x.count : x.n) || 0];
+      },
+    );
   }
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, Number(v) || 0]);
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => /** @type {[string, number]} */ ([k, Number(v) || 0]));
   return [];
 }
 
