@@ -1,22 +1,25 @@
 // @ts-check
 /**
- * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field it
- * names) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
+ * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field the
+ * daemon names in `errors[].field` or `field`) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
  */
-import { AuthError, api, describe } from './api.js';
+import { ApiError, AuthError, api, describe } from './api.js';
 import { $, clearFields, el, inlineMessage, show, table, td } from './dom.js';
 
 const FIELDS = ['appointment_id', 'record_crm_module', 'record_crm_record_id', 'project_id'];
 const MAX_CSV_BYTES = 50 * 1024 * 1024;
 
-/** The field an API message is about: the one it names, else by its wording (a 409 names the clash). */
-function fieldOf(message, crm) {
-  for (const f of FIELDS) if (message.indexOf(f) >= 0) return f;
-  if (/^appointment /.test(message)) return 'appointment_id';
-  if (/^record /.test(message)) return 'record_crm_record_id';
-  if (/^project /.test(message)) return 'project_id';
-  if (/exists already/.test(message)) return crm === 'record' ? 'record_crm_record_id' : 'appointment_id';
-  return null;
+/**
+ * The form's field a refusal is about: a 400's first refused field, or the field a 409's mapping holds already.
+ * @param {unknown} err
+ * @returns {string | null}
+ */
+function fieldOf(err) {
+  if (!(err instanceof ApiError) || !err.data || typeof err.data !== 'object') return null;
+  /** @type {{ errors?: Array<{ field?: unknown }>, field?: unknown }} */
+  const data = err.data;
+  const named = err.status === 400 && Array.isArray(data.errors) && data.errors[0] ? data.errors[0].field : err.status === 409 ? data.field : null;
+  return FIELDS.find((f) => f === named) || null;
 }
 
 export function initMappingForms({ created }) {
@@ -64,7 +67,7 @@ export function initMappingForms({ created }) {
         },
         (err) => {
           if (err instanceof AuthError) return;
-          const field = err.status === 400 || err.status === 409 ? fieldOf(err.message, crm) : null;
+          const field = fieldOf(err);
           if (field) fieldError(field, err.message);
           else $('add-message').replaceChildren(el('span', 'inline-msg error', 'Not created: ' + describe(err)));
         },
