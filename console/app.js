@@ -39,6 +39,7 @@ const screens = {
 
 // ---- sign in / out ----
 
+/** @param {string} [message] */
 function showLogin(message) {
   $('app').hidden = true;
   $('login').hidden = false;
@@ -49,6 +50,7 @@ function showLogin(message) {
   $('token-input', HTMLInputElement).focus();
 }
 
+/** @param {string} [message] */
 function signedOut(message) {
   session.signedIn = false;
   stopTimer();
@@ -57,6 +59,7 @@ function signedOut(message) {
 
 onUnauthorized(() => signedOut(session.signedIn ? 'Your session has ended (401). Sign in again.' : ''));
 
+/** @param {{ name?: string, role?: string }} me `GET /api/me` */
 function enterApp(me) {
   session.signedIn = true;
   setRole(me && me.role ? show(me.role) : 'viewer');
@@ -70,6 +73,7 @@ function enterApp(me) {
 }
 
 /** Asks who the session is: the console, or the sign-in prompt. */
+/** @param {string} [messageOnFailure] */
 function whoAmI(messageOnFailure) {
   return api('GET', '/api/me', undefined, { noSignOut: true, accept: [401] }).then(
     (me) => (me && me.role ? enterApp(me) : signedOut(messageOnFailure)),
@@ -110,6 +114,10 @@ $('logout-button', HTMLButtonElement).addEventListener('click', () => {
 
 // ---- screens ----
 
+/**
+ * @param {string} screen
+ * @param {string} [arg]
+ */
 function go(screen, arg) {
   const hash = '#' + screen + (arg ? '/' + encodeURIComponent(arg) : '');
   if (window.location.hash === hash) route();
@@ -178,6 +186,10 @@ $('notice-close', HTMLButtonElement).addEventListener('click', clearNotice);
 // ---- reconcile ----
 
 /** Starts a reconciliation pass: `changes` (what changed since the last pass) or `full` (every mapped project). */
+/**
+ * @param {HTMLButtonElement} button
+ * @param {'changes' | 'full'} scope
+ */
 function startReconcile(button, scope) {
   const what = scope === 'full' ? 'A full reconciliation pass' : 'Reconciliation';
   button.disabled = true;

@@ -22,6 +22,7 @@ function fieldOf(err) {
   return FIELDS.find((f) => f === named) || null;
 }
 
+/** @param {{ created: () => void }} hooks */
 export function initMappingForms({ created }) {
   const form = $('map-add', HTMLFormElement);
 
@@ -40,6 +41,10 @@ export function initMappingForms({ created }) {
     $('add-message').replaceChildren();
   }
 
+  /**
+   * @param {string} field
+   * @param {string} text
+   */
   function fieldError(field, text) {
     $('add-' + field + '-error').textContent = text;
     $('add-' + field).setAttribute('aria-invalid', 'true');
@@ -50,6 +55,7 @@ export function initMappingForms({ created }) {
     ev.preventDefault();
     clearErrors();
     const crm = $('add-crm', HTMLSelectElement).value;
+    /** @type {Record<string, string>} */
     const body = { crm, project_id: $('add-project_id', HTMLInputElement).value.trim() };
     if (crm === 'appointment') body.appointment_id = $('add-appointment_id', HTMLInputElement).value.trim();
     else {
@@ -111,6 +117,10 @@ export function initMappingForms({ created }) {
       });
   });
 
+  /**
+   * @param {string} name the file's
+   * @param {{ created?: number, errors?: number, items?: Array<{ line: number | string, status: string, mapping_id?: string, error?: string }> }} res
+   */
   function renderResults(name, res) {
     results.replaceChildren();
     const items = Array.isArray(res.items) ? res.items : [];

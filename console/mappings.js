@@ -14,8 +14,12 @@ const STATUSES = ['pending', 'associated', 'failed'];
  * Wires the tab up. `refreshAll` reloads the page's data, `loadCounters` the header's counters, `signedIn` says
  * whether a delayed refresh still makes sense. Returns `load(more)` for the page's refresh.
  */
+/** A mapping as the API answers it. @typedef {{ id: string, crm: string, appointment_id: string | null, record_crm_module: string | null, record_crm_record_id: string | null, project_id: string, status: string, error: string | null, created_at: string, updated_at: string }} Mapping */
+
+/** @param {{ refreshAll: () => void, loadCounters: () => void, signedIn: () => boolean }} hooks */
 export function initMappings({ refreshAll, loadCounters, signedIn }) {
   const list = new PagedList('/api/mappings', 'map-more', render, 'Loading the mappings failed');
+  /** @param {boolean} [more] */
   const load = (more) => list.load(more);
 
   function readFilters() {
@@ -80,6 +84,10 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
     $('map-count').textContent = list.items.length + (list.items.length === 1 ? ' mapping' : ' mappings') + (list.next ? ' shown' : '');
   }
 
+  /**
+   * @param {Mapping} m
+   * @param {HTMLButtonElement} button
+   */
   function removeMapping(m, button) {
     const what = 'Delete mapping ' + show(m.id) + ' (' + show(m.crm) + ', project ' + show(m.project_id) + ')?';
     confirmInline(button, what, 'Delete').then((yes) => {
