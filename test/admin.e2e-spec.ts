@@ -92,7 +92,7 @@ describe('admin API: auth, mappings, CSV import', () => {
         [{ crm: 'fax', project_id: '1' }, 'crm must be appointment or record', ['crm', 'isIn']],
         [{ crm: 'appointment', project_id: '1' }, 'appointment_id is required when crm is appointment', ['appointment_id', 'isDefined']],
         [{ crm: 'appointment', appointment_id: 'A', project_id: 'abc' }, 'project_id must be a string of digits', ['project_id', 'matches']],
-        [{ crm: 'appointment', appointment_id: 'A', project_id: 1.5 }, 'project_id must be a string of digits', ['project_id', 'isString']],
+        [{ crm: 'appointment', appointment_id: 'A', project_id: 1.5 }, 'project_id must be a string of digits', ['project_id', 'matches']],
         [
           { crm: 'appointment', appointment_id: 'A', project_id: '007' },
           'project_id must be a string of digits without leading zeros',
