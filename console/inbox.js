@@ -13,6 +13,12 @@ import { chainTree } from './project.js';
 const COLUMNS = 7;
 
 /** The body as stored, pretty-printed when it is JSON (big integers digit for digit), as is otherwise. */
+/**
+ * A webhook delivery as `GET /api/inbox` answers it; the fields the screen reads.
+ * @typedef {{ id: string, status: string, [field: string]: any }} Delivery
+ */
+
+/** @param {Delivery} d */
 function rawBody(d) {
   const raw = d.raw_body !== undefined ? d.raw_body : d.body !== undefined ? d.body : d.payload;
   if (raw === undefined || raw === null) return '—';
@@ -32,8 +38,10 @@ export function initInbox() {
     message.replaceChildren(el('div', 'unavailable ' + (missing ? 'info' : 'error'), 'The inbox is ' + (missing ? '' : 'failing: ') + describe(err)));
   });
   let selected = '';
+  /** @type {Delivery | null} */
   let detail = null;
   /** The last replay's answer, kept across the detail's re-rendering. */
+  /** @type {{ id: string, ids: string[] } | null} */
   let replayed = null;
 
   function readFilters() {
@@ -104,6 +112,7 @@ export function initInbox() {
     $('inbox-count').textContent = list.items.length + (list.items.length === 1 ? ' delivery' : ' deliveries') + (list.next ? ' shown' : '');
   }
 
+  /** @param {Delivery} d */
   function detailRow(d) {
     const tr = el('tr', 'detail');
     tr.id = 'inbox-detail';
@@ -137,6 +146,7 @@ export function initInbox() {
   }
 
   /** The body formatted (ids digit for digit), or exactly as received, at the press of a button. */
+  /** @param {Delivery} d */
   function bodySection(d) {
     const formatted = rawBody(d);
     const exact = typeof d.body === 'string' ? d.body : formatted;
@@ -156,6 +166,10 @@ export function initInbox() {
     return box;
   }
 
+  /**
+   * @param {string} title
+   * @param {Node} content
+   */
   function section(title, content) {
     const box = el('div', 'detail-section');
     box.appendChild(el('h3', '', title));
@@ -163,10 +177,14 @@ export function initInbox() {
     return box;
   }
 
+  /**
+   * @param {Delivery} d
+   * @param {HTMLButtonElement} button
+   */
   function replayDelivery(d, button) {
     const id = show(d.id);
     const question = 'Route delivery ' + id + ' again now? Its pushes run again; approvals and payments already recorded stay as they are.';
-    confirmInline(button.parentNode.lastElementChild, question, 'Replay').then((yes) => {
+    confirmInline((button.parentElement && button.parentElement.lastElementChild) || button, question, 'Replay').then((yes) => {
       if (!yes) return;
       button.disabled = true;
       api('POST', '/api/deliveries/' + encodeURIComponent(id) + '/replay').then(
@@ -185,16 +203,18 @@ export function initInbox() {
   }
 
   /** "Replayed: sync log 5, 6" next to the Replay button, the ids linking to their entries. */
+  /** @param {HTMLButtonElement} button */
   function replayNote(button) {
-    const ids = replayed.ids;
+    const ids = replayed ? replayed.ids : [];
     const box = inlineMessage(button, 'ok', ids.length ? 'Replayed: sync log ' : 'Replayed: no new action.');
     box.id = 'replay-result';
-    ids.forEach((x, i) => {
+    ids.forEach((/** @type {string} */ x, /** @type {number} */ i) => {
       if (i) box.appendChild(document.createTextNode(', '));
       box.appendChild(link(x, '#logs/' + encodeURIComponent(x), 'mono'));
     });
   }
 
+  /** @param {string} id */
   function openDetail(id) {
     selected = id;
     if (!id) {
@@ -215,6 +235,10 @@ export function initInbox() {
     );
   }
 
+  /**
+   * @param {string} id a delivery to open (`#inbox/123`), or ''
+   * @param {boolean} [refresh]
+   */
   function showScreen(id, refresh) {
     if (!refresh || id) openDetail(id || '');
     return list.load(false);

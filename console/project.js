@@ -7,8 +7,19 @@
 import { ApiError, AuthError, api, describe } from './api.js';
 import { $, badge, el, fmtDuration, fmtTime, link, show, table, td, timeCell } from './dom.js';
 
+/** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
+
+/**
+ * @param {any} v
+ * @returns {Row[]}
+ */
 const listOf = (v) => (Array.isArray(v) ? v : v && Array.isArray(v.items) ? v.items : []);
 
+/**
+ * @param {HTMLElement} parent
+ * @param {string} title
+ * @param {number} [count]
+ */
 function section(parent, title, count) {
   const box = el('section', 'project-section');
   const h = el('h3', 'section-title', title);
@@ -18,6 +29,7 @@ function section(parent, title, count) {
   return box;
 }
 
+/** @param {Row[]} mappings */
 function mappingsTable(mappings) {
   const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Status', 'Error', 'Updated']);
   for (const m of mappings) {
@@ -35,6 +47,7 @@ function mappingsTable(mappings) {
   return t;
 }
 
+/** @param {Row[]} deliveries */
 function deliveriesTable(deliveries) {
   const { table: t, body } = table(['ID', 'Received', 'Endpoint', 'Event', 'Status']);
   for (const d of deliveries) {
@@ -54,6 +67,7 @@ function deliveriesTable(deliveries) {
 }
 
 /** One action as a line of the tree: kind, status, target, time, error; its id opens it in the sync log. */
+/** @param {Row} a */
 function actionLine(a) {
   const line = el('div', 'chain-line');
   line.dataset.id = show(a.id);
@@ -69,18 +83,27 @@ function actionLine(a) {
 }
 
 /** Actions as chains: each action under its parent (nested lists indent), roots newest first, children in order. */
+/** @param {Row[]} actions */
 export function chainTree(actions) {
   const byId = new Map(actions.map((a) => [show(a.id), a]));
+  /** @type {Map<string, Row[]>} */
   const children = new Map();
+  /** @type {Row[]} */
   const roots = [];
   for (const a of actions) {
     const parent = a.parent_id === null || a.parent_id === undefined ? null : show(a.parent_id);
     if (parent && byId.has(parent)) {
       if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(a);
+      children.get(parent)?.push(a);
     } else roots.push(a);
   }
+  /** @param {Row} a */
   const num = (a) => Number(show(a.id)) || 0;
+  /**
+   * @param {Row[]} list
+   * @param {number} depth
+   * @returns {HTMLUListElement}
+   */
   const build = (list, depth) => {
     const ul = el('ul', depth === 0 ? 'chains' : 'chain-children');
     for (const a of list) {
@@ -102,6 +125,10 @@ export function initProject() {
   const body = $('project-body');
   let gen = 0;
 
+  /**
+   * @param {string} id
+   * @param {any} p the project's answer (`GET /api/projects/:id`)
+   */
   function render(id, p) {
     body.replaceChildren();
     const head = el('div', 'panel-head');
@@ -130,12 +157,20 @@ export function initProject() {
     d.appendChild(deliveries.length ? wrapCard(deliveriesTable(deliveries)) : el('p', 'muted', 'No stored delivery names this project.'));
   }
 
+  /**
+   * @param {Node} node
+   * @param {string} [className]
+   */
   function wrapCard(node, className) {
     const card = el('div', 'card ' + (className || ''));
     card.appendChild(node);
     return card;
   }
 
+  /**
+   * @param {string} id
+   * @param {boolean} [refresh]
+   */
   function show_(id, refresh) {
     const mine = ++gen;
     $('project-search-input', HTMLInputElement).value = id || '';

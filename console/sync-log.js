@@ -18,12 +18,21 @@ const COLUMNS = 10;
  * Wires the tab up. `showTab` brings the sync log tab to the front (a counter's click filters the log).
  * Returns `load(more)` and `loadCounters()` for the page's refresh.
  */
+/**
+ * A sync log entry as the API answers it (README "HTTP interface"); the fields the screen reads.
+ * @typedef {{ id: string, status: string, attempts: number, kind: string, [field: string]: any }} LogEntry
+ */
+
+/** @param {{ showTab: () => void }} hooks */
 export function initSyncLog({ showTab }) {
   const list = new PagedList('/api/sync-logs', 'log-more', render, 'Loading the sync log failed');
   /** The opened entry's id, and its fresh copy once fetched (shown even when the filters hide its row). */
+  /** @type {string | null} */
   let selected = null;
+  /** @type {LogEntry | null} */
   let fetched = null;
 
+  /** @param {boolean} [more] */
   const load = (more) => list.load(more);
 
   const kinds = $('kinds');
@@ -52,6 +61,7 @@ export function initSyncLog({ showTab }) {
     }
   }
 
+  /** @param {string} status */
   function filterByStatus(status) {
     $('log-status', HTMLSelectElement).value = status;
     showTab();
@@ -152,6 +162,7 @@ export function initSyncLog({ showTab }) {
   }
 
   /** Opens an entry (and fetches it afresh) or closes it. */
+  /** @param {string} id */
   function toggle(id) {
     if (selected === id) {
       selected = null;
@@ -166,6 +177,7 @@ export function initSyncLog({ showTab }) {
   }
 
   /** Reads the open entry afresh (with its calls). */
+  /** @param {string} id */
   function fetchSelected(id) {
     api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then(
       (entry) => {
@@ -179,6 +191,7 @@ export function initSyncLog({ showTab }) {
     );
   }
 
+  /** @param {LogEntry} e */
   function detailRow(e) {
     return entryDetail(e, COLUMNS, {
       close: () => toggle(e.id),
@@ -202,6 +215,10 @@ export function initSyncLog({ showTab }) {
   });
 
   /** `#logs/<id>` opens that entry; `#logs` (not a refresh) closes the open one. */
+  /**
+   * @param {string} id an entry to open (`#logs/123`), or ''
+   * @param {boolean} [refresh]
+   */
   function showScreen(id, refresh) {
     if (id && id !== selected) toggle(id);
     else if (!id && !refresh && selected) {
