@@ -5,6 +5,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # Run stage: the compiled daemon and its production dependencies, as an unprivileged user.
@@ -14,6 +15,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The browser console's static files, served from beside dist/ (src/admin/console-static.ts).
+COPY --from=build /app/console ./console
 # The generated connections key lives here (CONNECTIONS_KEY_FILE in docker-compose.yml); a fresh named volume takes
 # this directory's owner, so the daemon can write it.
 RUN mkdir -p /var/lib/crm-sync && chown node:node /var/lib/crm-sync && chmod 700 /var/lib/crm-sync

@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // The admin console's scripts: ES modules run by the browser, not by Node.
-    files: ['src/admin/ui/**/*.js'],
+    files: ['console/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: {
@@ -49,6 +49,12 @@ export default tseslint.config(
         fetch: 'readonly',
         URL: 'readonly',
         Node: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLAnchorElement: 'readonly',
+        HTMLButtonElement: 'readonly',
+        HTMLFormElement: 'readonly',
+        HTMLInputElement: 'readonly',
+        HTMLSelectElement: 'readonly',
         console: 'readonly',
         setTimeout: 'readonly',
         clearTimeout: 'readonly',

@@ -77,29 +77,48 @@ describe('admin API: auth, mappings, CSV import', () => {
       expect(body.message).toContain(`mapping ${first.id}`);
       expect(body.message).toContain('appointment APT-C is already mapped');
       expect(body.existing).toMatchObject({ id: first.id, appointment_id: 'APT-C', project_id: '900' });
+      // The field in the way, as a stable code and field name (the console marks that field).
+      expect(body).toMatchObject({ code: 'already_mapped', field: 'appointment_id' });
       const sameProject = await json(await post({ crm: 'appointment', appointment_id: 'APT-D', project_id: '900' }));
       expect(sameProject.message).toMatch(new RegExp(`project 900 already has an appointment mapping: mapping ${first.id}`));
+      expect(sameProject).toMatchObject({ code: 'already_mapped', field: 'project_id' });
       // A record mapping of the same project is fine.
       expect((await post({ crm: 'record', record_crm_module: 'Leads', record_crm_record_id: '5', project_id: '900' })).status).toBe(201);
     });
 
     it('answers 400 naming the field', async () => {
-      const cases: Array<[unknown, string]> = [
-        [{ crm: 'fax', project_id: '1' }, 'crm must be appointment or record'],
-        [{ crm: 'appointment', project_id: '1' }, 'appointment_id is required when crm is appointment'],
-        [{ crm: 'appointment', appointment_id: 'A', project_id: 'abc' }, 'project_id must be a string of digits'],
-        [{ crm: 'appointment', appointment_id: 'A', project_id: 1.5 }, 'project_id must be a string of digits'],
-        [{ crm: 'appointment', appointment_id: 'A', project_id: '007' }, 'project_id must be a string of digits without leading zeros'],
-        [{ crm: 'record', record_crm_module: 'Accounts', record_crm_record_id: '1', project_id: '1' }, 'record_crm_module must be one of'],
-        [{ crm: 'record', record_crm_module: 'Deals', project_id: '1' }, 'record_crm_record_id is required'],
-        [{ crm: 'record', appointment_id: 'A', record_crm_module: 'Deals', record_crm_record_id: '1', project_id: '1' }, 'appointment_id must be empty'],
-        [{ crm: 'appointment', appointment_id: 'A', project_id: '1', colour: 'red' }, 'unknown field colour'],
-        [[1], 'the body must be a mapping object'],
+      // [body, text, the field and code in `errors` (none for a body that is not a mapping)]
+      const cases: Array<[unknown, string, [string, string] | null]> = [
+        [{ crm: 'fax', project_id: '1' }, 'crm must be appointment or record', ['crm', 'isIn']],
+        [{ crm: 'appointment', project_id: '1' }, 'appointment_id is required when crm is appointment', ['appointment_id', 'isDefined']],
+        [{ crm: 'appointment', appointment_id: 'A', project_id: 'abc' }, 'project_id must be a string of digits', ['project_id', 'matches']],
+        [{ crm: 'appointment', appointment_id: 'A', project_id: 1.5 }, 'project_id must be a string of digits', ['project_id', 'matches']],
+        [
+          { crm: 'appointment', appointment_id: 'A', project_id: '007' },
+          'project_id must be a string of digits without leading zeros',
+          ['project_id', 'matches'],
+        ],
+        [
+          { crm: 'record', record_crm_module: 'Accounts', record_crm_record_id: '1', project_id: '1' },
+          'record_crm_module must be one of',
+          ['record_crm_module', 'isIn'],
+        ],
+        [{ crm: 'record', record_crm_module: 'Deals', project_id: '1' }, 'record_crm_record_id is required', ['record_crm_record_id', 'isDefined']],
+        [
+          { crm: 'record', appointment_id: 'A', record_crm_module: 'Deals', record_crm_record_id: '1', project_id: '1' },
+          'appointment_id must be empty',
+          ['appointment_id', 'not_for_this_crm'],
+        ],
+        [{ crm: 'appointment', appointment_id: 'A', project_id: '1', colour: 'red' }, 'unknown field colour', ['colour', 'whitelistValidation']],
+        [[1], 'the body must be a mapping object', null],
       ];
-      for (const [body, message] of cases) {
+      for (const [body, message, coded] of cases) {
         const res = await post(body);
         expect(res.status).toBe(400);
-        expect((await json(res)).message).toContain(message);
+        const answer = await json(res);
+        expect(answer.message).toContain(message);
+        if (coded) expect([answer.errors[0].field, answer.errors[0].code]).toEqual(coded);
+        if (coded) expect(answer.errors[0].message).toContain(message);
       }
     });
 

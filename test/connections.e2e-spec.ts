@@ -87,6 +87,7 @@ describe('connections from the console', () => {
       ['record_crm', 'not_configured', null],
       ['webhooks', 'not_configured', null],
     ]);
+    expect(body.items.map((i: Json) => i.code)).toEqual(['not_configured', 'not_configured', 'not_configured', 'not_configured']);
     expect(body.key).toMatchObject({ ok: true, origin: 'environment' });
     expect(body.webhook_addresses.events).toMatch(/\/webhooks\/events$/);
     expect(body.redirect_uri).toMatch(/\/admin\/connections\/record-crm\/callback$/);
@@ -96,15 +97,36 @@ describe('connections from the console', () => {
     const refused = await admin('/api/connections/service', { method: 'PUT', json: { base_url: h.service.apiBaseUrl, token: 'not-the-token' } });
     expect(refused.status).toBe(422);
     expect(refused.body.message).toMatch(/^not saved: service R2 GET \/proposal_templates failed: HTTP 401/);
+    expect(refused.body.code).toBe('unauthorized');
     expect((await connection(h, 'service')).status).toBe('not_configured');
 
     const unreachable = await admin('/api/connections/service', { method: 'PUT', json: { base_url: 'http://127.0.0.1:9/v1', token: h.service.token } });
     expect(unreachable.status).toBe(422);
     expect(unreachable.body.message).toMatch(/network|ECONNREFUSED/);
+    expect(unreachable.body.code).toBe('network');
+    // Something answering, but not the service's API: its address is wrong.
+    const notTheApi = await admin('/api/connections/service', { method: 'PUT', json: { base_url: `${h.url}/v1`, token: h.service.token } });
+    expect(notTheApi.status).toBe(422);
+    expect(notTheApi.body.code).toBe('not_found');
 
     const badUrl = await admin('/api/connections/service', { method: 'PUT', json: { base_url: 'http://127.0.0.1:9/api', token: 'x' } });
     expect(badUrl.status).toBe(400);
     expect(JSON.stringify(badUrl.body.message)).toContain('base_url must end in /v1');
+    // Beside the texts, one entry per failure with a stable code (the console's words are picked by it).
+    expect(badUrl.body.error).toBe('Bad Request');
+    expect(badUrl.body.errors).toEqual([{ field: 'base_url', code: 'not_api_v1', message: 'base_url must end in /v1' }]);
+    expect(badUrl.body.message).toEqual(badUrl.body.errors.map((e: Json) => e.message));
+    const missing = await admin('/api/connections/service', { method: 'PUT', json: { base_url: 'ftp://x', token: '', extra: 1 } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'extra', code: 'whitelistValidation', message: 'property extra should not exist' },
+        { field: 'base_url', code: 'not_http_url', message: 'base_url must be an http(s) URL' },
+        { field: 'token', code: 'required', message: 'token is required' },
+      ]),
+    );
+    const long = await admin('/api/connections/service', { method: 'PUT', json: { base_url: h.service.apiBaseUrl, token: 'x'.repeat(4097) } });
+    expect(long.body.errors).toEqual([{ field: 'token', code: 'too_long', limit: 4096, message: 'token must be shorter than or equal to 4096 characters' }]);
 
     const saved = await admin('/api/connections/service', { method: 'PUT', json: { base_url: h.service.apiBaseUrl, token: h.service.token } });
     expect(saved.status).toBe(200);
@@ -125,6 +147,7 @@ describe('connections from the console', () => {
     const refused = await admin('/api/connections/appointment-crm', { method: 'PUT', json: { base_url: appointmentCrm.url, api_key: 'wrong-key' } });
     expect(refused.status).toBe(422);
     expect(refused.body.detail).toMatch(/HTTP 401/);
+    expect(refused.body.code).toBe('unauthorized');
     expect((await connection(h, 'appointment_crm')).status).toBe('not_configured');
 
     const saved = await admin('/api/connections/appointment-crm', { method: 'PUT', json: { base_url: appointmentCrm.url, api_key: APPOINTMENT_KEY } });
@@ -163,8 +186,10 @@ describe('connections from the console', () => {
     const unknownKeep = await admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['…zzzz'] } });
     expect(unknownKeep.status).toBe(422);
     expect(unknownKeep.body.message).toBe('events: no current secret ends in zzzz');
+    expect(unknownKeep.body).toMatchObject({ code: 'kept_secret_unknown', field: 'events' });
     const short = await admin('/api/connections/webhooks', { method: 'PUT', json: { events: ['short'] } });
     expect(short.status).toBe(400);
+    expect(short.body.errors).toEqual([{ field: 'events', code: 'secret_too_short', message: expect.stringContaining('at least 16 characters') }]);
 
     await admin('/api/connections/webhooks', { method: 'PUT', json: { events: [`…${ROTATED_EVENTS_SECRET.slice(-4)}`] } });
     expect((await deliver(h, NEW_EVENTS_SECRET)).status).toBe(401);
@@ -173,13 +198,13 @@ describe('connections from the console', () => {
 
   it('tests a connection on demand and records when; a viewer may not', async () => {
     const tested = await admin('/api/connections/service/test', { method: 'POST' });
-    expect(tested.body).toEqual({ ok: true, detail: expect.stringContaining('accepted the token') });
+    expect(tested.body).toEqual({ ok: true, code: null, detail: expect.stringContaining('accepted the token') });
     const unknown = await admin('/api/connections/ftp/test', { method: 'POST' });
     expect(unknown.status).toBe(404);
     const before = (await connection(h, 'appointment_crm')).checked_at;
     await new Promise((r) => setTimeout(r, 5));
     const after = await admin('/api/connections/appointment-crm/test', { method: 'POST' });
-    expect(after.body).toEqual({ ok: true, detail: expect.stringContaining('accepted the key') });
+    expect(after.body).toEqual({ ok: true, code: null, detail: expect.stringContaining('accepted the key') });
     expect((await connection(h, 'appointment_crm')).checked_at > before).toBe(true);
     const viewerOnly = await fetch(`${h.url}/api/connections/service/test`, { method: 'POST' });
     expect(viewerOnly.status).toBe(401);
@@ -195,12 +220,12 @@ describe('connections from the console', () => {
     const before = (await connection(h, 'appointment_crm')).checked_at;
     h.service.injectFault({ method: 'GET', path: '/v1/proposal_templates', times: 1, status: 401, body: { error: 'token revoked' } });
     await task.run('schedule', {});
-    expect(await connection(h, 'service')).toMatchObject({ status: 'degraded', detail: expect.stringContaining('HTTP 401') });
+    expect(await connection(h, 'service')).toMatchObject({ status: 'degraded', code: 'unauthorized', detail: expect.stringContaining('HTTP 401') });
     expect((await connection(h, 'appointment_crm')).checked_at > before).toBe(true);
     expect((await connection(h, 'record_crm')).checked_at).toBeNull(); // not configured: not checked
     expect(logs.lines.some((l) => l.includes('the service connection failed its check') && l.includes('HTTP 401'))).toBe(true);
     await task.run('schedule', {});
-    expect(await connection(h, 'service')).toMatchObject({ status: 'connected', detail: expect.stringContaining('accepted the token') });
+    expect(await connection(h, 'service')).toMatchObject({ status: 'connected', code: null, detail: expect.stringContaining('accepted the token') });
   });
 
   it('keeps the connections over a restart, and a second replica sees a change within 10 s', async () => {
@@ -230,12 +255,12 @@ describe('connections from the console', () => {
       const service = await connection(wrongKey, 'service');
       expect(service).toMatchObject({ source: 'environment', status: 'connected', read_only: true });
       const webhooks = await connection(wrongKey, 'webhooks');
-      expect(webhooks).toMatchObject({ source: 'console', status: 'degraded', settings: null });
+      expect(webhooks).toMatchObject({ source: 'console', status: 'degraded', code: 'secrets_unreadable', settings: null });
       expect(webhooks.detail).toMatch(/cannot be read with this CONNECTIONS_KEY/);
       expect((await deliver(wrongKey, 'whsec-console-events-0003')).status).toBe(404);
       // The environment's service still works.
       const tested = await wrongKey.admin('/api/connections/service/test', { method: 'POST' });
-      expect(await tested.json()).toEqual({ ok: true, detail: expect.stringContaining('accepted the token') });
+      expect(await tested.json()).toEqual({ ok: true, code: null, detail: expect.stringContaining('accepted the token') });
     } finally {
       await wrongKey.close();
     }

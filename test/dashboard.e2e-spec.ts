@@ -78,7 +78,15 @@ describe('GET /admin (the dashboard page)', () => {
     const html = await (await fetch(`${h.url}/admin`)).text();
     // (The Queues link is Bull Board's page, not one of the console's files.)
     const assets = [...html.matchAll(/\b(?:src|href)="(\/admin\/[^"]+)"/g)].map((m) => m[1]).filter((p) => p !== '/admin/queues');
-    expect(assets.sort()).toEqual(['/admin/app.js', '/admin/forms.css', '/admin/screens.css', '/admin/style.css']);
+    expect(assets.sort()).toEqual([
+      '/admin/app.js',
+      '/admin/connections.css',
+      '/admin/forms.css',
+      '/admin/project.css',
+      '/admin/screens.css',
+      '/admin/style.css',
+      '/admin/tables.css',
+    ]);
 
     // Walk the module graph from app.js: each import is a relative path on this origin.
     const seen = new Map<string, string>();
@@ -117,6 +125,8 @@ describe('GET /admin (the dashboard page)', () => {
       '/admin/.env',
       '/admin/%2e%2e/console-static.ts',
       '/admin/..%2fconsole-static.ts',
+      '/admin/%2e%2e/package.json',
+      '/admin/..%2fsrc/main.ts',
       '/admin/app.js/',
     ]) {
       const res = await fetch(`${h.url}${path}`);

@@ -5,15 +5,15 @@ import { basename, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The admin console (docs/operations.md, "Day to day"): static files from the `admin/ui` folder beside this module's folder,
- * i.e. `src/admin/ui` when the TypeScript sources run (Jest) and `dist/admin/ui` in the built daemon (the build
- * copies the folder).
+ * The admin console (docs/operations.md, "Day to day"): static files from the repository's top-level `console/`
+ * folder, two levels up from this module both when the TypeScript sources run (`src/app/`, Jest) and in the built
+ * daemon (`dist/app/`; the image copies `console/` beside `dist/`).
  * `GET /admin` (and `/admin/`) answer index.html, `/admin/<file>` the folder's files; anything else under `/admin/`
  * is the app's 404 (Bull Board at `/admin/queues` is a plugin of its own). Served without auth since they hold no data:
  * the page exchanges a token for the session cookie (`POST /admin/session`) and calls the `/api` routes with it.
  * Fastify routes of their own, so they are not in the OpenAPI document.
  */
-export const CONSOLE_DIR = fileURLToPath(new URL('../admin/ui/', import.meta.url));
+export const CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
 
 /** Only this origin's files: no inline script or style (so no nonce), API calls to this origin, no framing. */
 export const CONSOLE_CSP = [
@@ -46,7 +46,7 @@ function setHeaders(reply: FastifyReply, path: string): void {
 export async function adminConsole(fastify: FastifyInstance): Promise<void> {
   if (!existsSync(`${CONSOLE_DIR}index.html`)) {
     // A build that left the files out: the daemon still runs, and the console says what is wrong.
-    const missing = `crm-sync: the admin console's files are missing from ${CONSOLE_DIR} (the build copies src/admin/ui there)\n`;
+    const missing = `crm-sync: the admin console's files are missing from ${CONSOLE_DIR} (console/ belongs beside dist/)\n`;
     fastify.get('/admin', (_request, reply) => {
       reply.code(500).type('text/plain; charset=utf-8').send(missing);
     });

@@ -1,4 +1,4 @@
-import { ValidationPipe, type LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
 import { registerBodyParsers } from '../common/body-parsers.js';
 import { DomainExceptionFilter } from './domain-exception.filter.js';
+import { validationPipe } from '../common/validation-errors.js';
 
 export interface CreateAppOptions {
   logger?: LoggerService | false;
@@ -23,7 +24,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     logger: options.logger ?? false,
     abortOnError: false,
   });
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(validationPipe());
   app.useGlobalFilters(new DomainExceptionFilter());
   app.enableShutdownHooks();
   await app.register(adminConsole); // GET /admin: the console's static files

@@ -3,6 +3,7 @@ import { appointmentCrmHttp } from '../appointment-crm/appointment-crm.client.js
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../health/readiness.registry.js';
 import { OutboundError } from '../http/outbound-error.js';
+import { checkCodeOf, type CheckCode } from '../connections/check-codes.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { ZohoAuth } from '../record-crm/zoho-auth.js';
 import { SharedRedis } from '../queues/shared-redis.service.js';
@@ -13,13 +14,19 @@ import { ConnectionsService } from '../connections/connections.service.js';
 
 export interface CheckOutcome {
   ok: boolean;
+  /** Why it failed (null when it passed): computed from the typed error, never from the text. */
+  code: CheckCode | null;
   detail: string;
 }
 
 /** The appointment whose lookup proves the key: any answer but 401/403 (its 404 included) means the key is taken. */
 const PROBE_APPOINTMENT = 'crm-sync-connection-check';
 
-const describe = (err: unknown): string => (err instanceof OutboundError ? err.message : `failed: ${(err as Error).message}`);
+const failed = (err: unknown): CheckOutcome => ({
+  ok: false,
+  code: checkCodeOf(err),
+  detail: err instanceof OutboundError ? err.message : `failed: ${(err as Error).message}`,
+});
 
 /**
  * The Test button, and the check of new settings before they are saved: one call that needs the credentials and
@@ -42,7 +49,7 @@ export class ConnectionChecks {
   /** Checks the connection in effect and records the outcome (the console's "last checked"). */
   async checkAndRecord(name: ConnectionName): Promise<CheckOutcome> {
     const outcome = await this.checkCurrent(name);
-    await this.connections.recordCheck(name, outcome.ok, outcome.detail);
+    await this.connections.recordCheck(name, outcome.ok, outcome.code, outcome.detail);
     return outcome;
   }
 
@@ -55,9 +62,9 @@ export class ConnectionChecks {
         path: '/proposal_templates',
         params: { per_page: 1 },
       });
-      return { ok: true, detail: `the service at ${connection.baseUrl} accepted the token` };
+      return { ok: true, code: null, detail: `the service at ${connection.baseUrl} accepted the token` };
     } catch (err) {
-      return { ok: false, detail: describe(err) };
+      return failed(err);
     }
   }
 
@@ -70,9 +77,9 @@ export class ConnectionChecks {
         path: `/appointments/${PROBE_APPOINTMENT}`,
         acceptStatus: [404],
       });
-      return { ok: true, detail: `the appointment CRM at ${connection.baseUrl} accepted the key` };
+      return { ok: true, code: null, detail: `the appointment CRM at ${connection.baseUrl} accepted the key` };
     } catch (err) {
-      return { ok: false, detail: describe(err) };
+      return failed(err);
     }
   }
 
@@ -82,16 +89,17 @@ export class ConnectionChecks {
     const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, retry });
     try {
       const token = await new ZohoAuth(accounts, connection, retry).get();
-      return { ok: true, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };
+      return { ok: true, code: null, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };
     } catch (err) {
-      return { ok: false, detail: describe(err) };
+      return failed(err);
     }
   }
 
   webhooks(secrets: WebhookSecrets): CheckOutcome {
     const count = (list: string[]) => (list.length === 0 ? 'none' : list.length === 1 ? '1 secret' : `${list.length} secrets (rotation)`);
     const detail = `events: ${count(secrets.events)}; appointment prompt: ${count(secrets.appointmentPrompt)}; record prompt: ${count(secrets.recordPrompt)}`;
-    return { ok: secrets.events.length > 0, detail: secrets.events.length > 0 ? detail : `the events webhook has no secret; ${detail}` };
+    if (secrets.events.length === 0) return { ok: false, code: 'no_events_secret', detail: `the events webhook has no secret; ${detail}` };
+    return { ok: true, code: null, detail };
   }
 
   private async checkCurrent(name: ConnectionName): Promise<CheckOutcome> {
@@ -102,11 +110,12 @@ export class ConnectionChecks {
       // Through the adapter's own token, so a Test neither uses up Zoho's token quota nor forgets a refusal.
       const check = this.readiness.entries().find(([entry]) => entry === 'record_crm')?.[1];
       const outcome = check ? await check() : { status: 'up' as const };
-      return outcome.status === 'up' ? { ok: true, detail: 'Zoho issued an access token' } : { ok: false, detail: outcome.message ?? outcome.status };
+      if (outcome.status === 'up') return { ok: true, code: null, detail: 'Zoho issued an access token' };
+      return { ok: false, code: 'token_unavailable', detail: outcome.message ?? outcome.status };
     });
   }
 
   private ifConfigured<T>(settings: T | null, check: (settings: T) => Promise<CheckOutcome>): Promise<CheckOutcome> {
-    return settings ? check(settings) : Promise.resolve({ ok: false, detail: 'not configured' });
+    return settings ? check(settings) : Promise.resolve({ ok: false, code: 'not_configured', detail: 'not configured' });
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../health/readiness.registry.js';
+import type { CheckCode } from '../connections/check-codes.js';
 import { CODECS } from '../connections/connection-codecs.js';
 import type { CheckRow } from '../connections/connection-check.repository.js';
 import type { ConnectionName } from '../config/connection-settings.js';
@@ -15,6 +16,8 @@ export interface ConnectionView {
   name: ConnectionName;
   source: 'environment' | 'console' | null;
   status: ConnectionStatus;
+  /** Why it is degraded or not configured, as a stable code (src/connections/check-codes.ts); null when connected. */
+  code: CheckCode | null;
   detail: string | null;
   checked_at: string | null;
   updated_at: string | null;
@@ -76,11 +79,12 @@ export class ConnectionViews {
   }
 
   private async view(state: ConnectionState, check: CheckRow | undefined): Promise<ConnectionView> {
-    const { status, detail } = await this.statusOf(state, check);
+    const { status, code, detail } = await this.statusOf(state, check);
     return {
       name: state.name,
       source: state.source,
       status,
+      code,
       detail,
       checked_at: check?.checkedAt.toISOString() ?? null,
       updated_at: state.updatedAt?.toISOString() ?? null,
@@ -97,17 +101,17 @@ export class ConnectionViews {
     return settings;
   }
 
-  private async statusOf(state: ConnectionState, check: CheckRow | undefined): Promise<{ status: ConnectionStatus; detail: string | null }> {
-    if (state.problem) return { status: 'degraded', detail: state.problem };
-    if (!state.settings) return { status: 'not_configured', detail: NOT_CONFIGURED_HINT[state.name] };
+  private async statusOf(state: ConnectionState, check: CheckRow | undefined): Promise<Pick<ConnectionView, 'status' | 'code' | 'detail'>> {
+    if (state.problem) return { status: 'degraded', code: 'secrets_unreadable', detail: state.problem };
+    if (!state.settings) return { status: 'not_configured', code: 'not_configured', detail: NOT_CONFIGURED_HINT[state.name] };
     // A failed check counts until the connection changes after it (a save clears it; the environment's never does).
     const checkStands = check && (!state.updatedAt || check.checkedAt >= state.updatedAt);
-    if (checkStands && !check.ok) return { status: 'degraded', detail: check.detail };
+    if (checkStands && !check.ok) return { status: 'degraded', code: check.code ?? 'failed', detail: check.detail };
     if (state.name === 'record_crm') {
       const problem = await this.zohoTokenProblem();
-      if (problem) return { status: 'degraded', detail: problem };
+      if (problem) return { status: 'degraded', code: 'token_unavailable', detail: problem };
     }
-    return { status: 'connected', detail: checkStands ? check.detail : null };
+    return { status: 'connected', code: null, detail: checkStands ? check.detail : null };
   }
 
   /** The Zoho adapter's own view (its token, a refused refresh token or scope), without waiting long. */

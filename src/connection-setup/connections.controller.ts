@@ -119,7 +119,12 @@ export class ConnectionsController {
     if (clientSecret === undefined) {
       const saved = await this.connections.get('record_crm');
       if (!saved || saved.clientId !== body.client_id)
-        throw new UnprocessableEntityException({ statusCode: 422, message: 'client_secret is required for a new client' });
+        throw new UnprocessableEntityException({
+          statusCode: 422,
+          message: 'client_secret is required for a new client',
+          code: 'required',
+          field: 'client_secret',
+        });
       clientSecret = saved.clientSecret;
     }
     const { authorizeUrl, binding } = await this.zoho.start({ accountsUrl, clientId: body.client_id, clientSecret }, actor.name);
@@ -131,7 +136,7 @@ export class ConnectionsController {
   @HttpCode(200)
   @RequiresRole('operator')
   @ApiOperation({ summary: 'Tests the connection in effect with one harmless call; records the outcome as its last check.' })
-  @ApiOkResponse({ description: '`{ ok, detail }`' })
+  @ApiOkResponse({ description: '`{ ok, code, detail }`: `code` says why it failed (null when it passed).' })
   async test(@Param('name') name: string): Promise<CheckOutcome> {
     return this.checks.checkAndRecord(this.nameOf(name));
   }
@@ -153,9 +158,9 @@ export class ConnectionsController {
 
   private async testAndSave<N extends ConnectionName>(name: N, settings: ConnectionSettings[N], check: CheckOutcome, actor: AdminActor, what: string) {
     this.assertEditable(name);
-    if (!check.ok) throw new UnprocessableEntityException({ statusCode: 422, message: `not saved: ${check.detail}`, detail: check.detail });
+    if (!check.ok) throw new UnprocessableEntityException({ statusCode: 422, message: `not saved: ${check.detail}`, code: check.code, detail: check.detail });
     await this.connections.save(name, settings, actor.name);
-    await this.connections.recordCheck(name, true, check.detail);
+    await this.connections.recordCheck(name, true, null, check.detail);
     await this.audit.record(actor, { detail: what });
     return this.views.one(name);
   }
@@ -177,7 +182,10 @@ function resolveSecrets(given: string[], current: string[], field: string): stri
   return given.map((secret) => {
     if (!secret.startsWith('…') || secret.length !== 5) return secret;
     const kept = current.find((c) => lastFour(c) === secret.slice(1));
-    if (!kept) throw new UnprocessableEntityException({ statusCode: 422, message: `${field}: no current secret ends in ${secret.slice(1)}` });
+    if (!kept) {
+      const message = `${field}: no current secret ends in ${secret.slice(1)}`;
+      throw new UnprocessableEntityException({ statusCode: 422, message, code: 'kept_secret_unknown', field });
+    }
     return kept;
   });
 }

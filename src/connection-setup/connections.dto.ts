@@ -3,50 +3,55 @@ import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Matches, MaxLength,
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
+/** A refusal's stable code in the 400's `errors` (the console picks its words by it). */
+const coded = (code: string, message?: string) => ({ ...(message ? { message } : {}), context: { code } });
+/** A length bound's options: its code and the bound itself in `errors`. */
+const tooLong = (limit: number, each = false) => ({ each, context: { code: 'too_long', limit } });
+
 export class ServiceConnectionDto {
   @ApiProperty({ example: 'https://api.example.com/v1', description: "The service's API address; ends in /v1." })
-  @IsUrl(httpUrl, { message: 'base_url must be an http(s) URL' })
-  @Matches(/\/v1\/?$/, { message: 'base_url must end in /v1' })
-  @MaxLength(2000)
+  @IsUrl(httpUrl, coded('not_http_url', 'base_url must be an http(s) URL'))
+  @Matches(/\/v1\/?$/, coded('not_api_v1', 'base_url must end in /v1'))
+  @MaxLength(2000, tooLong(2000))
   base_url: string;
 
   @ApiProperty({ description: "The service's API token (sent as Bearer). Never returned; only its last 4 characters." })
   @IsString()
-  @MinLength(1, { message: 'token is required' })
-  @MaxLength(4096)
+  @MinLength(1, coded('required', 'token is required'))
+  @MaxLength(4096, tooLong(4096))
   token: string;
 }
 
 export class AppointmentCrmConnectionDto {
   @ApiProperty({ example: 'https://crm.example.com/api' })
-  @IsUrl(httpUrl, { message: 'base_url must be an http(s) URL' })
-  @MaxLength(2000)
+  @IsUrl(httpUrl, coded('not_http_url', 'base_url must be an http(s) URL'))
+  @MaxLength(2000, tooLong(2000))
   base_url: string;
 
   @ApiProperty({ description: 'The bearer key of the appointment CRM. Never returned; only its last 4 characters.' })
   @IsString()
-  @MinLength(1, { message: 'api_key is required' })
-  @MaxLength(4096)
+  @MinLength(1, coded('required', 'api_key is required'))
+  @MaxLength(4096, tooLong(4096))
   api_key: string;
 }
 
 export class RecordCrmConnectionDto {
   @ApiProperty({ example: 'https://accounts.zoho.eu', description: "The accounts server of the Zoho account's data centre." })
-  @IsUrl(httpUrl, { message: 'accounts_url must be an http(s) URL' })
-  @MaxLength(2000)
+  @IsUrl(httpUrl, coded('not_http_url', 'accounts_url must be an http(s) URL'))
+  @MaxLength(2000, tooLong(2000))
   accounts_url: string;
 
   @ApiProperty({ description: "The Client ID of a server-based client in Zoho's API console." })
   @IsString()
-  @MinLength(1, { message: 'client_id is required' })
-  @MaxLength(500)
+  @MinLength(1, coded('required', 'client_id is required'))
+  @MaxLength(500, tooLong(500))
   client_id: string;
 
   @ApiPropertyOptional({ description: 'Its Client Secret; may be left out to reconnect with the client already saved (same client_id).' })
   @IsOptional()
   @IsString()
-  @MinLength(1)
-  @MaxLength(500)
+  @MinLength(1, coded('required'))
+  @MaxLength(500, tooLong(500))
   client_secret?: string;
 }
 
@@ -54,9 +59,9 @@ const secretsList = () => [
   IsArray(),
   ArrayMaxSize(5),
   IsString({ each: true }),
-  MaxLength(500, { each: true }),
+  MaxLength(500, tooLong(500, true)),
   // A new secret of 16 characters or more, or `…abcd` (U+2026 and the last 4 characters): keep the current one ending so.
-  Matches(/^(?:….{4}|.{16,})$/su, { each: true, message: 'each secret must be at least 16 characters (or …abcd to keep a current one)' }),
+  Matches(/^(?:….{4}|.{16,})$/su, { each: true, ...coded('secret_too_short', 'each secret must be at least 16 characters (or …abcd to keep a current one)') }),
 ];
 const applyAll =
   (decorators: PropertyDecorator[]): PropertyDecorator =>

@@ -98,7 +98,7 @@ export class ZohoConnectService {
       refreshToken: grant.refreshToken,
     };
     await this.connections.save('record_crm', connection, taken.actor);
-    await this.connections.recordCheck('record_crm', true, `connected through Zoho's consent by ${taken.actor}`);
+    await this.connections.recordCheck('record_crm', true, null, `connected through Zoho's consent by ${taken.actor}`);
     if (previous && previous.refreshToken !== grant.refreshToken) await this.revoke(previous);
     return { ok: true, actor: taken.actor, dataCentre: dataCentreOf(accountsServer), apiDomain: grant.apiDomain };
   }

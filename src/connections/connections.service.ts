@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
+import type { CheckCode } from './check-codes.js';
 import { CODECS } from './connection-codecs.js';
 import { ConnectionCheckRepository, type CheckRow } from './connection-check.repository.js';
 import { ConnectionRepository } from './connection.repository.js';
@@ -102,8 +103,8 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     return this.checkRows.all();
   }
 
-  recordCheck(name: ConnectionName, ok: boolean, detail: string | null): Promise<void> {
-    return this.checkRows.save(name, ok, detail);
+  recordCheck(name: ConnectionName, ok: boolean, code: CheckCode | null, detail: string | null): Promise<void> {
+    return this.checkRows.save(name, ok, code, detail);
   }
 
   /** Why the console may not change this connection (set in the environment, or no key), or null. */

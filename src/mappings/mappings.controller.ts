@@ -38,6 +38,7 @@ import { AdminAudit } from '../sync-log/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
+import type { FieldError } from '../common/validation-errors.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
 import type { Mapping } from './mapping.entity.js';
 import { MappingsQueryDto } from './dto/mappings-query.dto.js';
@@ -128,13 +129,15 @@ export class MappingsController {
       return answer;
     }
     const parsed = parseMappingInput(body);
-    if (!parsed.ok) throw bad(parsed.error);
+    if (!parsed.ok) throw bad(parsed.error, parsed.errors);
     const result = await this.mappings.create(parsed.input);
     if (result.status === 'conflict') {
       throw new ConflictException({
         statusCode: 409,
         message: result.error,
         error: 'Conflict',
+        code: 'already_mapped',
+        field: clashingField(parsed.input, result.existing),
         existing: result.existing ? mappingView(result.existing) : null,
       });
     }
@@ -230,6 +233,16 @@ const auditFields = (m: Mapping) => ({
   payload: { mapping_id: m.id },
 });
 
-function bad(message: string): BadRequestException {
-  return new BadRequestException({ statusCode: 400, message, error: 'Bad Request' });
+function bad(message: string, errors?: FieldError[]): BadRequestException {
+  return new BadRequestException({ statusCode: 400, message, error: 'Bad Request', ...(errors ? { errors } : {}) });
+}
+
+/** Which field of the new mapping an existing one holds already (the console marks it); null when none is left. */
+function clashingField(input: MappingInput, existing: Mapping | null): 'appointment_id' | 'record_crm_record_id' | 'project_id' | null {
+  if (!existing) return null;
+  if (input.crm === 'appointment' && input.appointmentId === existing.appointmentId) return 'appointment_id';
+  if (input.crm === 'record' && input.recordCrmModule === existing.recordCrmModule && input.recordCrmRecordId === existing.recordCrmRecordId) {
+    return 'record_crm_record_id';
+  }
+  return 'project_id';
 }

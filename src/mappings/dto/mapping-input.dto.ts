@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsString, Matches, MaxLength, ValidateIf, validateSync, type ValidationError } from 'class-validator';
+import { IsDefined, IsIn, IsString, Matches, MaxLength, ValidateIf, validateSync } from 'class-validator';
+import { fieldErrors, type FieldError } from '../../common/validation-errors.js';
 import { RECORD_MODULES, type RecordModule } from '../../service-api/service-api.types.js';
 import { NO_CONTROL_OR_QUOTE } from '../../http/file-names.js';
 import type { MappingCrm } from '../mapping.entity.js';
@@ -71,22 +72,26 @@ export interface MappingInput {
   projectId: string;
 }
 
-export type ParsedMappingInput = { ok: true; input: MappingInput } | { ok: false; error: string };
+/** A refusal: its text, and the same failures with their fields and stable codes (README "HTTP interface"). */
+export type ParsedMappingInput = { ok: true; input: MappingInput } | { ok: false; error: string; errors: FieldError[] };
+
+const refusal = (errors: FieldError[]): ParsedMappingInput => ({ ok: false, error: errors.map((e) => e.message).join('; '), errors });
 
 /**
  * Validates one mapping input (a JSON item or a CSV row). Used item by item rather than through the global
  * ValidationPipe, so that a batch or an import can keep its good items and name the bad ones.
  */
 export function parseMappingInput(raw: unknown): ParsedMappingInput {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, error: 'a mapping must be a JSON object' };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, error: 'a mapping must be a JSON object', errors: [] };
   const dto = plainToInstance(MappingInputDto, raw);
   const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
-  if (errors.length > 0) return { ok: false, error: messagesOf(errors).join('; ') };
+  if (errors.length > 0) return refusal(fieldErrors(errors, Infinity).map(unknownFieldWords));
   if (dto.crm === 'appointment' && (dto.record_crm_module !== undefined || dto.record_crm_record_id !== undefined)) {
-    return { ok: false, error: 'record_crm_module and record_crm_record_id must be empty when crm is appointment' };
+    const message = 'record_crm_module and record_crm_record_id must be empty when crm is appointment';
+    return refusal([{ field: dto.record_crm_module !== undefined ? 'record_crm_module' : 'record_crm_record_id', code: 'not_for_this_crm', message }]);
   }
   if (dto.crm === 'record' && dto.appointment_id !== undefined) {
-    return { ok: false, error: 'appointment_id must be empty when crm is record' };
+    return refusal([{ field: 'appointment_id', code: 'not_for_this_crm', message: 'appointment_id must be empty when crm is record' }]);
   }
   return {
     ok: true,
@@ -100,6 +105,5 @@ export function parseMappingInput(raw: unknown): ParsedMappingInput {
   };
 }
 
-function messagesOf(errors: ValidationError[]): string[] {
-  return errors.flatMap((e) => (e.constraints ? Object.values(e.constraints).map((m) => (m.startsWith('property ') ? `unknown field ${e.property}` : m)) : []));
-}
+/** class-validator's "property x should not exist" says it in the import's words. */
+const unknownFieldWords = (e: FieldError): FieldError => (e.code === 'whitelistValidation' ? { ...e, message: `unknown field ${e.field}` } : e);

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The admin console of crm-sync, over the admin JSON API (`/api`). It holds no data and no token: the token is
  * exchanged once for an HttpOnly session cookie (`POST /admin/session`), and `GET /api/me` says who is signed in and
@@ -18,9 +19,13 @@ import { initSyncLog } from './sync-log.js';
 const AUTO_KEY = 'crm-sync.auto-refresh';
 const REFRESH_MS = 10000;
 
+/** @type {{ signedIn: boolean, screen: string | null, arg: string, timer: ReturnType<typeof setInterval> | null }} */
 const session = { signedIn: false, screen: null, arg: '', timer: null };
 
 const logs = initSyncLog({ showTab: () => go('logs') });
+/** A screen: `show(arg, refresh)` draws it (`arg` from the hash, `#project/123`); a refresh keeps what is typed. */
+/** @typedef {{ show: (arg: string, refresh?: boolean) => unknown }} Screen */
+/** @type {Record<string, Screen>} */
 const screens = {
   overview: initOverview(),
   project: initProject(),
@@ -34,16 +39,18 @@ const screens = {
 
 // ---- sign in / out ----
 
+/** @param {string} [message] */
 function showLogin(message) {
   $('app').hidden = true;
   $('login').hidden = false;
   const msg = $('login-message');
   msg.textContent = message || '';
   msg.hidden = !message;
-  $('login-button').disabled = false;
-  $('token-input').focus();
+  $('login-button', HTMLButtonElement).disabled = false;
+  $('token-input', HTMLInputElement).focus();
 }
 
+/** @param {string} [message] */
 function signedOut(message) {
   session.signedIn = false;
   stopTimer();
@@ -52,19 +59,21 @@ function signedOut(message) {
 
 onUnauthorized(() => signedOut(session.signedIn ? 'Your session has ended (401). Sign in again.' : ''));
 
+/** @param {{ name?: string, role?: string }} me `GET /api/me` */
 function enterApp(me) {
   session.signedIn = true;
   setRole(me && me.role ? show(me.role) : 'viewer');
   $('whoami').textContent = show(me && me.name) + ' · ' + show(me && me.role);
   $('login').hidden = true;
   $('app').hidden = false;
-  $('auto-refresh').checked = sessionStorage.getItem(AUTO_KEY) === 'on';
+  $('auto-refresh', HTMLInputElement).checked = sessionStorage.getItem(AUTO_KEY) === 'on';
   applyAuto();
   route();
   logs.loadCounters();
 }
 
 /** Asks who the session is: the console, or the sign-in prompt. */
+/** @param {string} [messageOnFailure] */
 function whoAmI(messageOnFailure) {
   return api('GET', '/api/me', undefined, { noSignOut: true, accept: [401] }).then(
     (me) => (me && me.role ? enterApp(me) : signedOut(messageOnFailure)),
@@ -72,16 +81,16 @@ function whoAmI(messageOnFailure) {
   );
 }
 
-$('login-form').addEventListener('submit', (ev) => {
+$('login-form', HTMLFormElement).addEventListener('submit', (ev) => {
   ev.preventDefault();
-  const input = $('token-input');
+  const input = $('token-input', HTMLInputElement);
   const token = input.value.trim();
   if (!token) {
     showLogin('Enter the admin token.');
     return;
   }
   input.value = '';
-  $('login-button').disabled = true;
+  $('login-button', HTMLButtonElement).disabled = true;
   $('login-message').hidden = true;
   let status = 0;
   api('POST', '/admin/session', { token }, { noSignOut: true, accept: [401], status: (s) => (status = s) }).then(
@@ -93,18 +102,22 @@ $('login-form').addEventListener('submit', (ev) => {
   );
 });
 
-$('logout-button').addEventListener('click', () => {
+$('logout-button', HTMLButtonElement).addEventListener('click', () => {
   clearNotice();
   api('DELETE', '/admin/session', undefined, { noSignOut: true }).then(
     () => signedOut(''),
     (err) => {
-      if (!(err instanceof AuthError)) inlineMessage($('logout-button'), 'error', 'Sign-out failed: ' + describe(err));
+      if (!(err instanceof AuthError)) inlineMessage($('logout-button', HTMLButtonElement), 'error', 'Sign-out failed: ' + describe(err));
     },
   );
 });
 
 // ---- screens ----
 
+/**
+ * @param {string} screen
+ * @param {string} [arg]
+ */
 function go(screen, arg) {
   const hash = '#' + screen + (arg ? '/' + encodeURIComponent(arg) : '');
   if (window.location.hash === hash) route();
@@ -121,20 +134,20 @@ function route() {
   session.arg = arg;
   for (const key of Object.keys(screens)) $('panel-' + key).hidden = key !== screen;
   for (const tab of document.querySelectorAll('.tabs a[data-screen]')) {
-    if (tab.dataset.screen === screen) tab.setAttribute('aria-current', 'page');
+    if (tab instanceof HTMLElement && tab.dataset.screen === screen) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
-  if (screen !== 'project') $('project-search-input').value = '';
+  if (screen !== 'project') $('project-search-input', HTMLInputElement).value = '';
   screens[screen].show(arg);
 }
 window.addEventListener('hashchange', route);
 
-$('project-search').addEventListener('submit', (ev) => {
+$('project-search', HTMLFormElement).addEventListener('submit', (ev) => {
   ev.preventDefault();
-  const input = $('project-search-input');
+  const input = $('project-search-input', HTMLInputElement);
   const id = input.value.trim();
   if (!/^\d+$/.test(id)) {
-    inlineMessage($('project-search').lastElementChild, 'error', 'A project id is a string of digits.');
+    inlineMessage($('project-search', HTMLFormElement).lastElementChild || input, 'error', 'A project id is a string of digits.');
     return;
   }
   go('project', id);
@@ -154,7 +167,7 @@ function stopTimer() {
 
 function applyAuto() {
   stopTimer();
-  if ($('auto-refresh').checked) {
+  if ($('auto-refresh', HTMLInputElement).checked) {
     session.timer = setInterval(() => {
       // Not while a confirmation is open: redrawing its row would take it away.
       if (document.hidden || !session.signedIn || document.querySelector('.confirm')) return;
@@ -163,16 +176,20 @@ function applyAuto() {
   }
 }
 
-$('auto-refresh').addEventListener('change', () => {
-  sessionStorage.setItem(AUTO_KEY, $('auto-refresh').checked ? 'on' : 'off');
+$('auto-refresh', HTMLInputElement).addEventListener('change', () => {
+  sessionStorage.setItem(AUTO_KEY, $('auto-refresh', HTMLInputElement).checked ? 'on' : 'off');
   applyAuto();
 });
-$('refresh-button').addEventListener('click', refreshAll);
-$('notice-close').addEventListener('click', clearNotice);
+$('refresh-button', HTMLButtonElement).addEventListener('click', refreshAll);
+$('notice-close', HTMLButtonElement).addEventListener('click', clearNotice);
 
 // ---- reconcile ----
 
 /** Starts a reconciliation pass: `changes` (what changed since the last pass) or `full` (every mapped project). */
+/**
+ * @param {HTMLButtonElement} button
+ * @param {'changes' | 'full'} scope
+ */
 function startReconcile(button, scope) {
   const what = scope === 'full' ? 'A full reconciliation pass' : 'Reconciliation';
   button.disabled = true;
@@ -195,8 +212,8 @@ function startReconcile(button, scope) {
     });
 }
 
-$('reconcile-button').addEventListener('click', () => startReconcile($('reconcile-button'), 'changes'));
-$('reconcile-full-button').addEventListener('click', () => startReconcile($('reconcile-full-button'), 'full'));
+$('reconcile-button', HTMLButtonElement).addEventListener('click', () => startReconcile($('reconcile-button', HTMLButtonElement), 'changes'));
+$('reconcile-full-button', HTMLButtonElement).addEventListener('click', () => startReconcile($('reconcile-full-button', HTMLButtonElement), 'full'));
 
 // ---- start ----
 

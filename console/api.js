@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Calls to the admin JSON API with the console's session: an HttpOnly cookie set by `POST /admin/session`, sent by
  * the browser (`credentials: 'same-origin'`); writes carry the header `x-crm-sync-csrf: 1`, which a cross-site form
@@ -18,6 +19,13 @@ export class AuthError extends Error {
 
 /** Any other failure: an HTTP status (0 when the daemon could not be reached), the API's message and answer. */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} message
+   * @param {any} data the parsed answer (null when none)
+   * @param {string} method
+   * @param {string} path
+   */
   constructor(status, message, data, method, path) {
     super(message);
     this.name = 'ApiError';
@@ -35,13 +43,16 @@ export class ApiError extends Error {
   }
 }
 
+/** @type {(expired: boolean) => void} */
 let unauthorized = () => {};
 
 /** Sets what happens when the daemon answers 401 (the session expired or was never there). */
+/** @param {(expired: boolean) => void} handler */
 export function onUnauthorized(handler) {
   unauthorized = handler;
 }
 
+/** @param {any} data */
 function messageOf(data) {
   if (!data || typeof data !== 'object') return '';
   const m = data.message;
@@ -53,13 +64,29 @@ function messageOf(data) {
  * Calls the API; resolves to the parsed answer (null when empty), rejects with AuthError or ApiError.
  * `body`: an object (sent as JSON) or `{ text, type }` sent as is (a CSV file). `options.status` receives the status.
  */
+/**
+ * @typedef {object} CallOptions
+ * @property {(status: number) => void} [status] receives the status
+ * @property {boolean} [noSignOut] a 401 is an ApiError rather than the end of the session
+ * @property {number[]} [accept] statuses answered like a success
+ */
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {CallOptions} [options]
+ * @returns {Promise<any>} the parsed answer (its shape is the route's; callers declare what they read)
+ */
 export function api(method, path, body, options = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers[CSRF_HEADER] = '1';
+  /** @type {RequestInit} */
   const init = { method, headers, cache: 'no-store', credentials: 'same-origin', redirect: 'error' };
-  if (body !== undefined && body !== null && typeof body.text === 'string' && body.type) {
-    headers['Content-Type'] = body.type;
-    init.body = body.text;
+  const raw = /** @type {{ text?: unknown, type?: string } | null | undefined} */ (body);
+  if (raw && typeof raw === 'object' && typeof raw.text === 'string' && raw.type) {
+    headers['Content-Type'] = raw.type;
+    init.body = raw.text;
   } else if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -91,7 +118,10 @@ export function api(method, path, body, options = {}) {
   );
 }
 
-/** `?a=1&b=2` from the parameters that have a value ('' when none has). */
+/**
+ * `?a=1&b=2` from the parameters that have a value ('' when none has).
+ * @param {Record<string, string | number | boolean | null | undefined>} params
+ */
 export function query(params) {
   const parts = [];
   for (const [k, v] of Object.entries(params)) {
@@ -101,8 +131,9 @@ export function query(params) {
 }
 
 /** What went wrong, in words: a missing route, a role refused (naming it), or the API's message. */
+/** @param {unknown} err */
 export function describe(err) {
-  if (!(err instanceof ApiError)) return err && err.message ? err.message : String(err);
+  if (!(err instanceof ApiError)) return err instanceof Error && err.message ? err.message : String(err);
   if (err.routeMissing) return 'not available on this daemon yet (' + err.method + ' ' + err.path.split('?')[0] + ' answered 404)';
   if (err.status === 403) {
     // The daemon's message names the role already ("this route needs the operator role; …").
@@ -113,6 +144,10 @@ export function describe(err) {
 }
 
 /** A rejection handler that shows `what: <reason>` as an error notice (an AuthError has been dealt with already). */
+/**
+ * @param {string} what
+ * @returns {(err: unknown) => void}
+ */
 export function failed(what) {
   return (err) => {
     if (err instanceof AuthError) return;

@@ -1,32 +1,37 @@
+// @ts-check
 /**
- * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field it
- * names) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
+ * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field the
+ * daemon names in `errors[].field` or `field`) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
  */
-import { AuthError, api, describe } from './api.js';
-import { $, el, inlineMessage, show, table, td } from './dom.js';
+import { ApiError, AuthError, api, describe } from './api.js';
+import { $, clearFields, el, inlineMessage, show, table, td } from './dom.js';
 
 const FIELDS = ['appointment_id', 'record_crm_module', 'record_crm_record_id', 'project_id'];
 const MAX_CSV_BYTES = 50 * 1024 * 1024;
 
-/** The field an API message is about: the one it names, else by its wording (a 409 names the clash). */
-function fieldOf(message, crm) {
-  for (const f of FIELDS) if (message.indexOf(f) >= 0) return f;
-  if (/^appointment /.test(message)) return 'appointment_id';
-  if (/^record /.test(message)) return 'record_crm_record_id';
-  if (/^project /.test(message)) return 'project_id';
-  if (/exists already/.test(message)) return crm === 'record' ? 'record_crm_record_id' : 'appointment_id';
-  return null;
+/**
+ * The form's field a refusal is about: a 400's first refused field, or the field a 409's mapping holds already.
+ * @param {unknown} err
+ * @returns {string | null}
+ */
+function fieldOf(err) {
+  if (!(err instanceof ApiError) || !err.data || typeof err.data !== 'object') return null;
+  /** @type {{ errors?: Array<{ field?: unknown }>, field?: unknown }} */
+  const data = err.data;
+  const named = err.status === 400 && Array.isArray(data.errors) && data.errors[0] ? data.errors[0].field : err.status === 409 ? data.field : null;
+  return FIELDS.find((f) => f === named) || null;
 }
 
+/** @param {{ created: () => void }} hooks */
 export function initMappingForms({ created }) {
-  const form = $('map-add');
+  const form = $('map-add', HTMLFormElement);
 
   function crmChanged() {
-    const crm = $('add-crm').value;
-    for (const label of form.querySelectorAll('label[data-for]')) label.hidden = label.dataset.for !== crm;
+    const crm = $('add-crm', HTMLSelectElement).value;
+    for (const label of form.querySelectorAll('label[data-for]')) if (label instanceof HTMLElement) label.hidden = label.dataset.for !== crm;
     clearErrors();
   }
-  $('add-crm').addEventListener('change', crmChanged);
+  $('add-crm', HTMLSelectElement).addEventListener('change', crmChanged);
 
   function clearErrors() {
     for (const f of FIELDS) {
@@ -36,6 +41,10 @@ export function initMappingForms({ created }) {
     $('add-message').replaceChildren();
   }
 
+  /**
+   * @param {string} field
+   * @param {string} text
+   */
   function fieldError(field, text) {
     $('add-' + field + '-error').textContent = text;
     $('add-' + field).setAttribute('aria-invalid', 'true');
@@ -45,25 +54,26 @@ export function initMappingForms({ created }) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     clearErrors();
-    const crm = $('add-crm').value;
-    const body = { crm, project_id: $('add-project_id').value.trim() };
-    if (crm === 'appointment') body.appointment_id = $('add-appointment_id').value.trim();
+    const crm = $('add-crm', HTMLSelectElement).value;
+    /** @type {Record<string, string>} */
+    const body = { crm, project_id: $('add-project_id', HTMLInputElement).value.trim() };
+    if (crm === 'appointment') body.appointment_id = $('add-appointment_id', HTMLInputElement).value.trim();
     else {
-      body.record_crm_module = $('add-record_crm_module').value;
-      body.record_crm_record_id = $('add-record_crm_record_id').value.trim();
+      body.record_crm_module = $('add-record_crm_module', HTMLSelectElement).value;
+      body.record_crm_record_id = $('add-record_crm_record_id', HTMLInputElement).value.trim();
     }
-    const button = $('add-submit');
+    const button = $('add-submit', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/mappings', body)
       .then(
         (m) => {
           $('add-message').replaceChildren(el('span', 'inline-msg ok', 'Mapping ' + show(m && m.id) + ' created (' + show(m && m.status) + ').'));
-          for (const f of ['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']) $(f).value = '';
+          clearFields(['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']);
           created();
         },
         (err) => {
           if (err instanceof AuthError) return;
-          const field = err.status === 400 || err.status === 409 ? fieldOf(err.message, crm) : null;
+          const field = fieldOf(err);
           if (field) fieldError(field, err.message);
           else $('add-message').replaceChildren(el('span', 'inline-msg error', 'Not created: ' + describe(err)));
         },
@@ -73,12 +83,12 @@ export function initMappingForms({ created }) {
       });
   });
 
-  const importForm = $('map-import');
+  const importForm = $('map-import', HTMLFormElement);
   const results = $('import-results');
   importForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const file = $('import-file').files[0];
-    const button = $('import-submit');
+    const file = ($('import-file', HTMLInputElement).files || [])[0];
+    const button = $('import-submit', HTMLButtonElement);
     if (!file) {
       inlineMessage(button, 'error', 'Choose a CSV file first.');
       return;
@@ -107,6 +117,10 @@ export function initMappingForms({ created }) {
       });
   });
 
+  /**
+   * @param {string} name the file's
+   * @param {{ created?: number, errors?: number, items?: Array<{ line: number | string, status: string, mapping_id?: string, error?: string }> }} res
+   */
   function renderResults(name, res) {
     results.replaceChildren();
     const items = Array.isArray(res.items) ? res.items : [];
@@ -117,7 +131,7 @@ export function initMappingForms({ created }) {
     if (items.length === 0) return;
     const { table: t, body } = table(['#Line', 'Result', 'Mapping', 'Error'], 'import-table');
     // The refused rows first: they are what needs attention.
-    const rows = items.slice().sort((a, b) => (b.status === 'error') - (a.status === 'error') || Number(a.line) - Number(b.line));
+    const rows = items.slice().sort((a, b) => Number(b.status === 'error') - Number(a.status === 'error') || Number(a.line) - Number(b.line));
     for (const r of rows.slice(0, 500)) {
       const tr = el('tr', r.status === 'error' ? 'line-error' : 'line-ok');
       tr.dataset.line = show(r.line);

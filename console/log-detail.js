@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A sync log entry's details (its fields, the calls it made as a table, error, payload, Retry) and the sync log's
  * "Retry all matching", which first counts the failed entries the filters match and asks to confirm.
@@ -8,6 +9,15 @@ import { pretty } from './json.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
 
+/** A sync log entry as the API answers it; the fields the screen reads. @typedef {{ id: string, status: string, [field: string]: any }} LogEntry */
+/** The filters of "Retry all matching". @typedef {Record<string, string | number | null | undefined>} Filters */
+
+/**
+ * @param {HTMLElement} grid
+ * @param {string} label
+ * @param {string | Node} value
+ * @param {boolean} [mono]
+ */
 function field(grid, label, value, mono) {
   const wrap = el('div');
   wrap.appendChild(el('dt', '', label));
@@ -19,6 +29,7 @@ function field(grid, label, value, mono) {
 }
 
 /** Local time, with the API's ISO 8601 UTC value under it. */
+/** @param {string | null | undefined} iso */
 function timeWithIso(iso) {
   if (!iso) return '—';
   const box = el('span', '', fmtTime(iso));
@@ -26,6 +37,12 @@ function timeWithIso(iso) {
   return box;
 }
 
+/**
+ * @param {HTMLElement} parent
+ * @param {string} title
+ * @param {string | Node} content
+ * @param {string} [className]
+ */
 function section(parent, title, content, className) {
   const box = el('div', 'detail-section');
   box.appendChild(el('h3', '', title));
@@ -35,6 +52,7 @@ function section(parent, title, content, className) {
 }
 
 /** The outbound calls, in order, one row each, grouped by run: "succeeded after two 503s" reads off the table. */
+/** @param {any} calls the entry's `calls` (absent on an older daemon) */
 export function callTrace(calls) {
   if (!Array.isArray(calls)) return el('p', 'muted', 'No call trace on this daemon (the entry has no "calls").');
   if (calls.length === 0) return el('p', 'muted', 'This action made no outbound call.');
@@ -61,6 +79,11 @@ export function callTrace(calls) {
 }
 
 /** The detail row of an entry; `close()` closes it, `retried()` reloads the list after a retry. */
+/**
+ * @param {LogEntry} e
+ * @param {number} columns
+ * @param {{ close: () => void, retried: () => void }} hooks
+ */
 export function entryDetail(e, columns, { close, retried }) {
   const tr = el('tr', 'detail');
   tr.id = 'log-detail';
@@ -109,6 +132,11 @@ export function entryDetail(e, columns, { close, retried }) {
   return tr;
 }
 
+/**
+ * @param {string} id
+ * @param {HTMLButtonElement} button
+ * @param {() => void} retried
+ */
 function retryEntry(id, button, retried) {
   button.disabled = true;
   api('POST', '/api/sync-logs/' + encodeURIComponent(id) + '/retry').then(
@@ -124,6 +152,10 @@ function retryEntry(id, button, retried) {
 }
 
 /** `{matching, would_retry, cap}` (or `{count}`) as the number of entries one retry would take. */
+/**
+ * @param {any} res
+ * @returns {number | null}
+ */
 const countOf = (res) => {
   if (res && typeof res.would_retry === 'number') return res.would_retry;
   for (const key of ['count', 'matching', 'total', 'retried']) if (res && typeof res[key] === 'number') return res[key];
@@ -131,6 +163,7 @@ const countOf = (res) => {
 };
 
 /** How many failed entries the filters match: `GET /api/sync-logs/count`, else a dry run of the retry. */
+/** @param {Filters} filters */
 function countFailed(filters) {
   const q = query(Object.assign({}, filters, { status: 'failed' }));
   return api('GET', '/api/sync-logs/count' + q).then(countOf, (err) => {
@@ -140,6 +173,11 @@ function countFailed(filters) {
 }
 
 /** "Retry all matching": count, confirm in place, then retry and say how many (and which) went again. */
+/**
+ * @param {HTMLButtonElement} button
+ * @param {Filters} filters
+ * @param {() => void} after
+ */
 export function retryAll(button, filters, after) {
   const asked = Object.assign({}, filters);
   if (asked.status && asked.status !== 'failed') {

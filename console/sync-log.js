@@ -1,13 +1,16 @@
+// @ts-check
 /**
  * The sync log screen: filters, paging, an entry's details (log-detail.js), "Retry all matching", and the header's
  * counters.
  */
 import { api, failed, query } from './api.js';
-import { $, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { entryDetail, retryAll } from './log-detail.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+/** The kinds the Kind filter suggests (any other may be typed). */
+const KINDS = ['associate', 'push_drawings', 'push_proposal_pdf', 'push_line_items', 'set_status', 'attach_pdf', 'add_note', 'reconcile'];
 const COUNT_LIMIT = 100;
 const COLUMNS = 10;
 
@@ -15,13 +18,29 @@ const COLUMNS = 10;
  * Wires the tab up. `showTab` brings the sync log tab to the front (a counter's click filters the log).
  * Returns `load(more)` and `loadCounters()` for the page's refresh.
  */
+/**
+ * A sync log entry as the API answers it (README "HTTP interface"); the fields the screen reads.
+ * @typedef {{ id: string, status: string, attempts: number, kind: string, [field: string]: any }} LogEntry
+ */
+
+/** @param {{ showTab: () => void }} hooks */
 export function initSyncLog({ showTab }) {
   const list = new PagedList('/api/sync-logs', 'log-more', render, 'Loading the sync log failed');
   /** The opened entry's id, and its fresh copy once fetched (shown even when the filters hide its row). */
+  /** @type {string | null} */
   let selected = null;
+  /** @type {LogEntry | null} */
   let fetched = null;
 
+  /** @param {boolean} [more] */
   const load = (more) => list.load(more);
+
+  const kinds = $('kinds');
+  for (const kind of KINDS) {
+    const option = el('option');
+    option.value = kind;
+    kinds.appendChild(option);
+  }
 
   // ---- counters ----
 
@@ -42,23 +61,24 @@ export function initSyncLog({ showTab }) {
     }
   }
 
+  /** @param {string} status */
   function filterByStatus(status) {
-    $('log-status').value = status;
+    $('log-status', HTMLSelectElement).value = status;
     showTab();
     applyFilters();
   }
-  $('count-failed').addEventListener('click', () => filterByStatus('failed'));
-  $('count-queued').addEventListener('click', () => filterByStatus('queued'));
+  $('count-failed', HTMLButtonElement).addEventListener('click', () => filterByStatus('failed'));
+  $('count-queued', HTMLButtonElement).addEventListener('click', () => filterByStatus('queued'));
 
   // ---- filters ----
 
   function readFilters() {
-    const project = $('log-project').value.trim();
+    const project = $('log-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
       notify('error', 'The project id is a string of digits.');
       return null;
     }
-    const since = $('log-since').value;
+    const since = $('log-since', HTMLInputElement).value;
     let sinceIso = '';
     if (since) {
       const d = new Date(since);
@@ -68,7 +88,7 @@ export function initSyncLog({ showTab }) {
       }
       sinceIso = d.toISOString();
     }
-    return { status: $('log-status').value, kind: $('log-kind').value.trim(), project_id: project, since: sinceIso };
+    return { status: $('log-status', HTMLSelectElement).value, kind: $('log-kind', HTMLInputElement).value.trim(), project_id: project, since: sinceIso };
   }
 
   function applyFilters() {
@@ -76,17 +96,17 @@ export function initSyncLog({ showTab }) {
     if (filters) list.reset(filters);
   }
 
-  $('log-filters').addEventListener('submit', (ev) => {
+  $('log-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     applyFilters();
   });
-  $('log-status').addEventListener('change', applyFilters);
-  $('log-since').addEventListener('change', applyFilters);
-  $('log-clear').addEventListener('click', () => {
-    for (const id of ['log-status', 'log-kind', 'log-project', 'log-since']) $(id).value = '';
+  $('log-status', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('log-since', HTMLInputElement).addEventListener('change', applyFilters);
+  $('log-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['log-status', 'log-kind', 'log-project', 'log-since']);
     applyFilters();
   });
-  $('log-more').addEventListener('click', () => load(true));
+  $('log-more', HTMLButtonElement).addEventListener('click', () => load(true));
 
   // ---- the table ----
 
@@ -137,11 +157,12 @@ export function initSyncLog({ showTab }) {
       }
     }
     if (selected && !selectedShown && fetched && fetched.id === selected) body.insertBefore(detailRow(fetched), body.firstChild);
-    $('log-more').hidden = !list.next;
+    $('log-more', HTMLButtonElement).hidden = !list.next;
     $('log-count').textContent = list.items.length + (list.items.length === 1 ? ' entry' : ' entries') + (list.next ? ' shown' : '');
   }
 
   /** Opens an entry (and fetches it afresh) or closes it. */
+  /** @param {string} id */
   function toggle(id) {
     if (selected === id) {
       selected = null;
@@ -156,6 +177,7 @@ export function initSyncLog({ showTab }) {
   }
 
   /** Reads the open entry afresh (with its calls). */
+  /** @param {string} id */
   function fetchSelected(id) {
     api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then(
       (entry) => {
@@ -169,6 +191,7 @@ export function initSyncLog({ showTab }) {
     );
   }
 
+  /** @param {LogEntry} e */
   function detailRow(e) {
     return entryDetail(e, COLUMNS, {
       close: () => toggle(e.id),
@@ -182,16 +205,20 @@ export function initSyncLog({ showTab }) {
 
   // ---- retry all matching ----
 
-  $('retry-all-button').addEventListener('click', () => {
+  $('retry-all-button', HTMLButtonElement).addEventListener('click', () => {
     const filters = readFilters();
     if (filters)
-      retryAll($('retry-all-button'), filters, () => {
+      retryAll($('retry-all-button', HTMLButtonElement), filters, () => {
         loadCounters();
         return load(false);
       });
   });
 
   /** `#logs/<id>` opens that entry; `#logs` (not a refresh) closes the open one. */
+  /**
+   * @param {string} id an entry to open (`#logs/123`), or ''
+   * @param {boolean} [refresh]
+   */
   function showScreen(id, refresh) {
     if (id && id !== selected) toggle(id);
     else if (!id && !refresh && selected) {

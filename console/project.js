@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The project view (`GET /api/projects/:project_id`, reached from any project id link or the search box): its
  * mappings, the deliveries about it, and its actions drawn as chains (an indented tree by `parent_id`), each linking
@@ -6,8 +7,19 @@
 import { ApiError, AuthError, api, describe } from './api.js';
 import { $, badge, el, fmtDuration, fmtTime, link, show, table, td, timeCell } from './dom.js';
 
+/** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
+
+/**
+ * @param {any} v
+ * @returns {Row[]}
+ */
 const listOf = (v) => (Array.isArray(v) ? v : v && Array.isArray(v.items) ? v.items : []);
 
+/**
+ * @param {HTMLElement} parent
+ * @param {string} title
+ * @param {number} [count]
+ */
 function section(parent, title, count) {
   const box = el('section', 'project-section');
   const h = el('h3', 'section-title', title);
@@ -17,6 +29,7 @@ function section(parent, title, count) {
   return box;
 }
 
+/** @param {Row[]} mappings */
 function mappingsTable(mappings) {
   const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Status', 'Error', 'Updated']);
   for (const m of mappings) {
@@ -34,6 +47,7 @@ function mappingsTable(mappings) {
   return t;
 }
 
+/** @param {Row[]} deliveries */
 function deliveriesTable(deliveries) {
   const { table: t, body } = table(['ID', 'Received', 'Endpoint', 'Event', 'Status']);
   for (const d of deliveries) {
@@ -53,6 +67,7 @@ function deliveriesTable(deliveries) {
 }
 
 /** One action as a line of the tree: kind, status, target, time, error; its id opens it in the sync log. */
+/** @param {Row} a */
 function actionLine(a) {
   const line = el('div', 'chain-line');
   line.dataset.id = show(a.id);
@@ -68,18 +83,27 @@ function actionLine(a) {
 }
 
 /** Actions as chains: each action under its parent (nested lists indent), roots newest first, children in order. */
+/** @param {Row[]} actions */
 export function chainTree(actions) {
   const byId = new Map(actions.map((a) => [show(a.id), a]));
+  /** @type {Map<string, Row[]>} */
   const children = new Map();
+  /** @type {Row[]} */
   const roots = [];
   for (const a of actions) {
     const parent = a.parent_id === null || a.parent_id === undefined ? null : show(a.parent_id);
     if (parent && byId.has(parent)) {
       if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(a);
+      children.get(parent)?.push(a);
     } else roots.push(a);
   }
+  /** @param {Row} a */
   const num = (a) => Number(show(a.id)) || 0;
+  /**
+   * @param {Row[]} list
+   * @param {number} depth
+   * @returns {HTMLUListElement}
+   */
   const build = (list, depth) => {
     const ul = el('ul', depth === 0 ? 'chains' : 'chain-children');
     for (const a of list) {
@@ -101,6 +125,10 @@ export function initProject() {
   const body = $('project-body');
   let gen = 0;
 
+  /**
+   * @param {string} id
+   * @param {any} p the project's answer (`GET /api/projects/:id`)
+   */
   function render(id, p) {
     body.replaceChildren();
     const head = el('div', 'panel-head');
@@ -111,8 +139,8 @@ export function initProject() {
     const logs = link('Sync log of this project', '#logs', 'button-link');
     logs.addEventListener('click', () => {
       // The sync log's filter set to this project (its form applies it), then the screen shown by the link.
-      $('log-project').value = id;
-      $('log-filters').requestSubmit();
+      $('log-project', HTMLInputElement).value = id;
+      $('log-filters', HTMLFormElement).requestSubmit();
     });
     head.appendChild(logs);
     body.appendChild(head);
@@ -129,15 +157,23 @@ export function initProject() {
     d.appendChild(deliveries.length ? wrapCard(deliveriesTable(deliveries)) : el('p', 'muted', 'No stored delivery names this project.'));
   }
 
+  /**
+   * @param {Node} node
+   * @param {string} [className]
+   */
   function wrapCard(node, className) {
     const card = el('div', 'card ' + (className || ''));
     card.appendChild(node);
     return card;
   }
 
+  /**
+   * @param {string} id
+   * @param {boolean} [refresh]
+   */
   function show_(id, refresh) {
     const mine = ++gen;
-    $('project-search-input').value = id || '';
+    $('project-search-input', HTMLInputElement).value = id || '';
     if (!id) {
       body.replaceChildren(el('p', 'muted', 'Enter a project id in the box above, or follow a project link.'));
       return Promise.resolve();

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * The Mappings screen: filters, paging, delete (after a confirmation) and "Associate pending now"; the add form and
  * the CSV import are in mapping-forms.js.
  */
 import { AuthError, api, describe, failed } from './api.js';
-import { $, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { initMappingForms } from './mapping-forms.js';
 
@@ -13,17 +14,21 @@ const STATUSES = ['pending', 'associated', 'failed'];
  * Wires the tab up. `refreshAll` reloads the page's data, `loadCounters` the header's counters, `signedIn` says
  * whether a delayed refresh still makes sense. Returns `load(more)` for the page's refresh.
  */
+/** A mapping as the API answers it. @typedef {{ id: string, crm: string, appointment_id: string | null, record_crm_module: string | null, record_crm_record_id: string | null, project_id: string, status: string, error: string | null, created_at: string, updated_at: string }} Mapping */
+
+/** @param {{ refreshAll: () => void, loadCounters: () => void, signedIn: () => boolean }} hooks */
 export function initMappings({ refreshAll, loadCounters, signedIn }) {
   const list = new PagedList('/api/mappings', 'map-more', render, 'Loading the mappings failed');
+  /** @param {boolean} [more] */
   const load = (more) => list.load(more);
 
   function readFilters() {
-    const project = $('map-project').value.trim();
+    const project = $('map-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
       notify('error', 'The project id is a string of digits.');
       return null;
     }
-    return { crm: $('map-crm').value, status: $('map-status').value, project_id: project };
+    return { crm: $('map-crm', HTMLSelectElement).value, status: $('map-status', HTMLSelectElement).value, project_id: project };
   }
 
   function applyFilters() {
@@ -31,17 +36,17 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
     if (filters) list.reset(filters);
   }
 
-  $('map-filters').addEventListener('submit', (ev) => {
+  $('map-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     applyFilters();
   });
-  $('map-crm').addEventListener('change', applyFilters);
-  $('map-status').addEventListener('change', applyFilters);
-  $('map-clear').addEventListener('click', () => {
-    for (const id of ['map-crm', 'map-status', 'map-project']) $(id).value = '';
+  $('map-crm', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('map-status', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('map-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['map-crm', 'map-status', 'map-project']);
     applyFilters();
   });
-  $('map-more').addEventListener('click', () => load(true));
+  $('map-more', HTMLButtonElement).addEventListener('click', () => load(true));
 
   function render() {
     const body = $('map-rows');
@@ -75,10 +80,14 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       tr.appendChild(actions);
       body.appendChild(tr);
     }
-    $('map-more').hidden = !list.next;
+    $('map-more', HTMLButtonElement).hidden = !list.next;
     $('map-count').textContent = list.items.length + (list.items.length === 1 ? ' mapping' : ' mappings') + (list.next ? ' shown' : '');
   }
 
+  /**
+   * @param {Mapping} m
+   * @param {HTMLButtonElement} button
+   */
   function removeMapping(m, button) {
     const what = 'Delete mapping ' + show(m.id) + ' (' + show(m.crm) + ', project ' + show(m.project_id) + ')?';
     confirmInline(button, what, 'Delete').then((yes) => {
@@ -99,8 +108,8 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
 
   initMappingForms({ created: () => load(false) });
 
-  $('associate-button').addEventListener('click', () => {
-    const button = $('associate-button');
+  $('associate-button', HTMLButtonElement).addEventListener('click', () => {
+    const button = $('associate-button', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/mappings/associate')
       .then(

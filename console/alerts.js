@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Alerts screen (`GET /api/alerts`, and "Send a test alert" for admins: `POST /api/alerts/test`) and the
  * Settings screen (`GET /api/settings`: retention and alert settings, read-only: they come from the environment).
@@ -5,6 +6,22 @@
 import { ApiError, AuthError, api, describe } from './api.js';
 import { $, badge, el, inlineMessage, link, show, table, td, timeCell } from './dom.js';
 
+/**
+ * An alert as `GET /api/alerts` answers it.
+ * @typedef {{ id: string, created_at: string, kind: string, status: string, count: number, text: string, error?: string | null,
+ *   http_status?: number | null, entries?: string[], sent_at?: string | null }} Alert
+ */
+/**
+ * `GET /api/settings`.
+ * @typedef {{ retention?: { sync_log_days?: number, inbox_days?: number }, public_url?: string,
+ *   alerts?: { webhook_configured?: boolean, webhook_host?: string, min_interval_seconds?: number, public_url?: string } }} Settings
+ */
+
+/**
+ * @param {HTMLElement} box
+ * @param {string} what
+ * @param {unknown} err
+ */
 function unavailable(box, what, err) {
   if (err instanceof AuthError) return;
   const missing = err instanceof ApiError && err.routeMissing;
@@ -15,6 +32,7 @@ export function initAlerts() {
   const body = $('alerts-body');
   let gen = 0;
 
+  /** @param {{ items?: Alert[] } | null} page */
   function render(page) {
     const items = page && Array.isArray(page.items) ? page.items : [];
     body.replaceChildren();
@@ -40,7 +58,7 @@ export function initAlerts() {
       if (a.error) text.appendChild(el('span', 'sub err', show(a.error) + (a.http_status ? ' (HTTP ' + show(a.http_status) + ')' : '')));
       tr.appendChild(text);
       const entries = el('td', 'mono');
-      const ids = Array.isArray(a.entries) ? a.entries.map(show) : [];
+      const ids = Array.isArray(a.entries) ? a.entries.map((x) => show(x)) : [];
       ids.slice(0, 5).forEach((x, i) => {
         if (i) entries.appendChild(document.createTextNode(', '));
         entries.appendChild(link(x, '#logs/' + encodeURIComponent(x)));
@@ -55,6 +73,10 @@ export function initAlerts() {
     body.appendChild(card);
   }
 
+  /**
+   * @param {string} _arg
+   * @param {boolean} [refresh]
+   */
   function showScreen(_arg, refresh) {
     const mine = ++gen;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
@@ -64,8 +86,8 @@ export function initAlerts() {
     );
   }
 
-  $('alert-test-button').addEventListener('click', () => {
-    const button = $('alert-test-button');
+  $('alert-test-button', HTMLButtonElement).addEventListener('click', () => {
+    const button = $('alert-test-button', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/alerts/test')
       .then(
@@ -89,6 +111,10 @@ export function initAlerts() {
   return { show: showScreen };
 }
 
+/**
+ * @param {string} title
+ * @param {Array<[string, string, string]>} rows label, value, hint
+ */
 function settingsGroup(title, rows) {
   const card = el('div', 'card settings-card');
   card.appendChild(el('h3', '', title));
@@ -103,13 +129,16 @@ function settingsGroup(title, rows) {
   return card;
 }
 
+/** @param {number | null | undefined} n */
 const days = (n) => (n === null || n === undefined ? '—' : show(n) + (Number(n) === 1 ? ' day' : ' days'));
 
 export function initSettings() {
   const body = $('settings-body');
 
+  /** @param {Settings} s */
   function render(s) {
     const retention = (s && s.retention) || {};
+    /** @type {NonNullable<Settings['alerts']>} */
     const alerts = (s && s.alerts) || {};
     body.replaceChildren();
     const grid = el('div', 'settings-grid');
@@ -139,6 +168,10 @@ export function initSettings() {
     body.appendChild(el('p', 'muted', 'These settings come from the environment; change them there and restart the daemon.'));
   }
 
+  /**
+   * @param {string} _arg
+   * @param {boolean} [refresh]
+   */
   function showScreen(_arg, refresh) {
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
     return api('GET', '/api/settings').then(render, (err) => unavailable(body, 'Settings', err));

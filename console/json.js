@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * JSON that keeps big integers digit for digit. The API sends ids as strings, but payloads may hold the service's
  * ids as raw JSON numbers beyond 2^53, which JSON.parse would round: such an integer becomes a BigNum holding its
@@ -5,6 +6,7 @@
  */
 
 export class BigNum {
+  /** @param {string} raw the integer's digits, as written */
   constructor(raw) {
     this.raw = raw;
   }
@@ -16,7 +18,11 @@ export class BigNum {
 
 const NUM = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
-/** JSON.parse, except that integers which are not safe integers come back as BigNum. */
+/**
+ * JSON.parse, except that integers which are not safe integers come back as BigNum.
+ * @param {string} text
+ * @returns {any} the value (its shape is the API's to say; callers declare what they read)
+ */
 export function parseJson(text) {
   let i = 0;
   const fail = () => {
@@ -37,6 +43,7 @@ export function parseJson(text) {
     }
     return fail();
   };
+  /** @returns {unknown} */
   const value = () => {
     ws();
     const c = text[i];
@@ -71,6 +78,7 @@ export function parseJson(text) {
     }
     if (c === '[') {
       i++;
+      /** @type {unknown[]} */
       const arr = [];
       ws();
       if (text[i] === ']') {
@@ -106,7 +114,7 @@ export function parseJson(text) {
     }
     NUM.lastIndex = i;
     const m = NUM.exec(text);
-    if (!m) fail();
+    if (!m) return fail();
     i = NUM.lastIndex;
     const n = Number(m[0]);
     return /^-?\d+$/.test(m[0]) && !Number.isSafeInteger(n) ? new BigNum(m[0]) : n;
@@ -117,7 +125,12 @@ export function parseJson(text) {
   return result;
 }
 
-/** JSON.stringify(v, null, 2), with BigNum written as its digits. */
+/**
+ * JSON.stringify(v, null, 2), with BigNum written as its digits.
+ * @param {unknown} v
+ * @param {string} [indent]
+ * @returns {string}
+ */
 export function pretty(v, indent = '') {
   if (v instanceof BigNum) return v.raw;
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
@@ -126,7 +139,8 @@ export function pretty(v, indent = '') {
     if (v.length === 0) return '[]';
     return '[\n' + v.map((x) => inner + pretty(x, inner)).join(',\n') + '\n' + indent + ']';
   }
-  const keys = Object.keys(v);
+  const record = /** @type {Record<string, unknown>} */ (v);
+  const keys = Object.keys(record);
   if (keys.length === 0) return '{}';
-  return '{\n' + keys.map((k) => inner + JSON.stringify(k) + ': ' + pretty(v[k], inner)).join(',\n') + '\n' + indent + '}';
+  return '{\n' + keys.map((k) => inner + JSON.stringify(k) + ': ' + pretty(record[k], inner)).join(',\n') + '\n' + indent + '}';
 }

@@ -1,10 +1,11 @@
+// @ts-check
 /**
  * The Inbox screen: the stored webhook deliveries (`GET /api/deliveries`) with filters and paging, and one
  * delivery (`#inbox/<id>`, `GET /api/deliveries/:id`): its raw body with exact ids, the actions it produced, and
  * Replay (`POST /api/deliveries/:id/replay`) after a confirmation, showing the new sync log ids.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
 import { parseJson, pretty } from './json.js';
 import { PagedList } from './list.js';
 import { chainTree } from './project.js';
@@ -12,6 +13,12 @@ import { chainTree } from './project.js';
 const COLUMNS = 7;
 
 /** The body as stored, pretty-printed when it is JSON (big integers digit for digit), as is otherwise. */
+/**
+ * A webhook delivery as `GET /api/inbox` answers it; the fields the screen reads.
+ * @typedef {{ id: string, status: string, [field: string]: any }} Delivery
+ */
+
+/** @param {Delivery} d */
 function rawBody(d) {
   const raw = d.raw_body !== undefined ? d.raw_body : d.body !== undefined ? d.body : d.payload;
   if (raw === undefined || raw === null) return '—';
@@ -31,22 +38,24 @@ export function initInbox() {
     message.replaceChildren(el('div', 'unavailable ' + (missing ? 'info' : 'error'), 'The inbox is ' + (missing ? '' : 'failing: ') + describe(err)));
   });
   let selected = '';
+  /** @type {Delivery | null} */
   let detail = null;
   /** The last replay's answer, kept across the detail's re-rendering. */
+  /** @type {{ id: string, ids: string[] } | null} */
   let replayed = null;
 
   function readFilters() {
-    const project = $('inbox-project').value.trim();
+    const project = $('inbox-project', HTMLInputElement).value.trim();
     if (project && !/^\d+$/.test(project)) {
-      inlineMessage($('inbox-apply'), 'error', 'The project id is a string of digits.');
+      inlineMessage($('inbox-apply', HTMLButtonElement), 'error', 'The project id is a string of digits.');
       return null;
     }
-    const since = $('inbox-since').value;
+    const since = $('inbox-since', HTMLInputElement).value;
     const d = since ? new Date(since) : null;
     return {
-      endpoint: $('inbox-endpoint').value,
-      event: $('inbox-event').value.trim(),
-      status: $('inbox-status').value,
+      endpoint: $('inbox-endpoint', HTMLSelectElement).value,
+      event: $('inbox-event', HTMLInputElement).value.trim(),
+      status: $('inbox-status', HTMLSelectElement).value,
       project_id: project,
       since: d && !isNaN(d.getTime()) ? d.toISOString() : '',
     };
@@ -56,16 +65,16 @@ export function initInbox() {
     const f = readFilters();
     if (f) list.reset(f);
   };
-  $('inbox-filters').addEventListener('submit', (ev) => {
+  $('inbox-filters', HTMLFormElement).addEventListener('submit', (ev) => {
     ev.preventDefault();
     apply();
   });
   for (const id of ['inbox-endpoint', 'inbox-status', 'inbox-since']) $(id).addEventListener('change', apply);
-  $('inbox-clear').addEventListener('click', () => {
-    for (const id of ['inbox-endpoint', 'inbox-event', 'inbox-status', 'inbox-project', 'inbox-since']) $(id).value = '';
+  $('inbox-clear', HTMLButtonElement).addEventListener('click', () => {
+    clearFields(['inbox-endpoint', 'inbox-event', 'inbox-status', 'inbox-project', 'inbox-since']);
     apply();
   });
-  $('inbox-more').addEventListener('click', () => list.load(true));
+  $('inbox-more', HTMLButtonElement).addEventListener('click', () => list.load(true));
 
   function render() {
     message.replaceChildren();
@@ -90,7 +99,7 @@ export function initInbox() {
       tr.appendChild(st);
       tr.appendChild(td(d.error ? show(d.error) : '', 'err', d.error ? show(d.error) : ''));
       tr.addEventListener('click', (ev) => {
-        if (!(ev.target.tagName === 'A')) window.location.hash = id === selected ? '#inbox' : '#inbox/' + encodeURIComponent(id);
+        if (!(ev.target instanceof HTMLAnchorElement)) window.location.hash = id === selected ? '#inbox' : '#inbox/' + encodeURIComponent(id);
       });
       tr.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter') window.location.hash = '#inbox/' + encodeURIComponent(id);
@@ -99,10 +108,11 @@ export function initInbox() {
       if (id === selected && detail && show(detail.id) === id) body.appendChild(detailRow(detail));
     }
     if (selected && detail && !list.items.some((d) => show(d.id) === selected)) body.insertBefore(detailRow(detail), body.firstChild);
-    $('inbox-more').hidden = !list.next;
+    $('inbox-more', HTMLButtonElement).hidden = !list.next;
     $('inbox-count').textContent = list.items.length + (list.items.length === 1 ? ' delivery' : ' deliveries') + (list.next ? ' shown' : '');
   }
 
+  /** @param {Delivery} d */
   function detailRow(d) {
     const tr = el('tr', 'detail');
     tr.id = 'inbox-detail';
@@ -136,6 +146,7 @@ export function initInbox() {
   }
 
   /** The body formatted (ids digit for digit), or exactly as received, at the press of a button. */
+  /** @param {Delivery} d */
   function bodySection(d) {
     const formatted = rawBody(d);
     const exact = typeof d.body === 'string' ? d.body : formatted;
@@ -150,11 +161,15 @@ export function initInbox() {
         pre.textContent = asReceived ? exact : formatted;
         toggle.textContent = asReceived ? 'Show formatted' : 'Show as received';
       });
-      box.firstChild.appendChild(toggle);
+      box.firstElementChild?.appendChild(toggle);
     }
     return box;
   }
 
+  /**
+   * @param {string} title
+   * @param {Node} content
+   */
   function section(title, content) {
     const box = el('div', 'detail-section');
     box.appendChild(el('h3', '', title));
@@ -162,10 +177,14 @@ export function initInbox() {
     return box;
   }
 
+  /**
+   * @param {Delivery} d
+   * @param {HTMLButtonElement} button
+   */
   function replayDelivery(d, button) {
     const id = show(d.id);
     const question = 'Route delivery ' + id + ' again now? Its pushes run again; approvals and payments already recorded stay as they are.';
-    confirmInline(button.parentNode.lastElementChild, question, 'Replay').then((yes) => {
+    confirmInline((button.parentElement && button.parentElement.lastElementChild) || button, question, 'Replay').then((yes) => {
       if (!yes) return;
       button.disabled = true;
       api('POST', '/api/deliveries/' + encodeURIComponent(id) + '/replay').then(
@@ -184,16 +203,18 @@ export function initInbox() {
   }
 
   /** "Replayed: sync log 5, 6" next to the Replay button, the ids linking to their entries. */
+  /** @param {HTMLButtonElement} button */
   function replayNote(button) {
-    const ids = replayed.ids;
+    const ids = replayed ? replayed.ids : [];
     const box = inlineMessage(button, 'ok', ids.length ? 'Replayed: sync log ' : 'Replayed: no new action.');
     box.id = 'replay-result';
-    ids.forEach((x, i) => {
+    ids.forEach((/** @type {string} */ x, /** @type {number} */ i) => {
       if (i) box.appendChild(document.createTextNode(', '));
       box.appendChild(link(x, '#logs/' + encodeURIComponent(x), 'mono'));
     });
   }
 
+  /** @param {string} id */
   function openDetail(id) {
     selected = id;
     if (!id) {
@@ -214,6 +235,10 @@ export function initInbox() {
     );
   }
 
+  /**
+   * @param {string} id a delivery to open (`#inbox/123`), or ''
+   * @param {boolean} [refresh]
+   */
   function showScreen(id, refresh) {
     if (!refresh || id) openDetail(id || '');
     return list.load(false);

@@ -1,11 +1,21 @@
+// @ts-check
 /**
  * A small SVG chart drawn by the console itself (no library, nothing fetched from elsewhere): stacked bars of
  * actions per hour by outcome. Colours come from style.css classes (`.bar-succeeded`, …), sizes are SVG attributes
  * (not style attributes, which the CSP forbids); every text goes in through textContent.
  */
 const SVG = 'http://www.w3.org/2000/svg';
+/** @typedef {'succeeded' | 'failed' | 'skipped'} Outcome */
+/** @type {Outcome[]} */
 export const SERIES = ['succeeded', 'failed', 'skipped'];
 
+/** An hour of the overview's chart, as `GET /api/overview` answers it. @typedef {{ hour: string } & Partial<Record<Outcome, number | string>>} Bucket */
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @param {string} [text]
+ */
 function svg(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -14,6 +24,7 @@ function svg(tag, attrs, text) {
 }
 
 /** A round upper bound for the y axis, four whole steps of 1, 2, 3 or 5 × 10^n. */
+/** @param {number} n */
 function niceMax(n) {
   if (n <= 4) return 4;
   const raw = n / 4;
@@ -22,9 +33,14 @@ function niceMax(n) {
   return 40 * p;
 }
 
+/** @param {number} n */
 const pad = (n) => (n < 10 ? '0' + n : String(n));
 
 /** `hh:00`, or `dd/mm` at midnight when the buckets span several days. */
+/**
+ * @param {string} iso
+ * @param {boolean} days
+ */
 function hourLabel(iso, days) {
   const d = new Date(iso);
   if (isNaN(d.getTime())) return String(iso);
@@ -35,6 +51,7 @@ function hourLabel(iso, days) {
  * Stacked bars, one per bucket `{hour, succeeded, failed, skipped}`; a legend under it. The bars' titles give the
  * numbers on hover, and the chart is described for screen readers.
  */
+/** @param {Bucket[]} buckets */
 export function barChart(buckets) {
   const W = 960;
   const H = 220;

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Overview screen (`GET /api/overview?window=24h|7d`): counts by status and by kind, success rate, a chart of
  * actions per hour by outcome, the oldest queued action's age, deliveries waiting, and the connections' state.
@@ -6,7 +7,12 @@ import { ApiError, AuthError, api, describe } from './api.js';
 import { barChart } from './chart.js';
 import { $, badge, el, fmtDuration, show } from './dom.js';
 
-/** The first of `keys` that `obj` (or its `counts`) has. */
+/**
+ * The first of `keys` that `obj` (or its `counts`) has.
+ * @param {any} obj the overview's answer (its names have changed over versions, hence the candidates)
+ * @param {string[]} keys
+ * @returns {any}
+ */
 function pick(obj, keys) {
   for (const source of [obj, obj && obj.counts]) {
     if (!source || typeof source !== 'object') continue;
@@ -16,17 +22,30 @@ function pick(obj, keys) {
 }
 
 /** `{a: 1}` or `[{status: 'a', count: 1}]` as `[['a', 1]]`. */
+/**
+ * @param {unknown} value
+ * @param {string[]} nameKeys
+ * @returns {Array<[string, number]>}
+ */
 function pairs(value, nameKeys) {
   if (Array.isArray(value)) {
-    return value.map((x) => {
-      const name = nameKeys.map((k) => x[k]).find((v) => v !== undefined);
-      return [show(name), Number(x.count !== undefined ? x.count : x.n) || 0];
-    });
+    return value.map(
+      /** @param {Record<string, unknown>} x @returns {[string, number]} */ (x) => {
+        const name = nameKeys.map((k) => x[k]).find((v) => v !== undefined);
+        return [show(name), Number(x.count !== undefined ? x.count : x.n) || 0];
+      },
+    );
   }
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => [k, Number(v) || 0]);
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => /** @type {[string, number]} */ ([k, Number(v) || 0]));
   return [];
 }
 
+/**
+ * @param {string} label
+ * @param {string} value
+ * @param {string} [sub]
+ * @param {string} [className]
+ */
 function stat(label, value, sub, className) {
   const card = el('div', 'stat ' + (className || ''));
   card.appendChild(el('div', 'stat-label', label));
@@ -35,6 +54,11 @@ function stat(label, value, sub, className) {
   return card;
 }
 
+/**
+ * @param {string} title
+ * @param {Array<[string, number]>} rows
+ * @param {boolean} [withBadge]
+ */
 function countList(title, rows, withBadge) {
   const box = el('div', 'card count-card');
   box.appendChild(el('h3', '', title));
@@ -51,13 +75,16 @@ function countList(title, rows, withBadge) {
   return box;
 }
 
+/** @param {number | string | null | undefined} seconds */
 function ageText(seconds) {
   if (seconds === null || seconds === undefined) return 'none queued';
   return fmtDuration(Number(seconds) * 1000);
 }
 
+/** @type {Record<string, string>} */
 const NAMES = { service: 'Service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
 
+/** @param {import('./connection-words.js').ConnectionView} c */
 function connectionCard(c) {
   const status = show(c.status);
   const card = el('div', 'card conn conn-' + status);
@@ -66,7 +93,9 @@ function connectionCard(c) {
   head.appendChild(el('h3', '', NAMES[show(c.name)] || show(c.name).replace(/_/g, ' ')));
   head.appendChild(el('span', 'badge c-' + status, status.replace(/_/g, ' ')));
   card.appendChild(head);
-  const fallback = { connected: 'Working.', not_configured: 'Not configured.', degraded: 'Degraded.' }[status] || '—';
+  /** @type {Record<string, string>} */
+  const fallbacks = { connected: 'Working.', not_configured: 'Not configured.', degraded: 'Degraded.' };
+  const fallback = fallbacks[status] || '—';
   card.appendChild(el('p', 'conn-detail', c.detail ? show(c.detail) : fallback));
   if (c.checked_at) card.appendChild(el('p', 'sub muted', 'checked ' + show(c.checked_at)));
   return card;
@@ -76,6 +105,7 @@ export function initOverview() {
   const body = $('overview-body');
   let gen = 0;
 
+  /** @param {any} o the overview (read through `pick`) */
   function render(o) {
     body.replaceChildren();
     const rate = pick(o, ['success_rate', 'successRate']);
@@ -130,10 +160,14 @@ export function initOverview() {
     body.appendChild(cards);
   }
 
+  /**
+   * @param {string} _arg
+   * @param {boolean} [refresh]
+   */
   function show_(_arg, refresh) {
     const mine = ++gen;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
-    return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window').value)).then(
+    return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window', HTMLSelectElement).value)).then(
       (o) => {
         if (mine === gen) render(o || {});
       },
@@ -145,6 +179,6 @@ export function initOverview() {
     );
   }
 
-  $('overview-window').addEventListener('change', () => show_('', false));
+  $('overview-window', HTMLSelectElement).addEventListener('change', () => show_('', false));
   return { show: show_ };
 }

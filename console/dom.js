@@ -1,12 +1,43 @@
+// @ts-check
 /**
  * DOM helpers and formatting. Every value from the API reaches the page through textContent (or an attribute such
  * as title), never as markup.
  */
 import { BigNum } from './json.js';
 
-export const $ = (id) => document.getElementById(id);
+/**
+ * The page's element of this id, checked to be a `type` when given; throws when the markup and the scripts disagree.
+ * @template {HTMLElement} [T=HTMLElement]
+ * @param {string} id
+ * @param {{ new (): T, name: string }} [type]
+ * @returns {T}
+ */
+export function $(id, type) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error('the page has no #' + id);
+  if (type && !(node instanceof type)) throw new Error('#' + id + ' is not a ' + type.name);
+  return /** @type {T} */ (node);
+}
 
-/** Builds an element; text always goes in through textContent. */
+/**
+ * Empties these inputs and selects (a filter form's Clear).
+ * @param {string[]} ids
+ */
+export function clearFields(ids) {
+  for (const id of ids) {
+    const field = $(id);
+    if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = '';
+  }
+}
+
+/**
+ * Builds an element; text always goes in through textContent.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [className]
+ * @param {string | null} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -14,16 +45,23 @@ export function el(tag, className, text) {
   return node;
 }
 
-/** A value as text: a dash for nothing, big integers digit for digit. */
+/**
+ * A value as text: a dash for nothing, big integers digit for digit.
+ * @param {unknown} v
+ */
 export function show(v) {
   if (v === null || v === undefined || v === '') return '—';
   if (v instanceof BigNum) return v.raw;
   return String(v);
 }
 
+/** @param {number} n */
 const pad = (n) => (n < 10 ? '0' + n : String(n));
 
-/** An ISO time as local `YYYY-MM-DD hh:mm:ss`. */
+/**
+ * An ISO time as local `YYYY-MM-DD hh:mm:ss`.
+ * @param {string | null | undefined} iso
+ */
 export function fmtTime(iso) {
   if (!iso) return '—';
   const d = new Date(iso);
@@ -33,6 +71,7 @@ export function fmtTime(iso) {
   );
 }
 
+/** @param {number | string | null | undefined} ms */
 export function fmtDuration(ms) {
   if (ms === null || ms === undefined || ms === '') return '—';
   const n = Number(ms);
@@ -43,12 +82,21 @@ export function fmtDuration(ms) {
   return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
 }
 
-/** A status badge; `known` lists the statuses that have a colour (null: any status). */
+/**
+ * A status badge; `known` lists the statuses that have a colour (null: any status).
+ * @param {string} status
+ * @param {string[] | null} [known]
+ */
 export function badge(status, known) {
   const cls = !known || known.indexOf(status) >= 0 ? 's-' + status : 's-unknown';
   return el('span', 'badge ' + cls, show(status));
 }
 
+/**
+ * @param {string | null} [text]
+ * @param {string | null} [className]
+ * @param {string | null} [title]
+ */
 export function td(text, className, title) {
   const cell = el('td', className, text);
   if (title) cell.title = title;
@@ -56,9 +104,15 @@ export function td(text, className, title) {
 }
 
 /** Local time, with the API's ISO value as the tooltip. */
+/** @param {string | null | undefined} iso */
 export const timeCell = (iso) => td(fmtTime(iso), 'nowrap', iso || '');
 
-/** A table body's single row saying that nothing matched. */
+/**
+ * A table body's single row saying that nothing matched.
+ * @param {HTMLElement} body
+ * @param {string} text
+ * @param {number} columns
+ */
 export function emptyRow(body, text, columns) {
   const row = el('tr');
   const cell = td(text, 'empty');
@@ -69,9 +123,16 @@ export function emptyRow(body, text, columns) {
 
 // ---- notices ----
 
-let noticeTimer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let noticeTimer;
 
-/** Shows a notice; kind is ok, info or error. Errors stay until dismissed, others go after 8 s. */
+/** @typedef {'ok' | 'info' | 'error'} Kind */
+
+/**
+ * Shows a notice. Errors stay until dismissed, others go after 8 s.
+ * @param {Kind} kind
+ * @param {string} text
+ */
 export function notify(kind, text) {
   const box = $('notice');
   box.className = 'notice ' + kind;
@@ -91,20 +152,31 @@ export function clearNotice() {
 const ROLE_ORDER = ['viewer', 'operator', 'admin'];
 let currentRole = 'viewer';
 
+/** @param {string} role */
 export function setRole(role) {
   currentRole = ROLE_ORDER.indexOf(role) >= 0 ? role : 'viewer';
   // Markup marked data-role="operator" (or admin) shows only to a role that may use it.
-  for (const node of document.querySelectorAll('[data-role]')) node.hidden = !can(node.dataset.role);
+  for (const node of document.querySelectorAll('[data-role]')) {
+    if (node instanceof HTMLElement) node.hidden = !can(node.dataset.role || 'admin');
+  }
 }
 
-/** Whether the signed-in role includes `required` (viewer < operator < admin). */
+/**
+ * Whether the signed-in role includes `required` (viewer < operator < admin).
+ * @param {string} required
+ */
 export function can(required) {
   return ROLE_ORDER.indexOf(currentRole) >= ROLE_ORDER.indexOf(required);
 }
 
 // ---- messages and confirmations where the user clicked ----
 
-/** A message box right after `anchor` (replacing the previous one there); kind is ok, info or error. */
+/**
+ * A message box right after `anchor` (replacing the previous one there).
+ * @param {Element} anchor
+ * @param {Kind} kind
+ * @param {string} text
+ */
 export function inlineMessage(anchor, kind, text) {
   const next = anchor.nextElementSibling;
   if (next && next.classList.contains('inline-msg')) next.remove();
@@ -114,9 +186,15 @@ export function inlineMessage(anchor, kind, text) {
   return box;
 }
 
-/** Asks in place, next to `anchor`: resolves true on Confirm, false on Cancel. */
+/**
+ * Asks in place, next to `anchor`: resolves true on Confirm, false on Cancel.
+ * @param {Element} anchor
+ * @param {string} text
+ * @param {string} [okLabel]
+ * @returns {Promise<boolean>}
+ */
 export function confirmInline(anchor, text, okLabel) {
-  const old = anchor.parentNode.querySelector(':scope > .confirm');
+  const old = anchor.parentNode && anchor.parentNode.querySelector(':scope > .confirm');
   if (old) old.remove();
   return new Promise((resolve) => {
     const box = el('div', 'confirm');
@@ -128,6 +206,7 @@ export function confirmInline(anchor, text, okLabel) {
     const cancel = el('button', '', 'Cancel');
     cancel.type = 'button';
     cancel.dataset.confirm = 'cancel';
+    /** @param {boolean} answer @returns {(ev: Event) => void} */
     const done = (answer) => (ev) => {
       ev.stopPropagation();
       box.remove();
@@ -142,20 +221,32 @@ export function confirmInline(anchor, text, okLabel) {
   });
 }
 
-/** A link inside the console (a hash route such as `#project/123`). */
+/**
+ * A link inside the console (a hash route such as `#project/123`).
+ * @param {string} text
+ * @param {string} hash
+ * @param {string} [className]
+ */
 export function link(text, hash, className) {
   const a = el('a', className || '', text);
   a.href = hash;
   return a;
 }
 
-/** A project id linking to its project view. */
+/**
+ * A project id linking to its project view.
+ * @param {unknown} id
+ */
 export function projectLink(id) {
   if (id === null || id === undefined || id === '') return document.createTextNode('—');
   return link(show(id), '#project/' + encodeURIComponent(show(id)), 'mono');
 }
 
-/** A table with a header row; returns `{ table, body }`. */
+/**
+ * A table with a header row; returns `{ table, body }`.
+ * @param {string[]} headers a leading `#` marks a numeric column
+ * @param {string} [className]
+ */
 export function table(headers, className) {
   const t = el('table', className || '');
   const head = el('thead');
