@@ -238,25 +238,33 @@ describe('alerts', () => {
     );
     await quietInterval();
     receiver.messages.length = 0;
-    // What a replica killed between claiming a message and sending it leaves behind.
-    const [abandoned] = await h.database.query<Array<{ id: string }>>(
-      `INSERT INTO alert (kind, status, count, entries, detail, sent_at, updated_at)
-       VALUES ('action_failed', 'sending', 2, '{9007199254740993,9007199254740995}', '#9007199254740993 push_drawings: HTTP 400', now() - interval '2 minutes', now() - interval '2 minutes')
-       RETURNING id::text AS id`,
-    );
-    const [message] = await waitFor(() => (receiver.of('action_failed').length > 0 ? receiver.of('action_failed') : null), 12_000, 'the message');
-    expect(message.body).toMatchObject({ kind: 'action_failed', count: 2, entries: ['9007199254740993', '9007199254740995'] });
-    expect(message.body.text).toContain('#9007199254740993 push_drawings');
-    const listed = await waitFor(async () => {
-      const items = (await alerts()).items;
-      const left = items.find((a) => a.id === abandoned.id);
-      const sent = items.find((a) => a.kind === 'action_failed' && a.status === 'sent' && a.id > abandoned.id);
-      return left && sent ? { left, sent } : null;
-    });
-    expect(listed.left).toMatchObject({ status: 'failed', error: 'not sent: the replica sending it stopped; its events were counted into the next message' });
-    expect(listed.sent).toMatchObject({ count: 2, entries: ['9007199254740993', '9007199254740995'] });
-    await new Promise((r) => setTimeout(r, 1_300));
-    expect(receiver.of('action_failed')).toHaveLength(1);
+    // Answered late, so the list is read while the message is still `sending` (as on a loaded machine): an earlier
+    // test's sent row must not pass for it.
+    receiver.answer = { status: 200, delayMs: 300 };
+    try {
+      // What a replica killed between claiming a message and sending it leaves behind.
+      const [abandoned] = await h.database.query<Array<{ id: string }>>(
+        `INSERT INTO alert (kind, status, count, entries, detail, sent_at, updated_at)
+         VALUES ('action_failed', 'sending', 2, '{9007199254740993,9007199254740995}', '#9007199254740993 push_drawings: HTTP 400', now() - interval '2 minutes', now() - interval '2 minutes')
+         RETURNING id::text AS id`,
+      );
+      const [message] = await waitFor(() => (receiver.of('action_failed').length > 0 ? receiver.of('action_failed') : null), 12_000, 'the message');
+      expect(message.body).toMatchObject({ kind: 'action_failed', count: 2, entries: ['9007199254740993', '9007199254740995'] });
+      expect(message.body.text).toContain('#9007199254740993 push_drawings');
+      const listed = await waitFor(async () => {
+        const items = (await alerts()).items;
+        const left = items.find((a) => a.id === abandoned.id);
+        // Ids compared as numbers: as strings, an earlier message's '9' sorts after '12'.
+        const sent = items.find((a) => a.kind === 'action_failed' && a.status === 'sent' && BigInt(a.id) > BigInt(abandoned.id));
+        return left && sent ? { left, sent } : null;
+      });
+      expect(listed.left).toMatchObject({ status: 'failed', error: 'not sent: the replica sending it stopped; its events were counted into the next message' });
+      expect(listed.sent).toMatchObject({ count: 2, entries: ['9007199254740993', '9007199254740995'] });
+      await new Promise((r) => setTimeout(r, 1_300));
+      expect(receiver.of('action_failed')).toHaveLength(1);
+    } finally {
+      receiver.answer = { status: 200, delayMs: 0 };
+    }
   });
 
   it('a dead receiver leaves syncing unaffected; the alert is recorded failed with the reason, host only', async () => {
