@@ -184,23 +184,27 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
 });
 
 describe('the lock settings come from the config', () => {
-  it('reach every BullMQ worker of the app, as a test tunes them', async () => {
-    const h = await startHarness({
-      redisDb: REDIS_DB,
-      tune: (config) => Object.assign(config.jobs, { lockDurationMs: 4_000, stalledIntervalMs: 1_500, maxStalledCount: 7 }),
-    });
-    try {
-      for (const host of [ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker, RouteDeliveryWorker, MaintenanceWorker]) {
-        expect(h.app.get(host).worker.opts).toMatchObject({
-          name: `${hostname()}:${process.pid}`,
-          lockDuration: 4_000,
-          lockRenewTime: 2_000,
-          stalledInterval: 1_500,
-          maxStalledCount: 7,
-        });
+  it(
+    'reach every BullMQ worker of the app, as a test tunes them',
+    async () => {
+      const h = await startHarness({
+        redisDb: REDIS_DB,
+        tune: (config) => Object.assign(config.jobs, { lockDurationMs: 4_000, stalledIntervalMs: 1_500, maxStalledCount: 7 }),
+      });
+      try {
+        for (const host of [ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker, RouteDeliveryWorker, MaintenanceWorker]) {
+          expect(h.app.get(host).worker.opts).toMatchObject({
+            name: `${hostname()}:${process.pid}`,
+            lockDuration: 4_000,
+            lockRenewTime: 2_000,
+            stalledInterval: 1_500,
+            maxStalledCount: 7,
+          });
+        }
+      } finally {
+        await h.close();
       }
-    } finally {
-      await h.close();
-    }
-  });
+    },
+    START_MS,
+  );
 });

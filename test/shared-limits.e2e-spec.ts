@@ -90,7 +90,11 @@ describe('SERVICE_API_MAX_RPS across two replicas', () => {
       const first = clients[0].listProjects();
       const refused = await waitFor(() => sim.requests.slice(from).find((r) => r.path === '/v1/projects'), 15_000, 'the refused call');
       // The first replica has read the 429 once the shared hold is set.
-      await waitFor(async () => Number(await redis.hget(`${replicas[0].config.queuePrefix}:ratelimit:service`, 'hold')) / 1000 > refused.at, 15_000, 'the hold');
+      await waitFor(
+        async () => Number(await redis.hget(`${replicas[0].config.queuePrefix}:ratelimit:service`, 'hold')) / 1000 > refused.at,
+        15_000,
+        'the hold',
+      );
       const held = clients[1].listProjects();
       await Promise.all([first, held]);
       const after = sim.requests.slice(from).filter((r) => r.path === '/v1/projects');

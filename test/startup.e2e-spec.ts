@@ -25,16 +25,20 @@ describe('start-up of the built daemon', () => {
     await dropDatabase(databaseUrl);
   });
 
-  it('exits 1 with one line per bad variable, printing no secret', () => {
-    const env = { ...baseEnv(service, databaseUrl, 5), SERVICE_API_TOKEN: '', CONNECTIONS_KEY: 'not-a-key-but-secret-material' };
-    const run = spawnSync(process.execPath, [DAEMON_ENTRY], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20_000 });
-    expect(run.status).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual([
-      'config error: SERVICE_API_TOKEN is required when SERVICE_API_BASE_URL is set',
-      'config error: CONNECTIONS_KEY must be 32 bytes, written as 64 hex digits or 44 base64 characters',
-    ]);
-    for (const secret of ['not-a-key-but-secret-material', ADMIN_TOKEN, EVENTS_SECRET]) expect(run.stderr + run.stdout).not.toContain(secret);
-  });
+  it(
+    'exits 1 with one line per bad variable, printing no secret',
+    () => {
+      const env = { ...baseEnv(service, databaseUrl, 5), SERVICE_API_TOKEN: '', CONNECTIONS_KEY: 'not-a-key-but-secret-material' };
+      const run = spawnSync(process.execPath, [DAEMON_ENTRY], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: DAEMON_TEST_MS - 10_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'config error: SERVICE_API_TOKEN is required when SERVICE_API_BASE_URL is set',
+        'config error: CONNECTIONS_KEY must be 32 bytes, written as 64 hex digits or 44 base64 characters',
+      ]);
+      for (const secret of ['not-a-key-but-secret-material', ADMIN_TOKEN, EVENTS_SECRET]) expect(run.stderr + run.stdout).not.toContain(secret);
+    },
+    DAEMON_TEST_MS,
+  );
 
   it(
     'creates its database, migrates, logs its start line and is ready',
