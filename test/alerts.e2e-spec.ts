@@ -9,6 +9,8 @@ import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/ha
 // Redis db 5 is this file's (see `grep -n redisDb test/*.ts`; 4 is webhooks-restart's).
 const REDIS_DB = 5;
 const VIEWER_TOKEN = 'alerts-viewer-token-0123456789';
+/** Starting a harness is a wait, not a promise: on a loaded 2-core machine it has taken over 30 s. */
+const HARNESS_START_MS = 90_000;
 
 interface Received {
   at: number;
@@ -87,7 +89,7 @@ describe('alerts', () => {
       },
       tune: (c) => (c.alerts.timeoutMs = 500),
     });
-  });
+  }, HARNESS_START_MS);
   afterAll(async () => {
     await h.close();
     await receiver.stop();
@@ -472,7 +474,7 @@ describe('alerts without Postgres, and from the record CRM', () => {
     } finally {
       await zoho.close();
     }
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('retention', () => {
@@ -480,7 +482,7 @@ describe('retention', () => {
   beforeAll(async () => {
     // A batch of 2 rows per statement proves the looping on a handful of rows.
     h = await startHarness({ redisDb: REDIS_DB, tune: (c) => (c.retention.batchSize = 2) });
-  });
+  }, HARNESS_START_MS);
   afterAll(() => h.close());
 
   const entry = async (status: string, daysAgo: number, parentId: string | null = null, inboxId: string | null = null): Promise<string> => {
