@@ -32,7 +32,8 @@ export interface Daemon {
 /** Starts `node dist/main.js`; resolves once it is ready (or only live, for tests of a daemon whose Postgres or Redis is down). */
 export async function startDaemon(env: Record<string, string>, options: { until?: 'ready' | 'live'; timeoutMs?: number } = {}): Promise<Daemon> {
   const probe = options.until === 'live' ? '/health' : '/health/ready';
-  const readyTimeoutMs = options.timeoutMs ?? 30_000;
+  // A wait, not a promise: on a loaded 2-core machine the daemon has taken over 30 s to be ready.
+  const readyTimeoutMs = options.timeoutMs ?? 90_000;
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
   // DAEMON_NODE_ARGS carries flags NODE_OPTIONS refuses (--cpu-prof, --heap-prof) for profiling a benchmark run.

@@ -186,7 +186,7 @@ describe('appointment CRM: proposals, sales and notes', () => {
     const uploads = crm().uploads.length;
     await deliverEvent(h, events.proposalApproved(proposal));
     await h.app.get(DeliveryRouter).routeSynthetic(synthetic(events.proposalStatusChanged(proposal)));
-    await waitFor(async () => (await h.database.repo(InboxDelivery).countBy({ status: 'received' })) === 0, 5_000, 'the deprecated event to be routed');
+    await waitFor(async () => (await h.database.repo(InboxDelivery).countBy({ status: 'received' })) === 0, 15_000, 'the deprecated event to be routed');
     await new Promise((r) => setTimeout(r, 300));
     const kinds = (await entriesOf(h, project.id)).map((e) => e.kind);
     expect(kinds.filter((k) => k === 'push_proposal_pdf')).toHaveLength(1);

@@ -111,7 +111,7 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
         for (const id of answer.sync_log_ids) expect(await result.textContent()).toContain(String(id));
         expect(answer.sync_log_ids.length).toBeGreaterThan(0);
         // The detail read again: the replay's drawing push listed with the first one.
-        await waitFor(async () => (await page.locator('#inbox-detail .chain-line', { hasText: 'push_drawings' }).count()) === 2, 5_000, 'the replayed action');
+        await waitFor(async () => (await page.locator('#inbox-detail .chain-line', { hasText: 'push_drawings' }).count()) === 2, 15_000, 'the replayed action');
         expect(await page.locator('#replay-result').count()).toBe(1);
         await shot(page, 'inbox');
       } else await page.locator('#inbox-message .unavailable').waitFor();
@@ -169,7 +169,7 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
       expect(await row.locator('.confirm').textContent()).toContain('Delete mapping');
       await shot(page, 'mappings-delete');
       await row.locator('button[data-confirm="ok"]').click();
-      await waitFor(async () => (await page.locator('#map-rows tr', { hasText: 'APT-CSV-1' }).count()) === 0, 5_000, 'the deleted row to go');
+      await waitFor(async () => (await page.locator('#map-rows tr', { hasText: 'APT-CSV-1' }).count()) === 0, 15_000, 'the deleted row to go');
       const left = (await (await h.admin('/api/mappings?limit=500')).json()) as Json;
       expect(left.items.map((m: Json) => m.appointment_id)).not.toContain('APT-CSV-1');
       expect(errors).toEqual([]);

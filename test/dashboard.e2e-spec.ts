@@ -218,10 +218,10 @@ describe('GET /admin (the dashboard page)', () => {
         expect(await page.locator('.legend').textContent()).toBe('succeeded 2failed 1skipped 0');
         expect(await page.locator('#overview-connections .conn').count()).toBeGreaterThan(0);
         await page.selectOption('#overview-window', '7d');
-        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) > 100, 5_000, 'the 7-day chart');
+        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) > 100, 15_000, 'the 7-day chart');
         await shot(page, 'overview-7d');
         await page.selectOption('#overview-window', '24h');
-        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) <= 25, 5_000, 'the 24-hour chart');
+        await waitFor(async () => (await page.locator('svg.chart g.bar').count()) <= 25, 15_000, 'the 24-hour chart');
       } else {
         await page.locator('#overview-body .unavailable').waitFor();
         expect(await page.locator('#overview-body').textContent()).toContain('not available on this daemon yet');
@@ -318,7 +318,7 @@ describe('GET /admin (the dashboard page)', () => {
       await page.fill('#log-kind', 'associate');
       await page.fill('#log-project', project.id);
       await page.click('#log-apply');
-      await waitFor(async () => (await page.locator('#log-rows tr.row').count()) === 3, 5_000, 'the three failed entries');
+      await waitFor(async () => (await page.locator('#log-rows tr.row').count()) === 3, 15_000, 'the three failed entries');
       if (await landed('GET', `/api/sync-logs/count?project_id=${project.id}`)) {
         await page.click('#retry-all-button');
         const confirm = page.locator('.bulk .confirm');

@@ -18,6 +18,14 @@ import { baseEnv, EVENTS_SECRET, REDIS_BASE, removeQueueKeys, startHarness, uniq
 const REDIS_DB = 9;
 /** The issue's guarantee: work a killed replica was running resumes on another one within this. */
 const RECOVERY_BOUND_MS = 15_000;
+/**
+ * How long a replica may take to start: a wait, not a promise (on a loaded 2-core machine the built daemon has taken
+ * over 30 s). A start that timed out left the file with one replica, and the SIGTERM test with no other to resume on.
+ */
+const START_MS = 90_000;
+const SETUP_MS = 2 * START_MS + 30_000;
+/** The kill test ends by starting the killed replica's replacement. */
+const KILL_TEST_MS = START_MS + 90_000;
 /** The daemon's own settings, which these tests use unchanged. */
 const { lockDurationMs } = loadConfig({}).jobs;
 
@@ -54,12 +62,12 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
       LOG_LEVEL: 'warn', // the stop's hand-back line
     };
     // The first start creates the database and migrates it; the second replica then joins a ready one.
-    daemons = [await startDaemon(env)];
-    daemons.push(await startDaemon(env));
+    daemons = [await startDaemon(env, { timeoutMs: START_MS })];
+    daemons.push(await startDaemon(env, { timeoutMs: START_MS }));
     db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     redis = new Redis(`${REDIS_BASE}/${REDIS_DB}`, { maxRetriesPerRequest: 1 });
-  }, 90_000);
+  }, SETUP_MS);
 
   afterAll(async () => {
     await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
@@ -122,25 +130,30 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
     return recoveryMs;
   }
 
-  it('a replica killed mid-push: the other replica runs it within 15 s, and the appointment ends with the drawing once', async () => {
-    // Held 3 s: the killed replica's upload still lands, before the other replica can start (the lock outlives the
-    // kill by at least lockDuration / 2), and that replica's replace then removes it.
-    const push = await pushHeldAtUpload(3_000);
-    const runner = await runnerOf(push);
-    expect(await entry(push.entryId)).toMatchObject({ status: 'running', attempts: 1 });
+  it(
+    'a replica killed mid-push: the other replica runs it within 15 s, and the appointment ends with the drawing once',
+    async () => {
+      // Held 3 s: the killed replica's upload still lands, before the other replica can start (the lock outlives the
+      // kill by at least lockDuration / 2), and that replica's replace then removes it.
+      const push = await pushHeldAtUpload(3_000);
+      const runner = await runnerOf(push);
+      expect(await entry(push.entryId)).toMatchObject({ status: 'running', attempts: 1 });
 
-    const { at, other } = await stop(runner, 'SIGKILL');
-    const recoveryMs = await resumed(push, at, 'SIGKILL');
+      const { at, other } = await stop(runner, 'SIGKILL');
+      const recoveryMs = await resumed(push, at, 'SIGKILL');
 
-    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
-    expect(await entry(push.entryId)).toMatchObject({ status: 'succeeded', attempts: 2 });
-    expect(crm.requestsTo('POST', push.uploadPath)).toHaveLength(2); // the killed run's and the other replica's
-    const files = crm.filesOf(push.appointmentId, 'drawing');
-    expect(files).toHaveLength(1);
-    expect(files[0].uploadedAt).toBe(crm.uploads.filter((u) => u.appointmentId === push.appointmentId).at(-1)!.uploadedAt);
-    expect(await runnerOf(push)).toBe(other);
-    daemons.push(await startDaemon(env));
-  }, 90_000);
+      expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+      expect(await entry(push.entryId)).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(crm.requestsTo('POST', push.uploadPath)).toHaveLength(2); // the killed run's and the other replica's
+      const files = crm.filesOf(push.appointmentId, 'drawing');
+      expect(files).toHaveLength(1);
+      expect(files[0].uploadedAt).toBe(crm.uploads.filter((u) => u.appointmentId === push.appointmentId).at(-1)!.uploadedAt);
+      expect(await runnerOf(push)).toBe(other);
+      // The replacement, so that the next tests again have a replica to take work over.
+      daemons.push(await startDaemon(env, { timeoutMs: START_MS }));
+    },
+    KILL_TEST_MS,
+  );
 
   it('a replica alive but slow (an upload of 3 × lockDuration) keeps its push: no second run meanwhile', async () => {
     const push = await pushHeldAtUpload(3 * lockDurationMs);
@@ -171,23 +184,27 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
 });
 
 describe('the lock settings come from the config', () => {
-  it('reach every BullMQ worker of the app, as a test tunes them', async () => {
-    const h = await startHarness({
-      redisDb: REDIS_DB,
-      tune: (config) => Object.assign(config.jobs, { lockDurationMs: 4_000, stalledIntervalMs: 1_500, maxStalledCount: 7 }),
-    });
-    try {
-      for (const host of [ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker, RouteDeliveryWorker, MaintenanceWorker]) {
-        expect(h.app.get(host).worker.opts).toMatchObject({
-          name: `${hostname()}:${process.pid}`,
-          lockDuration: 4_000,
-          lockRenewTime: 2_000,
-          stalledInterval: 1_500,
-          maxStalledCount: 7,
-        });
+  it(
+    'reach every BullMQ worker of the app, as a test tunes them',
+    async () => {
+      const h = await startHarness({
+        redisDb: REDIS_DB,
+        tune: (config) => Object.assign(config.jobs, { lockDurationMs: 4_000, stalledIntervalMs: 1_500, maxStalledCount: 7 }),
+      });
+      try {
+        for (const host of [ServiceActionsWorker, AppointmentCrmActionsWorker, RecordCrmActionsWorker, RouteDeliveryWorker, MaintenanceWorker]) {
+          expect(h.app.get(host).worker.opts).toMatchObject({
+            name: `${hostname()}:${process.pid}`,
+            lockDuration: 4_000,
+            lockRenewTime: 2_000,
+            stalledInterval: 1_500,
+            maxStalledCount: 7,
+          });
+        }
+      } finally {
+        await h.close();
       }
-    } finally {
-      await h.close();
-    }
-  });
+    },
+    START_MS,
+  );
 });

@@ -88,9 +88,13 @@ describe('SERVICE_API_MAX_RPS across two replicas', () => {
       sim.injectFault({ method: 'GET', path: '/v1/projects', times: 1, status: 429, retryAfterSeconds: 2 });
       const from = sim.requests.length;
       const first = clients[0].listProjects();
-      const refused = await waitFor(() => sim.requests.slice(from).find((r) => r.path === '/v1/projects'), 5_000, 'the refused call');
+      const refused = await waitFor(() => sim.requests.slice(from).find((r) => r.path === '/v1/projects'), 15_000, 'the refused call');
       // The first replica has read the 429 once the shared hold is set.
-      await waitFor(async () => Number(await redis.hget(`${replicas[0].config.queuePrefix}:ratelimit:service`, 'hold')) / 1000 > refused.at, 5_000, 'the hold');
+      await waitFor(
+        async () => Number(await redis.hget(`${replicas[0].config.queuePrefix}:ratelimit:service`, 'hold')) / 1000 > refused.at,
+        15_000,
+        'the hold',
+      );
       const held = clients[1].listProjects();
       await Promise.all([first, held]);
       const after = sim.requests.slice(from).filter((r) => r.path === '/v1/projects');

@@ -92,6 +92,37 @@ describe('AlertsService', () => {
     expect(fetchMock).toHaveBeenCalledTimes(1);
   });
 
+  it('counts the events noticed while a message is being sent at once, not after its POST', async () => {
+    let answer!: () => void;
+    fetchMock.mockImplementationOnce(() => new Promise<Response>((resolve) => (answer = () => resolve(new Response('{}', { status: 200 })))));
+    const claims: ClaimResult[] = [{ claimed: rowOf({}) }, { claimed: null, waitMs: 60_000 }];
+    const { service, recordAndClaim, finish } = setUp('https://hooks.example.com/x', async () => claims.shift()!);
+    service.notify('action_failed', { entryId: '1' });
+    await settle();
+    service.notify('action_failed', { entryId: '2' });
+    await settle();
+    // The first POST still has no answer; the second event is in Postgres already.
+    expect(finish).not.toHaveBeenCalled();
+    expect(recordAndClaim).toHaveBeenCalledTimes(2);
+    expect(recordAndClaim.mock.calls[1].slice(0, 3)).toEqual(['action_failed', 1, ['2']]);
+    answer();
+    await service.beforeApplicationShutdown();
+    service.onApplicationShutdown();
+  });
+
+  it('a stop waits for the message being sent to record its outcome', async () => {
+    let answer!: () => void;
+    fetchMock.mockImplementationOnce(() => new Promise<Response>((resolve) => (answer = () => resolve(new Response('{}', { status: 200 })))));
+    const { service, finish } = setUp('https://hooks.example.com/x', async () => ({ claimed: rowOf({ id: '42' }) }));
+    service.notify('action_failed', { entryId: '1' });
+    await settle();
+    const stopped = service.beforeApplicationShutdown();
+    setTimeout(answer, 20);
+    await stopped;
+    expect(finish).toHaveBeenCalledWith('42', 'sent', expect.any(String), null, 200);
+    service.onApplicationShutdown();
+  });
+
   it('shows the host of the URL only', () => {
     expect(alertHost('https://hooks.slack.com/services/T0/B0/XYZ')).toBe('hooks.slack.com');
     expect(alertHost(null)).toBeNull();

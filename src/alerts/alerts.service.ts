@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import type { AlertEvent, AlertKind, AlertSink } from './alert-sink.js';
@@ -41,10 +41,12 @@ const RETRY_MS = 5_000;
  * memory, throttled per process, and not recorded. Nothing here ever throws into its callers or makes them wait.
  */
 @Injectable()
-export class AlertsService implements AlertSink, OnApplicationBootstrap, OnApplicationShutdown {
+export class AlertsService implements AlertSink, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(AlertsService.name);
   private readonly buffered = new Map<AlertKind, Buffered>();
   private readonly flushing = new Map<AlertKind, Promise<void>>();
+  /** Messages claimed and being sent: apart from the flushes, so events noticed meanwhile are counted at once. */
+  private readonly sending = new Set<Promise<void>>();
   private readonly timers = new Map<AlertKind, { timer: NodeJS.Timeout; at: number }>();
   /** Events Postgres could not record and this process may not send yet (its own interval); tried again by a timer. */
   private readonly held = new Map<AlertKind, Buffered>();
@@ -63,6 +65,15 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
     const everyMs = Math.max(PENDING_SWEEP_MIN_MS, this.config.alerts.minIntervalSeconds * 1000);
     this.sweep = setInterval(() => void this.flushPending(), everyMs);
     this.sweep.unref();
+  }
+
+  /**
+   * Lets the messages being sent record their outcome while Postgres is still open: one left `sending` would be taken
+   * for abandoned after 60 s and its events sent a second time.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.flushing.values(), ...this.sending]);
+    await Promise.allSettled([...this.sending]);
   }
 
   onApplicationShutdown(): void {
@@ -124,7 +135,7 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
       return;
     }
     if (claim.claimed) {
-      await this.send(claim.claimed);
+      this.sendAside(kind, claim.claimed);
       // Whatever came in while it was claimed waits for the next interval: look again then.
       this.retryIn(kind, this.config.alerts.minIntervalSeconds * 1000);
     } else if (claim.waitMs !== null) {
@@ -174,6 +185,14 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, OnAppli
     } catch (err) {
       this.logger.warn(`pending alerts not checked: ${(err as Error).message}`);
     }
+  }
+
+  /** Sends without holding the kind's flush, which would keep the events noticed meanwhile out of Postgres for the POST's length. */
+  private sendAside(kind: AlertKind, row: AlertRow): void {
+    const sent: Promise<void> = this.send(row)
+      .catch((err: Error) => this.logger.warn(`alert ${kind}: ${err.message}`))
+      .finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
   }
 
   private async send(row: AlertRow): Promise<void> {
