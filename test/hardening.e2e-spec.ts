@@ -56,4 +56,10 @@ describe('webhooks: a tolerant reader', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toContain('data.proposal_id must be an id of the service (decimal digits)');
   });
+
+  it('answers a repeated OAuth callback parameter with 400, not 500', async () => {
+    const res = await fetch(`${h.url}/admin/connections/record-crm/callback?state=a&state=b&code=c`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('state must be given once');
+  });
 });
