@@ -75,6 +75,8 @@ export interface OutboundRequest {
   /** Statuses that are not failures for this call (e.g. 404 read as "absent"). */
   acceptStatus?: number[];
   retry?: boolean;
+  /** A write whose answer is not read: a 2xx whose body is not JSON still means it was done. */
+  answerUnused?: boolean;
   /** Aborts the call (a download's overall deadline). */
   signal?: AbortSignal;
 }
@@ -179,7 +181,7 @@ export class OutboundHttp {
           parseRetryAfter(response.headers['retry-after']),
         );
       }
-      const parsed = stream ? response.data : this.parseBody(req, response.status, response.data as string);
+      const parsed = stream ? response.data : req.answerUnused ? null : this.parseBody(req, response.status, response.data as string);
       const declared = req.failureOf?.(response.status, parsed);
       if (declared) {
         throw new OutboundError(this.options.system, req.endpoint, declared.failure, response.status, declared.message);
