@@ -40,8 +40,10 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   const nodeArgs = (process.env.DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // A key of the run's own unless one is given: otherwise the daemon generates its key file under ./data, in the checkout.
   const key = env.CONNECTIONS_KEY || env.CONNECTIONS_KEY_FILE ? {} : { CONNECTIONS_KEY: RUN_CONNECTIONS_KEY };
+  // The simulators serve their PDFs from 127.0.0.1 over plain http, which downloads refuse by default.
+  const localDownloads = { DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true' };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, DAEMON_ENTRY], {
-    env: { ...process.env, ...key, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
+    env: { ...process.env, ...key, ...localDownloads, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -220,4 +220,24 @@ describe('appointment CRM: failures', () => {
     expect(h.service.requestsTo('GET', new RegExp(`^/files/drawings/${drawing.id}/`))).toHaveLength(0);
     expect(crm().requests.filter((r) => r.path.startsWith(`/appointments/${appointmentId}`))).toHaveLength(2);
   });
+
+  it('takes a 2xx whose body is not JSON as done for a write whose answer is not read', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 200, body: 'OK', contentType: 'text/plain', times: 1 });
+    await send(project.id, drawing.id);
+    const entries = await settled(h, project.id, ['push_line_items', 'set_status']);
+    expect(entries.map((e) => [e.kind, e.status, e.attempts])).toEqual([
+      ['push_line_items', 'succeeded', 1],
+      ['set_status', 'succeeded', 1],
+    ]);
+  });
+
+  it('fails an upload at once when the CRM answers a malformed file id', async () => {
+    const { project, drawing, appointmentId } = await scenario();
+    crm().injectFault({ method: 'POST', path: `/appointments/${appointmentId}/files`, status: 201, body: { id: { nested: 1 } }, times: 1 });
+    await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
+    const [entry] = await settled(h, project.id, ['push_drawings']);
+    expect(entry).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(entry.error).toContain('answer has a malformed file id');
+  });
 });

@@ -152,7 +152,8 @@ export class AppointmentActionsService {
     } else {
       throw new PermanentActionError('push_proposal_pdf needs pdf_url or drawing_id');
     }
-    const fileName = payload.proposal_id ? `proposal-${payload.proposal_id}.pdf` : `proposal-${payload.drawing_id}.pdf`;
+    // Made safe like every file name sent: the id lands in a multipart header, where a quote or CR/LF would break out.
+    const fileName = pdfFileName(`proposal-${payload.proposal_id || payload.drawing_id}`, 'proposal');
     const projectId = entry.projectId;
     const open =
       payload.pdf_url && payload.proposal_id && projectId

@@ -3,6 +3,7 @@ import FormData from 'form-data';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { idString } from '../http/exact-json.js';
+import { NO_CONTROL_OR_QUOTE } from '../http/file-names.js';
 import { notConnected, OutboundError } from '../http/outbound-error.js';
 import { bearerHttp, type OutboundHttp, type OutboundRequest } from '../http/outbound-http.js';
 import type { AppointmentCrmConnection } from '../config/connection-settings.js';
@@ -61,7 +62,12 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     if (!Array.isArray(data)) throw this.invalid('GET /appointments/:id/files', 'expected a list of files');
     return data.map((raw) => {
       const file = raw as Record<string, unknown>;
-      return { id: idString(file.id), name: String(file.name ?? ''), category: String(file.category ?? ''), size: file.size as number | undefined };
+      return {
+        id: this.fileId('GET /appointments/:id/files', file?.id),
+        name: String(file.name ?? ''),
+        category: String(file.category ?? ''),
+        size: file.size as number | undefined,
+      };
     });
   }
 
@@ -105,7 +111,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       headers,
     });
     if (data?.id === undefined || data.id === null) throw this.invalid('POST /appointments/:id/files', 'answer has no file id');
-    return { id: idString(data.id), name: String(data.name ?? file.fileName), category: String(data.category ?? category) };
+    return { id: this.fileId('POST /appointments/:id/files', data.id), name: String(data.name ?? file.fileName), category: String(data.category ?? category) };
   }
 
   async deleteFile(appointmentId: string, fileId: string, key: IdempotencyKey): Promise<void> {
@@ -119,6 +125,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       path: `/appointments/${enc(appointmentId)}/files/${enc(fileId)}`,
       headers: idempotent(key),
       acceptStatus: [404],
+      answerUnused: true,
     });
   }
 
@@ -129,6 +136,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       path: `/appointments/${enc(appointmentId)}/sale`,
       json: sale,
       headers: idempotent(key),
+      answerUnused: true,
     });
   }
 
@@ -139,6 +147,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       path: `/appointments/${enc(appointmentId)}`,
       json: { status },
       headers: idempotent(key),
+      answerUnused: true,
     });
   }
 
@@ -150,6 +159,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
       json: { text },
       headers: idempotent(key),
       retry: false,
+      answerUnused: true,
     });
   }
 
@@ -183,6 +193,15 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     if (!connection) throw notConnected('appointment_crm', endpoint, 'The appointment CRM');
     if (this.client?.connection !== connection) this.client = { connection, http: appointmentCrmHttp(connection, this.config, { metrics: this.metrics }) };
     return this.client.http;
+  }
+
+  /** A file id as text; anything else is a broken answer, which trying again would not mend. */
+  private fileId(endpoint: string, value: unknown): string {
+    const id = typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value)) ? String(value) : '';
+    // It goes into the path of a later DELETE: no separators, no control characters.
+    if (id.length > 200 || !NO_CONTROL_OR_QUOTE.test(id) || /[/?#]/.test(id))
+      throw this.invalid(endpoint, `answer has a malformed file id: ${JSON.stringify(value)?.slice(0, 40)}`);
+    return id;
   }
 
   private invalid(endpoint: string, message: string): OutboundError {

@@ -18,7 +18,14 @@ export interface AppConfig {
   /** Prefix of every queue key in Redis, so several deployments can share one Redis. */
   queuePrefix: string;
   logLevel: string;
-  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number };
+  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy; pdfMaxBytes: number; maxJsonBytes: number };
+  /**
+   * Downloads of URLs from payloads and answers (docs/security.md): https to public addresses only unless
+   * `allowPrivateAddresses`; each must be over within `deadlineMs`, however steadily its bytes come.
+   */
+  downloads: { allowPrivateAddresses: boolean; deadlineMs: number };
+  /** CSV imports of mappings: the body's bytes, its data rows, and one record's bytes. */
+  mappingImport: { maxBytes: number; maxRows: number; maxRecordBytes: number };
   service: { maxRps: number; proposalTemplateId: string | null };
   webhooks: { toleranceSeconds: number; dedupeWindowSeconds: number };
   /**
@@ -80,6 +87,14 @@ export interface AppConfig {
   retention: { syncLogDays: number; inboxDays: number; batchSize: number; everyMs: number };
 }
 
+/**
+ * The service retries a delivery 15 s, 30 s, 3 min, 10 min, 20 min and 30 min after each failure (3,825 s of
+ * waiting), and each of the six failed attempts before the last may itself have waited out its 30 s time-out
+ * (180 s): the last attempt can so arrive 4,005 s after the first. 4,200 s covers that with a margin for the
+ * sender's queueing and clock.
+ */
+const DEDUPE_WINDOW_SECONDS = 4_200;
+
 /** The single injection token of the configuration. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -96,9 +111,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       uploadTimeoutMs: v.HTTP_UPLOAD_TIMEOUT_MS ?? 600_000,
       retry: { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, maxInlineRetryAfterMs: 30_000 },
       pdfMaxBytes: v.PDF_MAX_BYTES ?? 100 * 1024 * 1024,
+      maxJsonBytes: v.HTTP_MAX_JSON_BYTES ?? 10 * 1024 * 1024,
+    },
+    // 5 minutes takes the largest PDF allowed by default (100 MB) at about 350 KB/s.
+    downloads: { allowPrivateAddresses: v.DOWNLOADS_ALLOW_PRIVATE_ADDRESSES ?? false, deadlineMs: v.DOWNLOAD_DEADLINE_MS ?? 300_000 },
+    mappingImport: {
+      maxBytes: v.MAPPING_IMPORT_MAX_BYTES ?? 20 * 1024 * 1024,
+      maxRows: v.MAPPING_IMPORT_MAX_ROWS ?? 100_000,
+      maxRecordBytes: v.MAPPING_IMPORT_MAX_RECORD_BYTES ?? 4096,
     },
     service: { maxRps: v.SERVICE_API_MAX_RPS ?? 10, proposalTemplateId: v.PROPOSAL_TEMPLATE_ID ?? null },
-    webhooks: { toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300, dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? 3900 },
+    webhooks: { toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300, dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? DEDUPE_WINDOW_SECONDS },
     environmentConnections: {
       service: v.SERVICE_API_BASE_URL ? { baseUrl: v.SERVICE_API_BASE_URL.replace(/\/+$/, ''), token: v.SERVICE_API_TOKEN! } : null,
       appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,

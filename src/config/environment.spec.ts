@@ -26,7 +26,11 @@ describe(loadConfig.name, () => {
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/crm_sync',
       redisUrl: 'redis://127.0.0.1:6379',
       service: { maxRps: 10, proposalTemplateId: null },
-      webhooks: { toleranceSeconds: 300, dedupeWindowSeconds: 3900 },
+      // The service's whole retry schedule, its time-outs included (4,005 s), plus a margin.
+      webhooks: { toleranceSeconds: 300, dedupeWindowSeconds: 4200 },
+      http: { maxJsonBytes: 10 * 1024 * 1024 },
+      downloads: { allowPrivateAddresses: false, deadlineMs: 300_000 },
+      mappingImport: { maxBytes: 20 * 1024 * 1024, maxRows: 100_000, maxRecordBytes: 4096 },
       environmentConnections: {
         service: { baseUrl: 'https://api.example.com/v1', token: 'token-123' },
         webhooks: { events: ['a', 'b', 'c'], appointmentPrompt: [], recordPrompt: [] },
@@ -37,6 +41,14 @@ describe(loadConfig.name, () => {
       adminTokens: [{ name: 'admin', role: 'admin', token: 'admin-token-long-enough' }],
       reconcileIntervalSeconds: 900,
     });
+  });
+
+  it('reads DOWNLOADS_ALLOW_PRIVATE_ADDRESSES as true or false and refuses anything else', () => {
+    expect(loadConfig({ ...valid, DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'TRUE' }).downloads.allowPrivateAddresses).toBe(true);
+    expect(loadConfig({ ...valid, DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'false' }).downloads.allowPrivateAddresses).toBe(false);
+    expect(problemsOf({ ...valid, DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'yes' })).toEqual([
+      { variable: 'DOWNLOADS_ALLOW_PRIVATE_ADDRESSES', reason: 'must be true or false' },
+    ]);
   });
 
   it('starts with nothing set: no connection, no admin token (made on the first start), the key in data/connections.key', () => {

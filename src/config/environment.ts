@@ -1,7 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { adminTokensProblems } from './roles.js';
 import { parseConnectionsKey } from './connections-key.js';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 const dbUrl = { require_tld: false, require_protocol: true, protocols: ['postgres', 'postgresql'] };
@@ -9,6 +9,12 @@ const redisUrl = { require_tld: false, require_protocol: true, protocols: ['redi
 
 /** Blank values count as unset, so `FOO=` in a compose file falls back to the default. */
 const blankAsUnset = Transform(({ value }) => (typeof value === 'string' && value.trim() === '' ? undefined : value));
+/** `true` or `false` (any case); anything else is left as written so the check names it. */
+const toBoolean = Transform(({ value }) => {
+  if (value === undefined || (typeof value === 'string' && value.trim() === '')) return undefined;
+  const text = String(value).trim().toLowerCase();
+  return text === 'true' ? true : text === 'false' ? false : value;
+});
 const toInt = Transform(({ value }) => {
   if (value === undefined || (typeof value === 'string' && value.trim() === '')) return undefined;
   return /^-?\d+$/.test(String(value).trim()) ? Number(value) : value;
@@ -167,6 +173,42 @@ export class EnvironmentVariables {
   @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' })
   PDF_MAX_BYTES?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1000, { message: 'must be at least 1000' })
+  DOWNLOAD_DEADLINE_MS?: number;
+
+  /** Plain http and loopback, private, link-local and unique-local addresses for downloads (docs/security.md). */
+  @toBoolean
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  DOWNLOADS_ALLOW_PRIVATE_ADDRESSES?: boolean;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1024, { message: 'must be at least 1024' })
+  HTTP_MAX_JSON_BYTES?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1024, { message: 'must be at least 1024' })
+  MAPPING_IMPORT_MAX_BYTES?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  MAPPING_IMPORT_MAX_ROWS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(64, { message: 'must be at least 64' })
+  MAPPING_IMPORT_MAX_RECORD_BYTES?: number;
 
   @toInt
   @IsOptional()

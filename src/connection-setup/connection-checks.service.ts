@@ -86,7 +86,7 @@ export class ConnectionChecks {
   /** A token of the refresh-token grant, from settings not in use yet (the connection in use is checked by its client). */
   async recordCrm(connection: RecordCrmConnection): Promise<CheckOutcome> {
     const retry = { ...this.config.http.retry, attempts: 1 };
-    const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, retry });
+    const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, maxJsonBytes: this.config.http.maxJsonBytes, retry });
     try {
       const token = await new ZohoAuth(accounts, connection, retry).get();
       return { ok: true, code: null, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };

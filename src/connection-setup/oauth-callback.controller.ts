@@ -22,6 +22,12 @@ export class OAuthCallbackController {
 
   @Get(CALLBACK_PATH.slice(1))
   async callback(@Query() query: CallbackQuery, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    // `?state=a&state=b` arrives as an array, which the exchange cannot read: a malformed request, not a failure of ours.
+    const repeated = Object.entries(query as Record<string, unknown>).filter(([, value]) => Array.isArray(value));
+    if (repeated.length > 0) {
+      await sendFailure(reply.header('cache-control', 'no-store'), 400, `${repeated.map(([name]) => name).join(', ')} must be given once`);
+      return;
+    }
     const outcome = await this.zoho.finish(query, readCookie(request.headers.cookie, OAUTH_BINDING_COOKIE));
     void reply.header('set-cookie', oauthBindingCookie(null, request.protocol === 'https')).header('cache-control', 'no-store');
     if (outcome.ok) {
@@ -33,12 +39,16 @@ export class OAuthCallbackController {
       await reply.status(303).header('location', '/admin/#connections').send();
       return;
     }
-    await reply
-      .status(outcome.status)
-      .header('content-type', 'text/html; charset=utf-8')
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title><link rel="stylesheet" href="/admin/style.css"></head>` +
-          `<body><main><h1>Zoho CRM was not connected</h1><p>${escapeHtml(outcome.reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></main></body></html>`,
-      );
+    await sendFailure(reply, outcome.status, outcome.reason);
   }
+}
+
+async function sendFailure(reply: FastifyReply, status: number, reason: string): Promise<void> {
+  await reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title><link rel="stylesheet" href="/admin/style.css"></head>` +
+        `<body><main><h1>Zoho CRM was not connected</h1><p>${escapeHtml(reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></main></body></html>`,
+    );
 }

@@ -50,7 +50,12 @@ export class ZohoConnectService {
     private readonly connections: ConnectionsService,
     private readonly oauthStates: OAuthStateRepository,
   ) {
-    this.accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: { ...config.http.retry, attempts: 1 } });
+    this.accounts = new OutboundHttp({
+      system: 'zoho_accounts',
+      timeoutMs: config.http.timeoutMs,
+      maxJsonBytes: config.http.maxJsonBytes,
+      retry: { ...config.http.retry, attempts: 1 },
+    });
   }
 
   get redirectUri(): string {

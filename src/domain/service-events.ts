@@ -10,16 +10,17 @@ export interface ProjectEventData {
   work_site_address?: Address;
   sales_rep?: SalesRep;
   tags: string[];
-  /** project.updated only. */
-  source?: 'app' | 'web' | 'open_api' | null;
+  /** project.updated only: documented as `app`, `web` or `open_api`; a value added later is taken as it is. */
+  source?: string | null;
 }
 
 export interface DrawingEventData {
   id: string;
   project_id: string;
   name: string;
-  pdf_url: string;
-  png_url: string;
+  /** Null while the drawing has no PDF yet: the push reads the drawing again (D1) anyway. */
+  pdf_url: string | null;
+  png_url: string | null;
   tags: string[];
 }
 
@@ -28,7 +29,8 @@ export interface ProposalOption {
   name: string;
   drawing_id: string;
   drawing_version_id: string;
-  total: number;
+  /** A number, or its exact decimal text when a double cannot hold it. */
+  total: number | string;
   pdf_url: string;
 }
 
@@ -51,7 +53,7 @@ export interface ProposalSentData {
 }
 
 export interface ProposalApprovedData extends Omit<ProposalSentData, 'proposal_options'> {
-  approved_option: { name: string; drawing_id: string; drawing_version_id: string; total: number; pdf_url: string };
+  approved_option: { name: string; drawing_id: string; drawing_version_id: string; total: number | string; pdf_url: string };
 }
 
 export interface ProposalStatusChangedData {
@@ -65,7 +67,7 @@ export interface ProposalStatusChangedData {
   customer_email: string;
   document_number?: string;
   close_note?: string;
-  total?: number;
+  total?: number | string;
   pdf_url?: string;
   approved_option?: { id?: string; drawing_id: string; drawing_version_id?: string };
   initial_proposal_id?: string;
@@ -91,7 +93,8 @@ export interface ProposalViewedData {
 export interface PaymentReceivedData {
   proposal_id: string;
   drawing_id: string;
-  paid_amount: number;
+  /** A number, or its exact decimal text when a double cannot hold it. */
+  paid_amount: number | string;
   pay_channel: 'service_payment' | 'mark_as_paid';
   paid_time?: string;
   paid_date?: string;

@@ -13,6 +13,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly webhookToleratedFields = new Counter({
+    name: 'crm_sync_webhook_tolerated_fields_total',
+    help: 'Fields of accepted deliveries outside the documented shape, by event, field and kind (unknown_value, null, inexact_number).',
+    labelNames: ['event', 'field', 'kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly relayed = new Counter({
     name: 'crm_sync_relayed_total',
     help: 'Stored work the relay put on a queue, by kind (delivery, action).',

@@ -1,3 +1,5 @@
+import { redactSecrets } from './redact.js';
+
 /**
  * Why an outbound call failed. `transient` failures (429, 408, 409, 5xx, time-outs, connection errors) are worth
  * retrying; the others (400, 401, 403, 404, ...) fail at once.
@@ -52,10 +54,10 @@ export function parseRetryAfter(header: unknown, now = Date.now()): number | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** A short, single-line excerpt of an answer for logs and errors. Secrets never appear in answers we quote. */
+/** A short, single-line excerpt of an answer for logs and errors, credentials it may echo taken out (redact.ts). */
 export function excerptOf(body: unknown, max = 200): string {
   if (body === undefined || body === null || body === '') return '';
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = redactSecrets(text.replace(/\s+/g, ' ').trim());
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -3,6 +3,7 @@ import axios, { AxiosError, type AxiosInstance, type Method } from 'axios';
 import type { Readable } from 'node:stream';
 import type { RetryPolicy } from '../config/app-config.js';
 import type { MetricsService } from '../health/metrics.service.js';
+import { checkDownloadUrl, guardedLookup, refusalIn, type AddressPolicy } from './address-guard.js';
 import { recordCall } from './call-trace.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';
 import { excerptOf, failureForStatus, OutboundError, parseRetryAfter, type OutboundFailure } from './outbound-error.js';
@@ -22,6 +23,10 @@ export interface OutboundHttpOptions {
   /** Wraps every try, e.g. a rate cap. */
   throttle?: <T>(call: () => Promise<T>) => Promise<T>;
   metrics?: MetricsService;
+  /** For URLs someone outside chose (downloads): where they may go, checked on every connection and redirect. */
+  addressPolicy?: AddressPolicy;
+  /** The largest JSON answer read (HTTP_MAX_JSON_BYTES); a larger one fails as `invalid_response`. Unset: no cap. */
+  maxJsonBytes?: number;
 }
 
 /**
@@ -31,13 +36,14 @@ export interface OutboundHttpOptions {
 export function bearerHttp(
   system: string,
   target: { baseUrl: string; bearer: string },
-  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy },
+  http: { timeoutMs: number; uploadTimeoutMs: number; retry: RetryPolicy; maxJsonBytes?: number },
   extra: { metrics?: MetricsService; throttle?: OutboundHttpOptions['throttle']; attempts?: number } = {},
 ): OutboundHttp {
   return new OutboundHttp({
     system,
     baseUrl: target.baseUrl,
     timeoutMs: http.timeoutMs,
+    maxJsonBytes: http.maxJsonBytes,
     uploadTimeoutMs: http.uploadTimeoutMs,
     retry: extra.attempts ? { ...http.retry, attempts: extra.attempts } : http.retry,
     authorize: () => ({ authorization: `Bearer ${target.bearer}` }),
@@ -69,6 +75,10 @@ export interface OutboundRequest {
   /** Statuses that are not failures for this call (e.g. 404 read as "absent"). */
   acceptStatus?: number[];
   retry?: boolean;
+  /** A write whose answer is not read: a 2xx whose body is not JSON still means it was done. */
+  answerUnused?: boolean;
+  /** Aborts the call (a download's overall deadline). */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse<T> {
@@ -88,7 +98,13 @@ export class OutboundHttp {
 
   constructor(private readonly options: OutboundHttpOptions) {
     this.logger = new Logger(`http:${options.system}`);
+    const policy = options.addressPolicy;
     this.axios = axios.create({
+      ...(policy && {
+        lookup: guardedLookup(policy),
+        beforeRedirect: (next: { protocol?: string; hostname?: string; host?: string }) =>
+          checkDownloadUrl(`${next.protocol ?? 'http:'}//${next.hostname ?? next.host ?? ''}/`, policy),
+      }),
       baseURL: options.baseUrl,
       timeout: options.timeoutMs,
       validateStatus: () => true,
@@ -134,6 +150,7 @@ export class OutboundHttp {
     const timeoutMs = upload ? (this.options.uploadTimeoutMs ?? this.options.timeoutMs) : this.options.timeoutMs;
     let statusLabel = 'error';
     try {
+      if (this.options.addressPolicy) checkDownloadUrl(this.absoluteUrl(req.path), this.options.addressPolicy);
       const response = await this.axios.request({
         method: req.method,
         url: req.path,
@@ -146,7 +163,9 @@ export class OutboundHttp {
         // and a stream cannot be replayed anyway.
         maxRedirects: upload ? 0 : 3,
         // A whole JSON answer must arrive within the time-out; a stream only has to keep moving (axios' idle timer).
-        signal: stream ? undefined : AbortSignal.timeout(timeoutMs + 1_000),
+        signal: stream ? req.signal : anySignal(AbortSignal.timeout(timeoutMs + 1_000), req.signal),
+        // A stream (a PDF) has its own cap; a JSON answer is held whole in memory, so it is capped here.
+        maxContentLength: stream ? -1 : (this.options.maxJsonBytes ?? -1),
       });
       statusLabel = String(response.status);
       traceStatus = response.status;
@@ -162,7 +181,7 @@ export class OutboundHttp {
           parseRetryAfter(response.headers['retry-after']),
         );
       }
-      const parsed = stream ? response.data : this.parseBody(req, response.status, response.data as string);
+      const parsed = stream ? response.data : req.answerUnused ? null : this.parseBody(req, response.status, response.data as string);
       const declared = req.failureOf?.(response.status, parsed);
       if (declared) {
         throw new OutboundError(this.options.system, req.endpoint, declared.failure, response.status, declared.message);
@@ -195,8 +214,14 @@ export class OutboundHttp {
 
   private toOutboundError(req: OutboundRequest, err: unknown, timeoutMs: number, unansweredMs: number): OutboundError {
     if (err instanceof OutboundError) return err;
+    const refusal = refusalIn(err);
+    if (refusal) return new OutboundError(this.options.system, req.endpoint, 'rejected', null, refusal.message);
     const e = err as AxiosError & { name?: string };
     const code = e.code ?? '';
+    if (/maxContentLength size of/.test(e.message ?? '')) {
+      const cap = this.options.maxJsonBytes ?? 0;
+      return new OutboundError(this.options.system, req.endpoint, 'invalid_response', null, `answer larger than ${cap} bytes (HTTP_MAX_JSON_BYTES)`);
+    }
     // A write left unanswered may still be applied by the other side, late. Its next try waits as long as this one
     // waited, so that what the caller looks for first (an attachment of that name, say) has had time to land.
     const settleMs = isWrite(req.method) ? unansweredMs : undefined;
@@ -215,7 +240,11 @@ export class OutboundHttp {
   }
 
   private describeUrl(path: string): string {
-    return redactUrl(/^https?:\/\//.test(path) ? path : `${this.options.baseUrl ?? ''}${path}`);
+    return redactUrl(this.absoluteUrl(path));
+  }
+
+  private absoluteUrl(path: string): string {
+    return /^https?:\/\//i.test(path) ? path : `${this.options.baseUrl ?? ''}${path}`;
   }
 }
 
@@ -224,6 +253,10 @@ const LOST_MID_REQUEST: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
 
 function isWrite(method: string): boolean {
   return !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+}
+
+function anySignal(signal: AbortSignal, extra: AbortSignal | undefined): AbortSignal {
+  return extra ? AbortSignal.any([signal, extra]) : signal;
 }
 
 function elapsedMs(started: bigint): number {

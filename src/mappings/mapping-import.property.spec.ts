@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
+import { loadConfig } from '../config/app-config.js';
 import { parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
 import { CSV_COLUMNS, MappingImportService, type ImportResult } from './mapping-import.service.js';
 import type { MappingsService } from './mappings.service.js';
@@ -16,7 +17,7 @@ function importer() {
       return Promise.resolve(inputs.map((input, i) => ({ status: 'created', mapping: { id: String(inserted.length - inputs.length + i + 1), ...input } })));
     },
   } as unknown as MappingsService;
-  return { service: new MappingImportService(mappings), inserted };
+  return { service: new MappingImportService(mappings, loadConfig({ ADMIN_TOKEN: 'admin-token-long-enough' })), inserted };
 }
 
 /** The upload as the controller streams it: bytes, cut anywhere (inside a CRLF or a UTF-8 character too). */

@@ -1,6 +1,7 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { parse, type CsvError } from 'csv-parse';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
 import { MappingsService } from './mappings.service.js';
 
@@ -25,6 +26,13 @@ export interface ImportResult {
 
 type CsvRecord = { record: string[]; info: { lines: number; records: number } };
 
+export type ImportLimits = AppConfig['mappingImport'];
+
+/** The defaults of MAPPING_IMPORT_MAX_BYTES, _ROWS and _RECORD_BYTES (see app-config.ts). */
+
+/** An upload past one of the import's limits; answered 413, naming the limit and its variable. */
+class ImportLimitError extends Error {}
+
 /**
  * Imports mappings from CSV, read as a stream: rows are parsed, validated and inserted in batches while the upload
  * is still arriving, so the file is never held whole. Good rows are kept; bad ones are answered with their line
@@ -32,10 +40,25 @@ type CsvRecord = { record: string[]; info: { lines: number; records: number } };
  */
 @Injectable()
 export class MappingImportService {
-  constructor(private readonly mappings: MappingsService) {}
+  private readonly limits: ImportLimits;
 
-  async importCsv(body: Readable): Promise<ImportResult> {
+  constructor(
+    private readonly mappings: MappingsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.limits = config.mappingImport;
+  }
+
+  /**
+   * Bytes, rows and one record's size are capped, since the upload is read as it streams in and its results are
+   * kept for the answer. Rows before the one past a limit have been created already; the 413 says so.
+   */
+  async importCsv(body: Readable, declaredBytes?: number): Promise<ImportResult> {
+    const { maxBytes, maxRows, maxRecordBytes } = this.limits;
+    if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge(`the CSV is larger than ${maxBytes} bytes (MAPPING_IMPORT_MAX_BYTES)`);
     const parser = parse({
+      // A record of a mapping is well under 1 KB; a longer one is not a mapping, and would otherwise grow unbounded.
+      max_record_size: maxRecordBytes,
       bom: true,
       info: true,
       // Spreadsheets mix line endings; a lone `"` inside a field is kept rather than derailing the rest of the file.
@@ -48,10 +71,26 @@ export class MappingImportService {
     // every skip before a record has arrived by the time that record is read. `records` orders the two streams.
     const skipped: Array<{ records: number; lines: number; message: string }> = [];
     parser.on('skip', (err: CsvError & { records?: number; lines?: number }) => {
+      if (err.code === 'CSV_MAX_RECORD_SIZE') {
+        parser.destroy(
+          new ImportLimitError(`line ${err.lines ?? '?'} holds a record longer than ${maxRecordBytes} characters (MAPPING_IMPORT_MAX_RECORD_BYTES)`),
+        );
+        return;
+      }
       skipped.push({ records: err.records ?? 0, lines: err.lines ?? 0, message: err.message });
     });
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (bytes > maxBytes) done(new ImportLimitError(`the CSV is larger than ${maxBytes} bytes (MAPPING_IMPORT_MAX_BYTES)`));
+        else done(null, chunk);
+      },
+    });
     body.on('error', (err) => parser.destroy(err));
-    body.pipe(parser);
+    counter.on('error', (err) => parser.destroy(err));
+    body.pipe(counter).pipe(parser);
+    let rows = 0;
 
     const results: ImportRowResult[] = [];
     let header: number[] | null = null;
@@ -90,6 +129,7 @@ export class MappingImportService {
           header = headerOf(record);
           continue;
         }
+        if (++rows > maxRows) throw new ImportLimitError(`the CSV has more than ${maxRows} rows (MAPPING_IMPORT_MAX_ROWS)`);
         if (record.length !== header.length) {
           results.push({ line, status: 'error', error: `expected ${header.length} columns, found ${record.length}`, mapping_id: null });
           continue;
@@ -110,6 +150,17 @@ export class MappingImportService {
     } catch (err) {
       if (err instanceof BadRequestException) throw err;
       const code = (err as { code?: string }).code;
+      const overLimit =
+        err instanceof ImportLimitError
+          ? err.message
+          : code === 'CSV_MAX_RECORD_SIZE'
+            ? `a record is longer than ${maxRecordBytes} characters (MAPPING_IMPORT_MAX_RECORD_BYTES)`
+            : null;
+      if (overLimit !== null) {
+        await flush();
+        const created = results.filter((r) => r.status === 'created').length;
+        throw tooLarge(`${overLimit}; the ${created} mapping(s) of the rows before it were created`);
+      }
       if (typeof code === 'string' && code.startsWith('CSV_')) throw badHeader(`the CSV could not be read: ${(err as Error).message}`);
       throw err;
     } finally {
@@ -138,6 +189,10 @@ function headerOf(record: string[]): number[] {
     throw badHeader(`line 1 must be the header ${CSV_COLUMNS.join(',')} (${problems.join('; ')})`);
   }
   return CSV_COLUMNS.map((c) => names.indexOf(c));
+}
+
+function tooLarge(message: string): PayloadTooLargeException {
+  return new PayloadTooLargeException({ statusCode: 413, message, error: 'Payload Too Large' });
 }
 
 function badHeader(message: string): BadRequestException {

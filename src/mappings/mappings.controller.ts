@@ -17,6 +17,7 @@ import {
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
+  ApiPayloadTooLargeResponse,
   ApiBody,
   ApiConflictResponse,
   ApiConsumes,
@@ -160,11 +161,15 @@ export class MappingsController {
   })
   @ApiOkResponse({ description: '`{ created, errors, items: [{ line, status, error, mapping_id }] }`' })
   @ApiBadRequestResponse({ description: 'No header row, or a wrong one.' })
+  @ApiPayloadTooLargeResponse({
+    description: 'Over MAPPING_IMPORT_MAX_BYTES, MAPPING_IMPORT_MAX_ROWS or MAPPING_IMPORT_MAX_RECORD_BYTES; the message names the limit.',
+  })
   @RequiresRole('operator')
   async import(@Req() request: FastifyRequest, @Actor() actor: AdminActor): Promise<ImportResult> {
     const body = request.body;
     if (!(body instanceof Readable)) throw new UnsupportedMediaTypeException('send the CSV with Content-Type: text/csv');
-    const result = await this.imports.importCsv(body);
+    const declared = Number(request.headers['content-length']);
+    const result = await this.imports.importCsv(body, Number.isFinite(declared) ? declared : undefined);
     await this.audit.record(actor, {
       detail: `CSV import: ${result.created} mapping(s) created, ${result.errors} row(s) refused`,
       payload: { created: result.created, errors: result.errors },

@@ -60,9 +60,16 @@ export class ZohoClient implements RecordCrm {
       timeoutMs: config.http.timeoutMs,
       uploadTimeoutMs: config.http.uploadTimeoutMs,
       retry: config.http.retry,
+      maxJsonBytes: config.http.maxJsonBytes,
       metrics,
     });
-    this.accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
+    this.accounts = new OutboundHttp({
+      system: 'zoho_accounts',
+      timeoutMs: config.http.timeoutMs,
+      maxJsonBytes: config.http.maxJsonBytes,
+      retry: config.http.retry,
+      metrics,
+    });
   }
 
   async findAttachment(record: RecordRef, matches: (fileName: string) => boolean): Promise<RecordAttachment | null> {

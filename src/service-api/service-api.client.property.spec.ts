@@ -9,7 +9,11 @@ import type { SharedRedis } from '../queues/shared-redis.service.js';
 import { ServiceApiClient } from './service-api.client.js';
 
 const runs = { numRuns: 200, interruptAfterTimeLimit: 4000 };
-const config = { service: { maxRps: 1_000_000 }, http: { timeoutMs: 1000, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxInlineRetryAfterMs: 1 } } };
+const config = {
+  service: { maxRps: 1_000_000 },
+  downloads: { allowPrivateAddresses: false, deadlineMs: 1000 },
+  http: { timeoutMs: 1000, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxInlineRetryAfterMs: 1 } },
+};
 
 /** A client whose service answers every call with `data` (what OutboundHttp parsed from the body). */
 function clientAnswering(data: unknown): ServiceApiClient {

@@ -56,7 +56,13 @@ export class ServiceApiClient {
     shared: SharedRedis,
   ) {
     this.rateCap = serviceRateCap(shared, config.service.maxRps);
-    this.downloads = new OutboundHttp({ system: 'download', timeoutMs: config.http.timeoutMs, retry: config.http.retry, metrics });
+    this.downloads = new OutboundHttp({
+      system: 'download',
+      timeoutMs: config.http.timeoutMs,
+      retry: config.http.retry,
+      metrics,
+      addressPolicy: { allowPrivate: config.downloads.allowPrivateAddresses },
+    });
   }
 
   // Projects
@@ -314,7 +320,7 @@ export class ServiceApiClient {
 
   /** A PDF the service links to (drawing `pdf_url`, R4 `url`, a signed proposal), as a size-capped stream. */
   openPdf(url: string): Promise<PdfStream> {
-    return openPdf(this.downloads, url, this.config.http.pdfMaxBytes);
+    return openPdf(this.downloads, url, { maxBytes: this.config.http.pdfMaxBytes, deadlineMs: this.config.downloads.deadlineMs });
   }
 
   /**

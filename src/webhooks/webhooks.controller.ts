@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
@@ -10,6 +10,7 @@ import type { WebhookEndpoint } from './inbox.entity.js';
 import { InboxService } from './inbox.service.js';
 import { parseDelivery } from './parse-delivery.js';
 import { verifySignature } from './signature.js';
+import { toleratedFields } from './tolerance.js';
 
 type SecretsOf = (secrets: WebhookSecrets) => string[];
 type Answer = { status: number; body: Record<string, unknown>; outcome: string };
@@ -21,6 +22,8 @@ type Answer = { status: number; body: Record<string, unknown>; outcome: string }
 @ApiTags('webhooks')
 @Controller('webhooks')
 export class WebhooksController {
+  private readonly logger = new Logger('webhooks');
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inbox: InboxService,
@@ -93,11 +96,19 @@ export class WebhooksController {
       }
       const stored = await this.inbox.store(endpoint, parsed.event, raw, 'received', window);
       if (stored.duplicate) return { status: 200, body: { status: 'duplicate' }, outcome: 'duplicate' };
+      this.noteTolerated(parsed.event, parsed.data as unknown as Record<string, unknown>);
       return { status: 200, body: { status: 'accepted' }, outcome: 'accepted' };
     } catch {
       // Not stored: the service must deliver it again.
       this.alerts.notify('webhooks_unavailable', { detail: `a delivery to /webhooks/${endpoint} could not be stored` });
       return { status: 503, body: { error: 'the delivery could not be stored; please retry' }, outcome: 'unavailable' };
     }
+  }
+
+  private noteTolerated(event: string, data: Record<string, unknown>): void {
+    const fields = toleratedFields(event, data);
+    if (fields.length === 0) return;
+    for (const { field, kind } of fields) this.metrics.webhookToleratedFields.inc({ event, field, kind });
+    this.logger.warn(`${event} taken with fields outside the documented shape: ${fields.map((f) => `${f.field} (${f.kind})`).join(', ')}`);
   }
 }

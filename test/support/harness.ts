@@ -75,6 +75,8 @@ export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: numbe
     QUEUE_PREFIX: `crm-sync-test-${randomBytes(4).toString('hex')}`,
     DRAWINGS_COALESCE_MS: '300',
     HTTP_TIMEOUT_MS: '3000',
+    // The simulators serve their PDFs from 127.0.0.1 over plain http, which downloads refuse by default.
+    DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true',
     LOG_LEVEL: 'silent',
   };
 }

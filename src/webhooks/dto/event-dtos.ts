@@ -1,12 +1,30 @@
-import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, MinLength, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { Nested } from './shape-check.js';
 
-/** Payload DTOs of the spec's events list. Ids arrive as strings here: the parser normalised them first. */
+/**
+ * Payload DTOs of the spec's events list. Ids arrive as strings here: the parser normalised them first.
+ * A tolerant reader: only what makes a delivery's work impossible is refused (a refused delivery is lost after the
+ * service's retries). Enum values the service may add, and nulls in fields no action needs, pass; tolerance.ts lists
+ * them for the log and the metric.
+ */
 
+/** An id of another system (an appointment, a Zoho record): any non-empty text. */
 const Id = () => MinLength(1, { message: '$property must be a non-empty id' });
+/** An id of the service: decimal digits, as it writes them (it goes into file names, URLs and SQL as is). */
+const ServiceId = () => Matches(/^\d{1,40}$/, { message: '$property must be an id of the service (decimal digits)' });
+/** An amount: a JSON number, or the exact decimal text of one a double cannot hold (the parser keeps those as text). */
+const Amount = () =>
+  ValidateBy({
+    name: 'isAmount',
+    validator: {
+      validate: (value: unknown) =>
+        (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)),
+      defaultMessage: () => '$property must be a number',
+    },
+  });
 
 export class ProjectEventDto {
-  @IsString() @Id() id: string;
+  @IsString() @ServiceId() id: string;
   @IsString() name: string;
   @IsOptional() @IsObject() customer?: object;
   @IsOptional() @IsString() job_number?: string;
@@ -16,38 +34,40 @@ export class ProjectEventDto {
 }
 
 export class ProjectUpdatedDto extends ProjectEventDto {
-  @IsOptional() @IsIn(['app', 'web', 'open_api', null]) source?: string | null;
+  // Documented as app, web or open_api; nothing is done differently by it, so a new value is taken (and counted).
+  @IsOptional() @IsString() source?: string | null;
 }
 
 export class DrawingEventDto {
-  @IsString() @Id() id: string;
-  @IsString() @Id() project_id: string;
+  @IsString() @ServiceId() id: string;
+  @IsString() @ServiceId() project_id: string;
   @IsString() name: string;
-  @IsString() pdf_url: string;
-  @IsString() png_url: string;
+  // The push reads the drawing again (D1) for its PDF; a drawing without one yet is passed over there.
+  @IsOptional() @IsString() pdf_url: string | null;
+  @IsOptional() @IsString() png_url: string | null;
   @IsArray() @IsString({ each: true }) tags: string[];
 }
 
 export class ProposalOptionDto {
   @IsString() @Id() id: string;
   @IsString() name: string;
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   @IsString() drawing_version_id: string;
-  @IsNumber() total: number;
+  @Amount() total: number | string;
   @IsString() pdf_url: string;
 }
 
 export class ProposalSignedDto {
-  @IsString() @Id() project_id: string;
+  @IsString() @ServiceId() project_id: string;
   @IsString() name: string;
   @IsString() url: string;
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   @IsString() drawing_version_id: string;
 }
 
 class ProposalPartiesDto {
-  @IsString() @Id() project_id: string;
-  @IsString() @Id() proposal_id: string;
+  @IsString() @ServiceId() project_id: string;
+  @IsString() @ServiceId() proposal_id: string;
   @IsString() name: string;
   @IsString() customer_name: string;
   @IsString() contact_email: string;
@@ -60,10 +80,10 @@ export class ProposalSentDto extends ProposalPartiesDto {
 
 class ApprovedOptionOfApprovedDto {
   @IsString() name: string;
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   // Documented, but nothing depends on it: a delivery without it is still pushed rather than refused.
   @IsOptional() @IsString() drawing_version_id?: string;
-  @IsNumber() total: number;
+  @Amount() total: number | string;
   @IsString() pdf_url: string;
 }
 
@@ -73,22 +93,23 @@ export class ProposalApprovedDto extends ProposalPartiesDto {
 
 class ApprovedOptionDto {
   @IsOptional() @IsString() id?: string;
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   @IsOptional() @IsString() drawing_version_id?: string;
 }
 
 export class ProposalStatusChangedDto {
-  @IsString() @Id() proposal_id: string;
-  @IsString() @Id() project_id: string;
+  @IsString() @ServiceId() proposal_id: string;
+  @IsString() @ServiceId() project_id: string;
   @IsString() name: string;
-  @IsIn(['DRAFT', 'PENDING', 'VOID', 'LOST', 'APPROVED', 'EXPIRED']) status: string;
+  // Only APPROVED leads to work; any other status, a new one too, is recorded as skipped.
+  @IsString() @MinLength(1) status: string;
   @IsString() sales_representative: string;
   @IsString() contact_email: string;
   @IsString() customer_name: string;
   @IsString() customer_email: string;
   @IsOptional() @IsString() document_number?: string;
   @IsOptional() @IsString() close_note?: string;
-  @IsOptional() @IsNumber() total?: number;
+  @IsOptional() @Amount() total?: number | string;
   @IsOptional() @IsString() pdf_url?: string;
   @IsOptional() @IsObject() @Nested(() => ApprovedOptionDto) approved_option?: ApprovedOptionDto;
   @IsOptional() @IsString() initial_proposal_id?: string;
@@ -97,8 +118,8 @@ export class ProposalStatusChangedDto {
 }
 
 export class ProposalViewedDto {
-  @IsString() @Id() proposal_id: string;
-  @IsString() @Id() project_id: string;
+  @IsString() @ServiceId() proposal_id: string;
+  @IsString() @ServiceId() project_id: string;
   @IsString() name: string;
   @IsString() viewed_at: string;
   @IsString() status: string;
@@ -112,9 +133,9 @@ export class ProposalViewedDto {
 }
 
 export class PaymentReceivedDto {
-  @IsString() @Id() proposal_id: string;
-  @IsString() @Id() drawing_id: string;
-  @IsNumber() paid_amount: number;
+  @IsString() @ServiceId() proposal_id: string;
+  @IsString() @ServiceId() drawing_id: string;
+  @Amount() paid_amount: number | string;
   @IsIn(['service_payment', 'mark_as_paid']) pay_channel: string;
   @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'service_payment') @IsString() paid_time?: string;
   @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'mark_as_paid') @IsString() paid_date?: string;
@@ -122,18 +143,18 @@ export class PaymentReceivedDto {
 }
 
 export class AppointmentPromptDto {
-  @IsString() @Id() project_id: string;
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() project_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   @IsString() @Id() appointment_id: string;
   @IsBoolean() yes_no: boolean;
 }
 
 export class RecordPromptDto {
-  @IsString() @Id() drawing_id: string;
+  @IsString() @ServiceId() drawing_id: string;
   @IsIn(['Deals', 'Quotes', 'Leads', 'Contacts']) record_crm_module: string;
   @IsString() @Id() record_crm_record_id: string;
   @IsBoolean() yes_no: boolean;
-  @IsOptional() @IsString() @Id() project_id?: string;
+  @IsOptional() @IsString() @ServiceId() project_id?: string;
 }
 
 export const EVENT_DTOS = {

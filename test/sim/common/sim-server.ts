@@ -42,6 +42,8 @@ export interface Fault {
   times: number;
   status?: number;
   body?: unknown;
+  /** Sent as is (a string `body` then goes out unquoted): e.g. a 200 `text/plain` answer. */
+  contentType?: string;
   retryAfterSeconds?: number;
   delayMs?: number;
   dropConnection?: boolean;
@@ -159,6 +161,7 @@ export class SimServer {
       if (fault?.status) {
         const headers: Record<string, string> = {};
         if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
+        if (fault.contentType) headers['content-type'] = fault.contentType;
         return this.send(res, { status: fault.status, body: fault.body ?? { error: `injected ${fault.status}` }, headers });
       }
 
