@@ -81,7 +81,7 @@ export class ConnectionChecks {
     const retry = { ...this.config.http.retry, attempts: 1 };
     const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, retry });
     try {
-      const token = await new ZohoAuth(accounts, connection, retry).get();
+      const token = await new ZohoAuth(accounts, connection, retry, Date.now, undefined, undefined, this.config.zohoDomains).get();
       return { ok: true, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };
     } catch (err) {
       return { ok: false, detail: describe(err) };

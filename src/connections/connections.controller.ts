@@ -28,6 +28,7 @@ import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionD
 import { ConnectionsService } from './connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
+import { zohoDomainProblem } from './zoho-domains.js';
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
 
@@ -115,11 +116,16 @@ export class ConnectionsController {
   ): Promise<{ authorize_url: string; redirect_uri: string }> {
     this.assertEditable('record_crm');
     const accountsUrl = body.accounts_url.replace(/\/+$/, '');
+    const domainProblem = zohoDomainProblem('accounts_url', accountsUrl, this.config.zohoDomains);
+    if (domainProblem) throw new UnprocessableEntityException({ statusCode: 422, message: domainProblem });
     let clientSecret = body.client_secret;
     if (clientSecret === undefined) {
       const saved = await this.connections.get('record_crm');
       if (!saved || saved.clientId !== body.client_id)
         throw new UnprocessableEntityException({ statusCode: 422, message: 'client_secret is required for a new client' });
+      // The saved secret is only ever sent where it was entered for: another accounts server must be given it anew.
+      if (saved.accountsUrl !== accountsUrl)
+        throw new UnprocessableEntityException({ statusCode: 422, message: 'client_secret is required when accounts_url changes' });
       clientSecret = saved.clientSecret;
     }
     const { authorizeUrl, binding } = await this.zoho.start({ accountsUrl, clientId: body.client_id, clientSecret }, actor.name);
