@@ -40,7 +40,8 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   // A key of the run's own unless one is given: otherwise the daemon generates its key file under ./data, in the checkout.
   const key = env.CONNECTIONS_KEY || env.CONNECTIONS_KEY_FILE ? {} : { CONNECTIONS_KEY: RUN_CONNECTIONS_KEY };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, DAEMON_ENTRY], {
-    env: { ...process.env, ...key, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
+    // The simulators are not on Zoho's hosts; a run may still set it to false.
+    env: { RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true', ...process.env, ...key, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -76,6 +76,8 @@ export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: numbe
     DRAWINGS_COALESCE_MS: '300',
     HTTP_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'silent',
+    // The simulators listen on 127.0.0.1, not on Zoho's hosts; the tests of the domain rule set it to false.
+    RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
   };
 }
 
