@@ -185,6 +185,8 @@ function daemonEnv(port: number): Record<string, string> {
     RECORD_CRM_CLIENT_ID: zoho.clientId,
     RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
     RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+    // The simulators are not on Zoho's hosts.
+    RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
     RECONCILE_INTERVAL_SECONDS: '0',
     HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS),
     HTTP_UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS),

@@ -43,7 +43,16 @@ export async function startDaemon(env: Record<string, string>, options: { until?
   // The simulators serve their PDFs from 127.0.0.1 over plain http, which downloads refuse by default.
   const localDownloads = { DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true' };
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, DAEMON_ENTRY], {
-    env: { ...process.env, ...key, ...localDownloads, ...env, PORT: String(port), NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '' },
+    // The simulators are not on Zoho's hosts; a run may still set it to false.
+    env: {
+      RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
+      ...process.env,
+      ...key,
+      ...localDownloads,
+      ...env,
+      PORT: String(port),
+      NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS ?? '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));

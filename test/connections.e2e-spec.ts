@@ -8,8 +8,22 @@ import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ZohoSim } from './sim/zoho/index.js';
 import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
-import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness, type HarnessOptions } from './support/harness.js';
+import {
+  CapturingLogger,
+  EVENTS_SECRET,
+  RECORD_PROMPT_SECRET,
+  startHarness,
+  TEST_CONNECTIONS_KEY,
+  waitFor,
+  type Harness,
+  type HarnessOptions,
+} from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { SecretBox } from '../src/connections/secret-box.js';
+import { connectionBinding } from '../src/connections/sealed-binding.js';
+import { parseConnectionsKey } from '../src/config/connections-key.js';
+import { LegacySeals1763700013000 } from '../src/database/migrations/1763700013000-legacy-seals.js';
+import type { QueryRunner } from 'typeorm';
 
 type Json = any;
 
@@ -459,3 +473,150 @@ describe('connecting Zoho CRM through OAuth (authorization code)', () => {
     }
   });
 });
+
+describe("Zoho domains are Zoho's, and sealed secrets are bound to their settings", () => {
+  const zoho = new ZohoSim();
+  const logs = new CapturingLogger();
+  let h: Harness;
+  const callbackPath = '/admin/connections/record-crm/callback';
+  const box = new SecretBox(parseConnectionsKey(TEST_CONNECTIONS_KEY)!);
+
+  beforeAll(async () => {
+    await zoho.start();
+    // Zoho's hosts only, and the accounts server the environment names (no RECORD_CRM_API_DOMAIN: no environment connection).
+    h = await startHarness({ redisDb: REDIS_DB, logger: logs, env: { RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'false', RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl } });
+    h.config.publicUrl = h.url;
+    zoho.addRedirectUri(`${h.url}${callbackPath}`);
+  });
+  afterAll(async () => {
+    await h?.close();
+    await zoho.stop();
+  });
+
+  const put = (json: Record<string, string>) => h.admin('/api/connections/record-crm', { method: 'PUT', json });
+
+  async function connectWith(clientSecret: string = zoho.clientSecret): Promise<Response> {
+    const res = await put({ accounts_url: zoho.accountsUrl, client_id: zoho.clientId, client_secret: clientSecret });
+    expect(res.status).toBe(200);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    const { authorize_url } = (await res.json()) as Json;
+    zoho.autoApprove = true;
+    const consent = await fetch(authorize_url, { redirect: 'manual' });
+    expect(consent.status).toBe(302);
+    return fetch(consent.headers.get('location')!, { redirect: 'manual', headers: { cookie } });
+  }
+
+  it("refuses an accounts_url that is not one of Zoho's data centres over https, naming the field; the environment's is accepted", async () => {
+    for (const accountsUrl of ['https://evil.example', 'https://accounts.zoho.com.evil.example', 'http://accounts.zoho.eu', 'https://accounts.zoho.eu/x']) {
+      const res = await put({ accounts_url: accountsUrl, client_id: zoho.clientId, client_secret: zoho.clientSecret });
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as Json;
+      expect(body.message).toMatch(/^accounts_url must be one of Zoho's data centres over https/);
+      expect(JSON.stringify(body)).not.toContain(zoho.clientSecret);
+      expect(res.headers.get('set-cookie')).toBeNull();
+    }
+    const zohoEu = await put({ accounts_url: 'https://accounts.zoho.eu', client_id: zoho.clientId, client_secret: zoho.clientSecret });
+    expect(zohoEu.status).toBe(200);
+    expect(((await zohoEu.json()) as Json).authorize_url).toMatch(/^https:\/\/accounts\.zoho\.eu\/oauth\/v2\/auth\?/);
+    expect((await put({ accounts_url: zoho.accountsUrl, client_id: zoho.clientId, client_secret: zoho.clientSecret })).status).toBe(200);
+  });
+
+  it("refuses a code exchange whose answer names an API domain that is not Zoho's, and saves nothing", async () => {
+    zoho.answeredApiDomain = 'https://www.zohoapis.eu.evil.example';
+    try {
+      const back = await connectWith();
+      expect(back.status).toBe(502);
+      const page = await back.text();
+      expect(page).toContain('the token answer named an API domain that is not Zoho');
+      expect(page).toContain('https://www.zohoapis.eu.evil.example');
+      expect(page).not.toContain(zoho.clientSecret);
+    } finally {
+      zoho.answeredApiDomain = null;
+    }
+    // The simulator's own API domain (127.0.0.1) is not Zoho's either, while custom domains are not allowed.
+    const own = await connectWith();
+    expect(own.status).toBe(502);
+    expect(await own.text()).toContain(`not ${zoho.apiDomain}`);
+    expect((await connection(h, 'record_crm')).status).toBe('not_configured');
+  });
+
+  it('allows custom domains when RECORD_CRM_ALLOW_CUSTOM_DOMAINS=true', async () => {
+    h.config.zohoDomains.allowCustom = true; // the same object the daemon reads on each request
+    expect((await put({ accounts_url: 'http://127.0.0.1:9', client_id: zoho.clientId, client_secret: zoho.clientSecret })).status).toBe(200);
+    const done = await connectWith();
+    expect(done.status).toBe(303);
+    const item = await connection(h, 'record_crm');
+    expect(item).toMatchObject({ status: 'connected', settings: { accounts_url: zoho.accountsUrl, api_domain: zoho.apiDomain } });
+  });
+
+  it('asks for the client secret again when accounts_url changes', async () => {
+    const moved = await put({ accounts_url: 'https://accounts.zoho.eu', client_id: zoho.clientId });
+    expect(moved.status).toBe(422);
+    expect(((await moved.json()) as Json).message).toBe('client_secret is required when accounts_url changes');
+    expect(moved.headers.get('set-cookie')).toBeNull();
+    // Same accounts server: the saved secret is reused.
+    const same = await put({ accounts_url: `${zoho.accountsUrl}/`, client_id: zoho.clientId });
+    expect(same.status).toBe(200);
+  });
+
+  const rowOf = async (name: string) =>
+    (await h.database.query<Json[]>(`SELECT settings, sealed_secrets, legacy_seal FROM connection WHERE name = $1`, [name]))[0];
+  const touch = (name: string) => h.database.query(`UPDATE connection SET revision = revision + 1 WHERE name = $1`, [name]);
+
+  it('a sealed secret whose URL was changed in the database, or copied into another row, does not open', async () => {
+    const saved = await rowOf('record_crm');
+    expect(saved.sealed_secrets).toMatch(/^v2\./);
+    await h.database.query(`UPDATE connection SET settings = jsonb_set(settings, '{accounts_url}', '"https://accounts.zoho.eu"') WHERE name = 'record_crm'`);
+    await touch('record_crm');
+    const moved = await waitFor(async () => {
+      const item = await connection(h, 'record_crm');
+      return item.status === 'degraded' ? item : null;
+    });
+    expect(moved).toMatchObject({ settings: null, detail: expect.stringMatching(/the saved secrets cannot be read/) });
+
+    // Back to its own URL, it opens again.
+    await h.database.query(`UPDATE connection SET settings = $1 WHERE name = 'record_crm'`, [JSON.stringify(saved.settings)]);
+    await touch('record_crm');
+    await waitFor(async () => (await connection(h, 'record_crm')).status === 'connected');
+
+    // Copied, with its settings, into the appointment CRM's row.
+    await h.database.query(`INSERT INTO connection (name, settings, sealed_secrets, updated_by) VALUES ('appointment_crm', $1, $2, 'sql')`, [
+      JSON.stringify({ base_url: zoho.accountsUrl, ...saved.settings }),
+      saved.sealed_secrets,
+    ]);
+    const copied = await waitFor(async () => {
+      const item = await connection(h, 'appointment_crm');
+      return item.status === 'degraded' ? item : null;
+    });
+    expect(copied.detail).toMatch(/the saved secrets cannot be read/);
+    await h.database.query(`DELETE FROM connection WHERE name = 'appointment_crm'`);
+  });
+
+  it('re-seals a seal of the old format (marked by the migration) on first read, and it still works', async () => {
+    const saved = await rowOf('record_crm');
+    const secrets = box.open<Record<string, unknown>>(saved.sealed_secrets, connectionBindingOf(saved.settings));
+    const oldSeal = `v1.${box.seal(secrets, 'record_crm').split('.').slice(1).join('.')}`;
+    // A v1 seal on a row the migration did not mark (copied in afterwards) is refused.
+    await h.database.query(`UPDATE connection SET sealed_secrets = $1 WHERE name = 'record_crm'`, [oldSeal]);
+    await touch('record_crm');
+    await waitFor(async () => (await connection(h, 'record_crm')).status === 'degraded');
+    expect((await rowOf('record_crm')).sealed_secrets).toBe(oldSeal);
+
+    // The upgrade: the migration marks the v1 seals; the daemon opens each once and seals it again, bound.
+    await h.database.query(`ALTER TABLE connection DROP COLUMN legacy_seal`);
+    await new LegacySeals1763700013000().up({ query: (sql: string) => h.database.query(sql) } as unknown as QueryRunner);
+    expect((await rowOf('record_crm')).legacy_seal).toBe(true);
+    await touch('record_crm');
+    await waitFor(async () => (await connection(h, 'record_crm')).status === 'connected');
+    const resealed = await rowOf('record_crm');
+    expect(resealed).toMatchObject({ legacy_seal: false, sealed_secrets: expect.stringMatching(/^v2\./) });
+    expect(box.open(resealed.sealed_secrets, connectionBindingOf(resealed.settings))).toEqual(secrets);
+    const tested = (await (await h.admin('/api/connections/record-crm/test', { method: 'POST' })).json()) as Json;
+    expect(tested).toMatchObject({ ok: true });
+    for (const line of logs.lines) expect(line).not.toContain(zoho.clientSecret);
+  });
+});
+
+function connectionBindingOf(settings: Record<string, string>): string {
+  return connectionBinding('record_crm', settings);
+}

@@ -103,3 +103,29 @@ describe('record CRM (Zoho) readiness and scope', () => {
     h.zoho!.scopeMismatch = false;
   });
 });
+
+describe("record CRM (Zoho) with a token answer naming an API domain that is not Zoho's", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Zoho's hosts and the environment's only: the simulator's own API domain is the one RECORD_CRM_API_DOMAIN sets.
+    h = await startHarness({ redisDb: 13, recordCrm: true, env: { RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'false' } });
+    h.service.addTemplate();
+  });
+  afterAll(() => h.close());
+
+  it('refuses the token, so nothing is sent there, and says why without a secret; the configured domain still works', async () => {
+    h.zoho!.answeredApiDomain = 'https://www.zohoapis.eu.evil.example';
+    const refused = await mappedPrompt(h);
+    expect(refused.status).toBe(200);
+    const entry = await finished(h, refused.target);
+    expect(entry.status).toBe('failed');
+    expect(entry.error).toContain("the token answer named an API domain that is not Zoho's, refused: api_domain must be one of Zoho's data centres");
+    expect(entry.error).toContain('https://www.zohoapis.eu.evil.example');
+    for (const secret of SECRETS) expect(entry.error).not.toContain(secret);
+    expect(h.zoho!.api.requests).toHaveLength(0);
+
+    h.zoho!.answeredApiDomain = null; // the environment's API domain, though not Zoho's, is accepted
+    const accepted = await mappedPrompt(h);
+    expect((await finished(h, accepted.target)).status).toBe('succeeded');
+  });
+});

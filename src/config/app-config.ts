@@ -1,5 +1,6 @@
 import { parseAdminTokens, type AdminTokenEntry } from './roles.js';
 import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, WebhookSecrets } from './connection-settings.js';
+import type { ZohoDomainRule } from './zoho-domains.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
 export interface RetryPolicy {
@@ -43,6 +44,8 @@ export interface AppConfig {
    * first start); every replica reads changes every `refreshMs`.
    */
   connections: { key: string | null; keyFile: string; refreshMs: number; stateTtlSeconds: number; checkEveryMs: number };
+  /** Which hosts may be Zoho's accounts server and API domain (docs/security.md "Zoho domains and sealed secrets"). */
+  zohoDomains: ZohoDomainRule;
   /**
    * The relay from stored work to the queues. While deliveries arrive at `burstPerSecond` or more (measured every
    * `sampleMs`), it relays at most `burstFeedPerSecond` of them; the rest wait in Postgres until the burst ends.
@@ -149,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       refreshMs: 2_000,
       stateTtlSeconds: 600,
       checkEveryMs: 15 * 60_000,
+    },
+    zohoDomains: {
+      allowCustom: v.RECORD_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
+      accountsUrl: v.RECORD_CRM_ACCOUNTS_URL?.replace(/\/+$/, '') ?? null,
+      apiDomain: v.RECORD_CRM_API_DOMAIN?.replace(/\/+$/, '') ?? null,
     },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     adminToken: v.ADMIN_TOKEN ?? null,

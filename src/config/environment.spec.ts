@@ -73,6 +73,13 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ CONNECTIONS_KEY: key.toString('base64') }).connections.key).toBe(key.toString('base64'));
   });
 
+  it("limits Zoho's domains unless RECORD_CRM_ALLOW_CUSTOM_DOMAINS=true, trusting the ones the environment sets", () => {
+    expect(loadConfig(valid).zohoDomains).toEqual({ allowCustom: false, accountsUrl: null, apiDomain: null });
+    expect(loadConfig({ ...valid, RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true' }).zohoDomains.allowCustom).toBe(true);
+    expect(loadConfig({ ...valid, RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'false' }).zohoDomains.allowCustom).toBe(false);
+    expect(loadConfig({ ...valid, RECORD_CRM_ACCOUNTS_URL: 'https://proxy.internal/' }).zohoDomains).toMatchObject({ accountsUrl: 'https://proxy.internal' });
+  });
+
   it('treats a blank value as unset', () => {
     expect(loadConfig({ ...valid, PORT: '', REDIS_URL: ' ' })).toMatchObject({ port: 3000, redisUrl: 'redis://127.0.0.1:6379' });
   });
@@ -100,6 +107,12 @@ describe(loadConfig.name, () => {
       { WEBHOOK_SECRETS_EVENTS: undefined, WEBHOOK_SECRETS_RECORD_PROMPT: 'p' },
       'WEBHOOK_SECRETS_EVENTS',
       'is required (comma-separated secrets) when a webhook secret is set in the environment',
+    ],
+    [
+      'an allowance of custom Zoho domains that is no boolean',
+      { RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'yes' },
+      'RECORD_CRM_ALLOW_CUSTOM_DOMAINS',
+      'must be true or false',
     ],
     ['a key of the wrong size', { CONNECTIONS_KEY: 'abcd'.repeat(8) }, 'CONNECTIONS_KEY', 'must be 32 bytes, written as 64 hex digits or 44 base64 characters'],
     [

@@ -129,6 +129,12 @@ export class EnvironmentVariables {
   @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://www.zohoapis.com' })
   RECORD_CRM_API_DOMAIN?: string;
 
+  /** `true`: the Zoho accounts server and API domain may be any host (simulators, a proxy); else Zoho's own or the ones set here. */
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  RECORD_CRM_ALLOW_CUSTOM_DOMAINS?: string;
+
   @blankAsUnset
   @IsOptional()
   @IsString()

@@ -88,7 +88,7 @@ export class ConnectionChecks {
     const retry = { ...this.config.http.retry, attempts: 1 };
     const accounts = new OutboundHttp({ system: 'zoho_accounts', timeoutMs: this.config.http.timeoutMs, maxJsonBytes: this.config.http.maxJsonBytes, retry });
     try {
-      const token = await new ZohoAuth(accounts, connection, retry).get();
+      const token = await new ZohoAuth(accounts, connection, retry, Date.now, undefined, undefined, this.config.zohoDomains).get();
       return { ok: true, code: null, detail: `Zoho issued an access token; API domain ${token.apiDomain}` };
     } catch (err) {
       return failed(err);

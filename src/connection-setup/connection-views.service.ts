@@ -8,7 +8,7 @@ import type { ConnectionName } from '../config/connection-settings.js';
 import { ConnectionsService, type ConnectionState } from '../connections/connections.service.js';
 import { publicUrlOf } from '../connections/public-url.js';
 import { CALLBACK_PATH } from './zoho-connect.service.js';
-import { dataCentreOf, ZOHO_DATA_CENTRES } from './zoho-data-centres.js';
+import { dataCentreOf, ZOHO_DATA_CENTRES } from '../config/zoho-data-centres.js';
 
 export type ConnectionStatus = 'connected' | 'degraded' | 'not_configured';
 

@@ -28,6 +28,7 @@ import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionD
 import { ConnectionsService } from '../connections/connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
+import { zohoDomainProblem } from '../config/zoho-domains.js';
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
 
@@ -115,6 +116,8 @@ export class ConnectionsController {
   ): Promise<{ authorize_url: string; redirect_uri: string }> {
     this.assertEditable('record_crm');
     const accountsUrl = body.accounts_url.replace(/\/+$/, '');
+    const domainProblem = zohoDomainProblem('accounts_url', accountsUrl, this.config.zohoDomains);
+    if (domainProblem) throw new UnprocessableEntityException({ statusCode: 422, message: domainProblem });
     let clientSecret = body.client_secret;
     if (clientSecret === undefined) {
       const saved = await this.connections.get('record_crm');
@@ -122,6 +125,14 @@ export class ConnectionsController {
         throw new UnprocessableEntityException({
           statusCode: 422,
           message: 'client_secret is required for a new client',
+          code: 'required',
+          field: 'client_secret',
+        });
+      // The saved secret is only ever sent where it was entered for: another accounts server must be given it anew.
+      if (saved.accountsUrl !== accountsUrl)
+        throw new UnprocessableEntityException({
+          statusCode: 422,
+          message: 'client_secret is required when accounts_url changes',
           code: 'required',
           field: 'client_secret',
         });

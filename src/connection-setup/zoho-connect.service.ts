@@ -8,7 +8,9 @@ import { OAuthStateRepository } from './oauth-state.repository.js';
 import type { RecordCrmConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { publicUrlOf } from '../connections/public-url.js';
-import { dataCentreOf, isTrustedAccountsServer, ZOHO_DATA_CENTRES } from './zoho-data-centres.js';
+import { oauthRequestBinding } from '../connections/sealed-binding.js';
+import { dataCentreOf, isTrustedAccountsServer, ZOHO_DATA_CENTRES } from '../config/zoho-data-centres.js';
+import { withoutTrailingSlashes, zohoDomainProblem } from '../config/zoho-domains.js';
 
 export const CALLBACK_PATH = '/admin/connections/record-crm/callback';
 
@@ -67,7 +69,14 @@ export class ZohoConnectService {
     const state = randomToken();
     const binding = randomToken();
     const pending: PendingConnect = { ...client, redirectUri: this.redirectUri };
-    await this.oauthStates.add(sha256(state), sha256(binding), actor, this.connections.seal(pending, 'record_crm'), this.config.connections.stateTtlSeconds);
+    const stateHash = sha256(state);
+    await this.oauthStates.add(
+      stateHash,
+      sha256(binding),
+      actor,
+      this.connections.seal(pending, oauthRequestBinding(stateHash)),
+      this.config.connections.stateTtlSeconds,
+    );
     const query = new URLSearchParams({
       scope: ZOHO_SCOPES,
       client_id: client.clientId,
@@ -83,11 +92,12 @@ export class ZohoConnectService {
   /** Zoho's redirect back: checks the state against the browser's binding, once, and exchanges the code. */
   async finish(query: CallbackQuery, binding: string | undefined): Promise<ConnectOutcome> {
     if (!query.state || !binding) return refused('the sign-in is missing its state or this browser’s cookie: start again from the console');
-    const taken = await this.oauthStates.take(sha256(query.state), sha256(binding));
+    const stateHash = sha256(query.state);
+    const taken = await this.oauthStates.take(stateHash, sha256(binding));
     if (!taken) return refused('this sign-in is unknown, already used, expired, or was started in another browser: start again from the console');
     if (query.error) return refused(`Zoho did not grant access (${query.error.slice(0, 100)})`);
     if (!query.code) return refused('Zoho sent no authorization code');
-    const pending = this.connections.open<PendingConnect>(taken.sealedRequest, 'record_crm');
+    const pending = this.connections.open<PendingConnect>(taken.sealedRequest, oauthRequestBinding(stateHash));
     const accountsServer = (query['accounts-server'] ?? pending.accountsUrl).replace(/\/+$/, '');
     if (!isTrustedAccountsServer(accountsServer, pending.accountsUrl))
       return refused(`Zoho named an accounts server crm-sync does not know: ${accountsServer}`);
@@ -158,9 +168,11 @@ export class ZohoConnectService {
     }
     const apiDomain =
       typeof answer.api_domain === 'string' && /^https?:\/\//.test(answer.api_domain)
-        ? answer.api_domain.replace(/\/+$/, '')
+        ? withoutTrailingSlashes(answer.api_domain)
         : (ZOHO_DATA_CENTRES.find((dc) => dc.accountsUrl === accountsServer)?.apiDomain ?? null);
     if (!apiDomain) return { reason: 'Zoho named no API domain for this account' };
+    const problem = zohoDomainProblem('api_domain', apiDomain, this.config.zohoDomains);
+    if (problem) return { reason: `the token answer named an API domain that is not Zoho's, nothing was saved: ${problem}` };
     return { refreshToken: answer.refresh_token, apiDomain };
   }
 }

@@ -4,10 +4,11 @@ import { DatabaseService } from '../database/database.service.js';
 import type { CheckCode } from './check-codes.js';
 import { CODECS } from './connection-codecs.js';
 import { ConnectionCheckRepository, type CheckRow } from './connection-check.repository.js';
-import { ConnectionRepository } from './connection.repository.js';
+import { ConnectionRepository, type ConnectionRow } from './connection.repository.js';
 import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
 import { loadConnectionsKey, type ConnectionsKey } from '../config/connections-key.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
+import { connectionBinding, legacyConnectionBinding } from './sealed-binding.js';
 
 /** What the environment variables of each connection are called, for the answer that says it is set there. */
 export const ENVIRONMENT_VARIABLES: Record<ConnectionName, string> = {
@@ -117,7 +118,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
 
   async save<N extends ConnectionName>(name: N, settings: ConnectionSettings[N], actor: string): Promise<void> {
     const { plain, secrets } = CODECS[name].split(settings);
-    await this.repository.save(name, plain, this.seal(secrets, name), actor);
+    await this.repository.save(name, plain, this.seal(secrets, connectionBinding(name, plain)), actor);
     await this.refresh();
   }
 
@@ -127,7 +128,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     await this.refresh();
   }
 
-  /** Seals a value with the connections key, bound to `associatedData` (a connection's name). */
+  /** Seals a value with the connections key, bound to `associatedData` (sealed-binding.ts). */
   seal(value: unknown, associatedData: string): string {
     if (!this.box) throw new Error('no connections key');
     return this.box.seal(value, associatedData);
@@ -162,6 +163,17 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     return this.refreshing;
   }
 
+  /** A row's secrets; a legacy seal (marked by the migration) is opened once and sealed again, bound to its settings. */
+  private async openRow(row: ConnectionRow): Promise<Record<string, unknown>> {
+    const binding = connectionBinding(row.name, row.settings);
+    if (!row.legacySeal || SecretBox.versionOf(row.sealedSecrets) !== 'v1') return this.open(row.sealedSecrets, binding);
+    if (!this.box) throw new SecretBoxError('no connections key');
+    const secrets = this.box.openLegacy<Record<string, unknown>>(row.sealedSecrets, legacyConnectionBinding(row.name));
+    await this.repository.reseal(row.name, row.sealedSecrets, this.box.seal(secrets, binding));
+    this.logger.log(`connection ${row.name}: secrets sealed again, bound to the connection's settings`);
+    return secrets;
+  }
+
   private async readRows(): Promise<void> {
     const rows = await this.repository.all();
     const next = new Map<ConnectionName, ConsoleEntry>();
@@ -174,7 +186,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
       let settings: ConsoleEntry['settings'] = null;
       let problem: string | null = null;
       try {
-        settings = CODECS[row.name].join(row.settings, this.open<Record<string, unknown>>(row.sealedSecrets, row.name));
+        settings = CODECS[row.name].join(row.settings, await this.openRow(row));
       } catch (err) {
         problem = this.key.ok
           ? `the saved secrets cannot be read with this CONNECTIONS_KEY (${(err as Error).message}): restore the key they were saved with, or save the connection again`

@@ -1,6 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-const VERSION = 'v1';
+/**
+ * `v2`: the associated data binds the value to its purpose and to the plain settings it goes with (sealed-binding.ts).
+ * `v1`: before that, the connection's name alone; opened only to re-seal a row sealed before the upgrade.
+ */
+type Version = 'v1' | 'v2';
+const VERSION: Version = 'v2';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -13,9 +18,9 @@ export class SecretBoxError extends Error {
 }
 
 /**
- * AES-256-GCM over a JSON value, with a fresh 96-bit nonce per seal and the connection's name as associated data, so
- * a sealed value copied to another connection's row does not open. Sealed form: `v1.<nonce>.<ciphertext+tag>`
- * (base64url).
+ * AES-256-GCM over a JSON value, with a fresh 96-bit nonce per seal and associated data saying what the value is for
+ * (sealed-binding.ts), so a sealed value copied to another row, or kept after its plain settings changed, does not
+ * open. Sealed form: `v2.<nonce>.<ciphertext+tag>` (base64url).
  */
 export class SecretBox {
   constructor(private readonly key: Buffer) {
@@ -31,8 +36,21 @@ export class SecretBox {
   }
 
   open<T>(sealed: string, associatedData: string): T {
+    return this.openAs<T>(VERSION, sealed, associatedData);
+  }
+
+  /** A value sealed before the associated data bound its settings (`v1`), to be sealed again at once. */
+  openLegacy<T>(sealed: string, associatedData: string): T {
+    return this.openAs<T>('v1', sealed, associatedData);
+  }
+
+  static versionOf(sealed: string): string {
+    return sealed.split('.', 1)[0];
+  }
+
+  private openAs<T>(expected: Version, sealed: string, associatedData: string): T {
     const [version, nonceText, bodyText, ...rest] = sealed.split('.');
-    if (version !== VERSION || !nonceText || !bodyText || rest.length > 0) throw new SecretBoxError('not a sealed value of this version');
+    if (version !== expected || !nonceText || !bodyText || rest.length > 0) throw new SecretBoxError('not a sealed value of this version');
     const nonce = Buffer.from(nonceText, 'base64url');
     const body = Buffer.from(bodyText, 'base64url');
     if (nonce.length !== NONCE_BYTES || body.length < TAG_BYTES) throw new SecretBoxError('a sealed value of the wrong length');

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
+import { ZOHO_DATA_CENTRES } from '../config/zoho-data-centres.js';
+import { ZOHO_ONLY, type ZohoDomainRule } from '../config/zoho-domains.js';
 import { ZohoAuth } from './zoho-auth.js';
 
 const runs = { numRuns: 300, interruptAfterTimeLimit: 4000 };
@@ -24,9 +26,12 @@ const answer = fc.oneof(
   fc.jsonValue(),
 );
 
-async function tokenFor(data: unknown) {
+/** Any host may be the API domain: the reading of the answer alone. */
+const ANY_DOMAIN: ZohoDomainRule = { allowCustom: true, accountsUrl: null, apiDomain: null };
+
+async function tokenFor(data: unknown, domains: ZohoDomainRule = ANY_DOMAIN) {
   const http = { request: () => Promise.resolve({ status: 200, data, headers: {} }) } as unknown as OutboundHttp;
-  return new ZohoAuth(http, credentials, retry, () => now).get();
+  return new ZohoAuth(http, credentials, retry, () => now, undefined, undefined, domains).get();
 }
 
 describe('ZohoAuth token answers (properties)', () => {
@@ -63,6 +68,27 @@ describe('ZohoAuth token answers (properties)', () => {
           [{ access_token: 't', expires_in: -5, api_domain: 'https://a///' }],
         ],
       },
+    );
+  });
+
+  it("never takes an API domain that is neither the configured one nor Zoho's", async () => {
+    const zohoDomains = ZOHO_DATA_CENTRES.map((dc) => dc.apiDomain);
+    const apiDomain = fc.oneof(
+      fc.webUrl(),
+      fc.constantFrom(...zohoDomains, ...zohoDomains.map((d) => `${d}/`), credentials.apiDomain, 'https://www.zohoapis.eu.evil.example'),
+    );
+    await fc.assert(
+      fc.asyncProperty(apiDomain, async (named) => {
+        try {
+          const token = await tokenFor({ access_token: 't', api_domain: named }, ZOHO_ONLY);
+          expect([credentials.apiDomain, ...zohoDomains]).toContain(token.apiDomain);
+        } catch (err) {
+          expect((err as OutboundError).failure).toBe('rejected');
+          expect((err as OutboundError).message).toContain("named an API domain that is not Zoho's");
+          expect([credentials.apiDomain, ...zohoDomains]).not.toContain(named.replace(/\/+$/, ''));
+        }
+      }),
+      runs,
     );
   });
 });

@@ -53,6 +53,23 @@ describe(ZohoAuth.name, () => {
     expect(asked).toHaveLength(2);
   });
 
+  it("refuses a token answer naming an API domain that is not Zoho's: the token goes nowhere, no secret in the reason", async () => {
+    const { http, asked } = accounts(
+      { access_token: '1000.leak', api_domain: 'https://www.zohoapis.eu.evil.example' },
+      { access_token: '1000.ok', api_domain: 'https://api.example/' },
+    );
+    const auth = new ZohoAuth(http, credentials, retry, clock);
+    const err = (await auth.get().catch((e: unknown) => e)) as OutboundError;
+    expect(err).toBeInstanceOf(OutboundError);
+    expect(err).toMatchObject({ failure: 'rejected', transient: false });
+    expect(err.message).toContain("the token answer named an API domain that is not Zoho's, refused: api_domain must be one of Zoho's data centres");
+    expect(err.message).toContain('https://www.zohoapis.eu.evil.example');
+    for (const secret of [credentials.clientSecret, credentials.refreshToken, '1000.leak']) expect(err.message).not.toContain(secret);
+    expect(asked).toHaveLength(1); // not retried
+    // Not remembered as a refused refresh token: the next answer, on the configured domain, is taken.
+    expect(await auth.get()).toMatchObject({ accessToken: '1000.ok', apiDomain: 'https://api.example' });
+  });
+
   it('reads the legacy answer whose expires_in is in ms', async () => {
     const { http } = accounts({ access_token: '1000.a.b', expires_in: 3_600_000, expires_in_sec: 3600 });
     const token = await new ZohoAuth(http, credentials, retry, clock).get();

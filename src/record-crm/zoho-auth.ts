@@ -3,6 +3,7 @@ import type { RetryPolicy } from '../config/app-config.js';
 import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
 import { withRetries } from '../http/retry.js';
+import { withoutTrailingSlashes, ZOHO_ONLY, zohoDomainProblem, type ZohoDomainRule } from '../config/zoho-domains.js';
 import { MemoryTokenStore, type TokenRefusal, type TokenStore, type ZohoToken } from './token-store.js';
 
 export type { ZohoToken } from './token-store.js';
@@ -49,6 +50,8 @@ export class ZohoAuth {
     /** Told when Zoho refuses the refresh token (an alert); must return at once and never throw. */
     private readonly onRefused?: (reason: string) => void,
     private readonly store: TokenStore = new MemoryTokenStore(now),
+    /** Which API domains a token answer may name besides the configured one. */
+    private readonly domains: ZohoDomainRule = ZOHO_ONLY,
   ) {}
 
   /** A valid token, refreshed when needed; throws an OutboundError when none can be obtained. */
@@ -149,16 +152,28 @@ export class ZohoAuth {
     }
   }
 
+  /**
+   * The answer's API domain, where the access token will be sent: the configured one, or another of Zoho's (an
+   * account moved between data centres). Any other host is refused, so a forged answer cannot collect the token.
+   */
+  private apiDomainOf(named: unknown, configured: string): string {
+    if (typeof named !== 'string' || !/^https?:\/\/[^/]/.test(named)) return configured;
+    const domain = withoutTrailingSlashes(named);
+    if (domain === configured) return domain;
+    const problem = zohoDomainProblem('api_domain', domain, this.domains);
+    if (problem) return fail('rejected', `the token answer named an API domain that is not Zoho's, refused: ${problem}`);
+    return domain;
+  }
+
   /** Success or failure is decided by the body (Zoho answers errors with 200). */
   private readAnswer(answer: Record<string, unknown>, configuredApiDomain: string): ZohoToken {
     if (typeof answer.access_token === 'string' && answer.access_token !== '') {
       // Old answers carried `expires_in_sec`, and then `expires_in` was in milliseconds.
       const seconds = Number(answer.expires_in_sec ?? answer.expires_in ?? 3600);
       const lifetimeMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000;
-      const domain = typeof answer.api_domain === 'string' && /^https?:\/\/[^/]/.test(answer.api_domain) ? answer.api_domain : configuredApiDomain;
       return {
         accessToken: answer.access_token,
-        apiDomain: withoutTrailingSlashes(domain),
+        apiDomain: this.apiDomainOf(answer.api_domain, configuredApiDomain),
         renewAt: this.now() + lifetimeMs - Math.min(5 * 60_000, lifetimeMs / 5),
       };
     }
@@ -179,13 +194,6 @@ export class ZohoAuth {
   }
 }
 
-/** `/\/+$/` would take quadratic time on an answer of many slashes followed by something else. */
-function withoutTrailingSlashes(url: string): string {
-  let end = url.length;
-  while (end > 0 && url[end - 1] === '/') end--;
-  return url.slice(0, end);
-}
-
-function fail(failure: 'unauthorized' | 'rate_limited', message: string, retryAfterMs?: number): never {
+function fail(failure: 'unauthorized' | 'rate_limited' | 'rejected', message: string, retryAfterMs?: number): never {
   throw new OutboundError('zoho_accounts', ENDPOINT, failure, null, message, retryAfterMs);
 }

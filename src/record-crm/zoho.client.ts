@@ -188,7 +188,11 @@ export class ZohoClient implements RecordCrm {
     if (this.grant?.credentials !== credentials) {
       const onRefused = (reason: string) => this.alerts.notify('record_crm_token_refused', { detail: reason });
       const store = new RedisTokenStore(this.shared, credentials);
-      this.grant = { credentials, auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store), scopeProblem: null };
+      this.grant = {
+        credentials,
+        auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store, this.config.zohoDomains),
+        scopeProblem: null,
+      };
     }
     return this.grant;
   }

@@ -78,6 +78,8 @@ export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: numbe
     // The simulators serve their PDFs from 127.0.0.1 over plain http, which downloads refuse by default.
     DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true',
     LOG_LEVEL: 'silent',
+    // The simulators listen on 127.0.0.1, not on Zoho's hosts; the tests of the domain rule set it to false.
+    RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
   };
 }
 

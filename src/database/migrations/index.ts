@@ -11,6 +11,7 @@ import { Operations1763700010000 } from './1763700010000-operations.js';
 import { Connections1763700011000 } from './1763700011000-connections.js';
 import { ReconcilePasses1763700012000 } from './1763700012000-reconcile-passes.js';
 import { ConnectionCheckCode1763700012500 } from './1763700012500-connection-check-code.js';
+import { LegacySeals1763700013000 } from './1763700013000-legacy-seals.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Connections1763700011000,
   ReconcilePasses1763700012000,
   ConnectionCheckCode1763700012500,
+  LegacySeals1763700013000,
 ];

@@ -301,6 +301,9 @@ export class ZohoSim {
     return this.api.url;
   }
 
+  /** The API domain token answers name; null: this simulator's own (a forged answer names another host). */
+  answeredApiDomain: string | null = null;
+
   get tokensIssued(): number {
     return this.issued;
   }
@@ -513,7 +516,7 @@ export class ZohoSim {
     const refresh = refreshToken ? { refresh_token: refreshToken } : {};
     return {
       status: 200,
-      body: { access_token: accessToken, ...refresh, api_domain: this.apiDomain, token_type: 'Bearer', ...lifetime },
+      body: { access_token: accessToken, ...refresh, api_domain: this.answeredApiDomain ?? this.apiDomain, token_type: 'Bearer', ...lifetime },
     };
   }
 

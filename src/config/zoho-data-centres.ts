@@ -7,6 +7,7 @@ export const ZOHO_DATA_CENTRES = [
   { code: 'JP', accountsUrl: 'https://accounts.zoho.jp', apiDomain: 'https://www.zohoapis.jp' },
   { code: 'CA', accountsUrl: 'https://accounts.zohocloud.ca', apiDomain: 'https://www.zohoapis.ca' },
   { code: 'SA', accountsUrl: 'https://accounts.zoho.sa', apiDomain: 'https://www.zohoapis.sa' },
+  { code: 'UK', accountsUrl: 'https://accounts.zoho.uk', apiDomain: 'https://www.zohoapis.uk' },
   { code: 'CN', accountsUrl: 'https://accounts.zoho.com.cn', apiDomain: 'https://www.zohoapis.com.cn' },
 ] as const;
 
