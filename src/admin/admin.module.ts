@@ -6,6 +6,7 @@ import { AdminAudit } from './admin-audit.service.js';
 import { FirstStartToken } from './first-start-token.service.js';
 import { SessionController } from './session.controller.js';
 import { AdminIdentity } from './session.service.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { SyncLogsController } from './sync-logs.controller.js';
 
 /**
@@ -20,7 +21,7 @@ import { SyncLogsController } from './sync-logs.controller.js';
 @Module({
   imports: [SyncLogModule],
   controllers: [SyncLogsController, SessionController],
-  providers: [AdminIdentity, AdminAudit, FirstStartToken, { provide: APP_GUARD, useClass: AdminAuthGuard }],
-  exports: [AdminIdentity, AdminAudit],
+  providers: [AdminIdentity, AdminAudit, FirstStartToken, SignInThrottle, { provide: APP_GUARD, useClass: AdminAuthGuard }],
+  exports: [AdminIdentity, AdminAudit, SignInThrottle],
 })
 export class AdminModule {}

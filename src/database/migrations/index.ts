@@ -10,6 +10,7 @@ import { Alerts1763700009000 } from './1763700009000-alerts.js';
 import { Operations1763700010000 } from './1763700010000-operations.js';
 import { Connections1763700011000 } from './1763700011000-connections.js';
 import { ReconcilePasses1763700012000 } from './1763700012000-reconcile-passes.js';
+import { AdminSessionEpoch1763700013000 } from './1763700013000-admin-session-epoch.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Operations1763700010000,
   Connections1763700011000,
   ReconcilePasses1763700012000,
+  AdminSessionEpoch1763700013000,
 ];
