@@ -19,7 +19,8 @@ const SESSION_KEY_INFO = 'crm-sync admin session cookies v1';
 export function sessionSecretFrom(sessionSecret: string | null, connectionsKey: ConnectionsKey): SessionSecret {
   const configured = sessionSecret === null ? null : parseConnectionsKey(sessionSecret);
   if (configured) return { key: configured, origin: 'SESSION_SECRET' };
-  if (connectionsKey.ok) return { key: Buffer.from(hkdfSync('sha256', connectionsKey.key, Buffer.alloc(0), SESSION_KEY_INFO, KEY_BYTES)), origin: 'connections key' };
+  if (connectionsKey.ok)
+    return { key: Buffer.from(hkdfSync('sha256', connectionsKey.key, Buffer.alloc(0), SESSION_KEY_INFO, KEY_BYTES)), origin: 'connections key' };
   return { key: randomBytes(KEY_BYTES), origin: 'this process only' };
 }
 

@@ -47,7 +47,8 @@ export class SessionController {
   })
   @ApiBody({ type: SessionLoginDto })
   @ApiNoContentResponse({
-    description: 'Signed in; `Set-Cookie: __Host-crm_sync_session=…; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200; Secure` (over plain http: `crm_sync_session`, not Secure).',
+    description:
+      'Signed in; `Set-Cookie: __Host-crm_sync_session=…; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200; Secure` (over plain http: `crm_sync_session`, not Secure).',
   })
   @ApiUnauthorizedResponse({ description: 'Unknown token.' })
   @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins or Bearer tokens from this address; `Retry-After` says when to try again.' })
