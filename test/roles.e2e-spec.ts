@@ -144,7 +144,7 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
       required_role: 'admin',
     });
     request.headers.authorization = `Bearer ${SECOND_ADMIN}`;
-    expect(guard.canActivate(context)).toBe(true);
+    expect(await guard.canActivate(context)).toBe(true);
   });
 
   it('batch answers: 200 all created, 207 some refused, 422 all refused', async () => {
