@@ -2,6 +2,7 @@ import { ForbiddenException, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AdminAuthGuard } from '../src/auth/admin-auth.guard.js';
 import { AdminIdentity } from '../src/auth/session.service.js';
+import { SignInThrottle } from '../src/auth/sign-in-throttle.js';
 import { adminTokensProblems } from '../src/config/roles.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { ConfigError } from '../src/config/environment.js';
@@ -121,9 +122,9 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
     expect(write.detail).toMatch(/by admin$/);
   });
 
-  it('a route that declares no role needs admin for writes: an operator gets 403 naming admin', () => {
-    const guard = new AdminAuthGuard(new AdminIdentity(h.config), new Reflector());
-    const request = { method: 'POST', url: '/api/connections', headers: { authorization: `Bearer ${OPERATOR}` } };
+  it('a route that declares no role needs admin for writes: an operator gets 403 naming admin', async () => {
+    const guard = new AdminAuthGuard(h.app.get(AdminIdentity), new Reflector(), h.app.get(SignInThrottle));
+    const request = { method: 'POST', url: '/api/connections', ip: '127.0.0.1', headers: { authorization: `Bearer ${OPERATOR}` } };
     const context = {
       getType: () => 'http',
       getHandler: () => function connections() {},
@@ -132,7 +133,7 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
     } as unknown as ExecutionContext;
     let thrown: unknown;
     try {
-      guard.canActivate(context);
+      await guard.canActivate(context);
     } catch (err) {
       thrown = err;
     }
@@ -143,7 +144,7 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
       required_role: 'admin',
     });
     request.headers.authorization = `Bearer ${SECOND_ADMIN}`;
-    expect(guard.canActivate(context)).toBe(true);
+    expect(await guard.canActivate(context)).toBe(true);
   });
 
   it('batch answers: 200 all created, 207 some refused, 422 all refused', async () => {

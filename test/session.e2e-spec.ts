@@ -1,5 +1,6 @@
 import { createHmac, createHash } from 'node:crypto';
-import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
+import { sessionMacKey, sessionSecretFrom } from '../src/auth/session-secret.js';
+import { ADMIN_TOKEN, startHarness, TEST_CONNECTIONS_KEY, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
@@ -25,19 +26,20 @@ describe('console session: cookie, CSRF, /api/me, Bull Board', () => {
     const res = await login(OPERATOR);
     expect(res.status).toBe(204);
     const setCookie = res.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/^crm_sync_session=otto\.\d+\.[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
+    expect(setCookie).toMatch(/^crm_sync_session=otto\.0\.\d+\.[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
     expect(setCookie).not.toContain(OPERATOR);
     const value = cookieOf(res);
-    const expiry = Number(value.split('.')[1]);
+    const expiry = Number(value.split('.')[2]);
     expect(Math.abs(expiry - (Date.now() / 1000 + 43200))).toBeLessThan(10);
     expect(await json(await withCookie(value, '/api/me'))).toEqual({ name: 'otto', role: 'operator' });
     expect((await withCookie(value, '/api/mappings')).status).toBe(200);
   });
 
-  it('marks the cookie Secure when the request came over https', async () => {
+  it('believes no X-Forwarded-Proto without TRUST_PROXY: a plain cookie (Secure from a named proxy: session-hardening.e2e-spec.ts)', async () => {
     const res = await login(ADMIN_TOKEN, { 'x-forwarded-proto': 'https' });
     expect(res.status).toBe(204);
-    expect(res.headers.get('set-cookie')).toMatch(/; Secure$/);
+    expect(res.headers.get('set-cookie')).toMatch(/^crm_sync_session=/);
+    expect(res.headers.get('set-cookie')).not.toContain('Secure');
   });
 
   it('401 for a wrong token; 400 for no token', async () => {
@@ -55,22 +57,26 @@ describe('console session: cookie, CSRF, /api/me, Bull Board', () => {
 
   it('refuses a tampered, expired or foreign cookie with 401', async () => {
     const value = cookieOf(await login(VIEWER));
-    const [name, expiry, mac] = value.split('.');
-    const forged = (payload: string, key: string) =>
-      `${payload}.${createHmac('sha256', createHash('sha256').update(key).digest()).update(payload).digest('base64url')}`;
+    const [name, epoch, expiry, mac] = value.split('.');
+    // What the daemon signs with: the server secret (here a sub-key of the test's CONNECTIONS_KEY) bound to the token's hash.
+    const secret = sessionSecretFrom(null, { ok: true, key: Buffer.from(TEST_CONNECTIONS_KEY, 'hex'), origin: 'environment', path: null }).key;
+    const forged = (payload: string, token: string) =>
+      `${payload}.${createHmac('sha256', sessionMacKey(secret, createHash('sha256').update(token).digest()))
+        .update(payload)
+        .digest('base64url')}`;
     for (const bad of [
-      `otto.${expiry}.${mac}`, // another name, the viewer's MAC
-      `${name}.${Number(expiry) + 1000}.${mac}`, // a longer life
-      `${name}.${expiry}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
-      forged(`${name}.${Math.floor(Date.now() / 1000) - 1}`, VIEWER), // well signed, but expired
-      forged(`otto.${expiry}`, 'some-other-token-0123456'), // signed with a key that is not otto's token
+      `otto.${epoch}.${expiry}.${mac}`, // another name, the viewer's MAC
+      `${name}.${epoch}.${Number(expiry) + 1000}.${mac}`, // a longer life
+      `${name}.${epoch}.${expiry}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      forged(`${name}.${epoch}.${Math.floor(Date.now() / 1000) - 1}`, VIEWER), // well signed, but expired
+      forged(`otto.${epoch}.${expiry}`, 'some-other-token-0123456'), // signed with a key that is not otto's token
       'garbage',
     ]) {
       const res = await withCookie(bad, '/api/me');
       expect(res.status).toBe(401);
     }
-    // Correctly signed with the viewer's token: accepted (the cookie is self-verifying, no server state).
-    expect((await withCookie(forged(`${name}.${expiry}`, VIEWER), '/api/me')).status).toBe(200);
+    // Correctly signed with the server secret and the viewer's token: accepted.
+    expect((await withCookie(forged(`${name}.${epoch}.${expiry}`, VIEWER), '/api/me')).status).toBe(200);
   });
 
   it("a removed token's sessions stop working (another replica with other tokens)", async () => {
@@ -121,7 +127,7 @@ describe('console session: cookie, CSRF, /api/me, Bull Board', () => {
     const none = await fetch(`${h.url}/admin/queues`, { redirect: 'manual' });
     expect(none.status).toBe(302);
     expect(none.headers.get('location')).toBe('/admin');
-    const expired = await withCookie('vera.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '/admin/queues');
+    const expired = await withCookie('vera.0.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '/admin/queues');
     expect(expired.status).toBe(302);
 
     const admin = cookieOf(await login(ADMIN_TOKEN));

@@ -17,7 +17,10 @@ export interface CreateAppOptions {
 
 /** The daemon's HTTP application, ready to `listen`; used by main.ts and by the e2e tests alike. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ trustProxy: true, bodyLimit: 5 * 1024 * 1024 });
+  // Only the proxies named in TRUST_PROXY may set the client's address and protocol (X-Forwarded-For / -Proto): the
+  // sign-in limits count per address, and a header any client can send would let it pick its own.
+  const trustProxy = config.trustProxy.length > 0 ? config.trustProxy : false;
+  const adapter = new FastifyAdapter({ trustProxy, bodyLimit: 5 * 1024 * 1024 });
   registerBodyParsers(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,

@@ -14,7 +14,8 @@ import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminActor, Role } from '../config/roles.js';
 import { roleAllows } from '../config/roles.js';
-import { AdminIdentity, CSRF_HEADER, readCookie, SESSION_COOKIE } from './session.service.js';
+import { AdminIdentity, CSRF_HEADER, readCookie } from './session.service.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 const REQUIRED_ROLE = 'crm-sync:required-role';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -35,23 +36,38 @@ export const Actor = createParamDecorator((_data: unknown, context: ExecutionCon
   return actor;
 });
 
-export type AuthDecision = { ok: true; actor: AdminActor; via: 'bearer' | 'session' } | { ok: false; status: 401 | 403; body: Record<string, unknown> };
+export type AuthDecision =
+  | { ok: true; actor: AdminActor; via: 'bearer' | 'session' }
+  | { ok: false; status: 401 | 403 | 429; body: Record<string, unknown>; retryAfterSeconds?: number };
+
+/** The answer to an address that failed too often (sign-in-throttle.ts), with the seconds for Retry-After. */
+export function tooManyFailures(retryAfterSeconds: number): { status: 429; body: Record<string, unknown>; retryAfterSeconds: number } {
+  return {
+    status: 429,
+    body: { statusCode: 429, message: `too many failed sign-ins from this address; try again in ${retryAfterSeconds} s` },
+    retryAfterSeconds,
+  };
+}
 
 const UNAUTHORIZED = { statusCode: 401, message: 'missing or wrong admin token (Authorization: Bearer <ADMIN_TOKEN>)' };
 
 /**
  * The whole admin check, for Nest routes (the guard) and plain Fastify routes (Bull Board) alike: the caller from
  * `Authorization: Bearer` or, without that header, the console's session cookie; then the role; then, for a write
- * authenticated by the cookie, the CSRF header (a cross-site form can send the cookie but no custom header).
+ * authenticated by the cookie, the CSRF header (a cross-site form can send the cookie but no custom header). A Bearer
+ * token from an address that failed too often is not even looked at (429), and a wrong one counts as a failure.
  */
-export function authorize(identity: AdminIdentity, request: FastifyRequest, required: Role): AuthDecision {
+export async function authorize(identity: AdminIdentity, throttle: SignInThrottle, request: FastifyRequest, required: Role): Promise<AuthDecision> {
   let actor: AdminActor | null;
   let via: 'bearer' | 'session';
   if (request.headers.authorization !== undefined) {
+    const wait = await throttle.retryAfter(request.ip);
+    if (wait > 0) return { ok: false, ...tooManyFailures(wait) };
     actor = identity.byBearer(request.headers.authorization);
+    if (!actor) await throttle.failed(request.ip, 'bearer');
     via = 'bearer';
   } else {
-    actor = identity.bySession(readCookie(request.headers.cookie, SESSION_COOKIE));
+    actor = await identity.bySession(readCookie(request.headers.cookie, identity.cookieNameFor(request)));
     via = 'session';
   }
   if (!actor) return { ok: false, status: 401, body: UNAUTHORIZED };
@@ -84,19 +100,24 @@ export class AdminAuthGuard implements CanActivate {
   constructor(
     private readonly identity: AdminIdentity,
     private readonly reflector: Reflector,
+    private readonly throttle: SignInThrottle,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const http = context.switchToHttp();
     const request = http.getRequest<AdminRequest>();
     const declared = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]);
     const marked = this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, [context.getHandler(), context.getClass()]);
     if (!declared && !marked && !isApi(request.url ?? '')) return true;
-    const decision = authorize(this.identity, request, declared ?? defaultRole(request.method));
+    const decision = await authorize(this.identity, this.throttle, request, declared ?? defaultRole(request.method));
     if (decision.ok) {
       request.adminActor = decision.actor;
       return true;
+    }
+    if (decision.status === 429) {
+      http.getResponse<FastifyReply>().header('retry-after', String(decision.retryAfterSeconds));
+      throw new HttpException(decision.body, 429);
     }
     if (decision.status === 401) {
       http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer realm="crm-sync admin"');

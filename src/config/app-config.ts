@@ -52,6 +52,15 @@ export interface AppConfig {
    * Every `pollMs` it also looks for actions another replica recorded but could not relay.
    */
   relay: { burstPerSecond: number; burstFeedPerSecond: number; sampleMs: number; pollMs: number };
+  /** `SESSION_SECRET`, the key of the console's session cookies; null: a sub-key of the connections key (src/auth/session-secret.ts). */
+  sessionSecret: string | null;
+  /**
+   * Failed sign-ins and Bearer failures allowed per client address in a window of `windowSeconds`; then 429 until the
+   * window ends (src/auth/sign-in-throttle.ts).
+   */
+  signIn: { maxFailures: number; windowSeconds: number };
+  /** `TRUST_PROXY`: the proxies (addresses or CIDR ranges) whose X-Forwarded-* headers Fastify believes; empty: none. */
+  trustProxy: string[];
   /** `ADMIN_TOKEN`; null: the token made on the first start (its hash in Postgres) stands in for it. */
   adminToken: string | null;
   /** Every token of the admin API from the environment: `ADMIN_TOKEN` (name `admin`, role admin) first, then `ADMIN_TOKENS`. */
@@ -159,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       apiDomain: v.RECORD_CRM_API_DOMAIN?.replace(/\/+$/, '') ?? null,
     },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
+    sessionSecret: v.SESSION_SECRET ?? null,
+    signIn: { maxFailures: 10, windowSeconds: 60 },
+    trustProxy: splitSecrets(v.TRUST_PROXY),
     adminToken: v.ADMIN_TOKEN ?? null,
     adminTokens: [...(v.ADMIN_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: v.ADMIN_TOKEN }] : []), ...parseAdminTokens(v.ADMIN_TOKENS)],
     jobs: {

@@ -116,6 +116,18 @@ describe(loadConfig.name, () => {
     ],
     ['a key of the wrong size', { CONNECTIONS_KEY: 'abcd'.repeat(8) }, 'CONNECTIONS_KEY', 'must be 32 bytes, written as 64 hex digits or 44 base64 characters'],
     [
+      'a session secret of the wrong size',
+      { SESSION_SECRET: 'abcd'.repeat(8) },
+      'SESSION_SECRET',
+      'must be 32 bytes, written as 64 hex digits or 44 base64 characters',
+    ],
+    [
+      'a proxy that is no address',
+      { TRUST_PROXY: '10.0.0.1, proxy.local, 10.0.0.0/33' },
+      'TRUST_PROXY',
+      'must be IP addresses or CIDR ranges, comma-separated (not: proxy.local, 10.0.0.0/33)',
+    ],
+    [
       'a CRM base URL without its key',
       { APPOINTMENT_CRM_BASE_URL: 'http://crm.local' },
       'APPOINTMENT_CRM_API_KEY',
@@ -123,6 +135,17 @@ describe(loadConfig.name, () => {
     ],
   ])('names the variable and the reason for %s', (_name, change, variable, reason) => {
     expect(problemsOf({ ...valid, ...change })).toEqual([{ variable, reason }]);
+  });
+
+  it('trusts no proxy by default, only the addresses and ranges of TRUST_PROXY when set', () => {
+    expect(loadConfig(valid).trustProxy).toEqual([]);
+    expect(loadConfig({ ...valid, TRUST_PROXY: '10.0.0.5, 172.16.0.0/12,::1,fd00::/8' }).trustProxy).toEqual(['10.0.0.5', '172.16.0.0/12', '::1', 'fd00::/8']);
+  });
+
+  it('takes SESSION_SECRET as given, unset by default', () => {
+    expect(loadConfig(valid).sessionSecret).toBeNull();
+    const secret = Buffer.alloc(32, 9).toString('base64');
+    expect(loadConfig({ ...valid, SESSION_SECRET: secret }).sessionSecret).toBe(secret);
   });
 
   it('takes the job backoff from JOB_BACKOFF_BASE_MS (5 s by default), at least 10 ms', () => {

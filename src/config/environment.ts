@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import { isIP } from 'node:net';
 import { adminTokensProblems } from './roles.js';
 import { parseConnectionsKey } from './connections-key.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, validateSync, type ValidationError } from 'class-validator';
@@ -267,6 +268,18 @@ export class EnvironmentVariables {
   @IsString()
   CONNECTIONS_KEY_FILE?: string;
 
+  /** 32 bytes, base64 or hex: the key of the console's session cookies. Unset: a sub-key of the connections key. */
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  SESSION_SECRET?: string;
+
+  /** The reverse proxies whose X-Forwarded-For / -Proto are believed: addresses or CIDR ranges, comma-separated. */
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
   @blankAsUnset
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -323,6 +336,14 @@ function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
   if (vars.CONNECTIONS_KEY !== undefined && parseConnectionsKey(vars.CONNECTIONS_KEY) === null) {
     problems.push({ variable: 'CONNECTIONS_KEY', reason: 'must be 32 bytes, written as 64 hex digits or 44 base64 characters' });
   }
+  if (vars.SESSION_SECRET !== undefined && parseConnectionsKey(vars.SESSION_SECRET) === null) {
+    problems.push({ variable: 'SESSION_SECRET', reason: 'must be 32 bytes, written as 64 hex digits or 44 base64 characters' });
+  }
+  if (vars.TRUST_PROXY !== undefined) {
+    const bad = splitSecrets(vars.TRUST_PROXY).filter((entry) => !isAddressOrRange(entry));
+    if (bad.length > 0 || splitSecrets(vars.TRUST_PROXY).length === 0)
+      problems.push({ variable: 'TRUST_PROXY', reason: `must be IP addresses or CIDR ranges, comma-separated (not: ${bad.join(', ') || 'empty'})` });
+  }
   if (vars.ADMIN_TOKENS !== undefined) {
     for (const reason of adminTokensProblems(vars.ADMIN_TOKENS, vars.ADMIN_TOKEN)) problems.push({ variable: 'ADMIN_TOKENS', reason });
   }
@@ -342,4 +363,13 @@ export function splitSecrets(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** An IPv4 or IPv6 address, optionally with a /prefix length that fits it. */
+export function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }

@@ -9,6 +9,7 @@ import { QUEUES } from '../queues/queues.js';
 import { authorize, type AdminRequest } from '../auth/admin-auth.guard.js';
 import { AdminAudit } from '../sync-log/admin-audit.service.js';
 import { AdminIdentity, CSRF_HEADER } from '../auth/session.service.js';
+import { SignInThrottle } from '../auth/sign-in-throttle.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
@@ -39,7 +40,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 function withBoardCsrf(request: FastifyRequest): FastifyRequest {
   if (SAFE_METHODS.has(request.method) || request.headers[CSRF_HEADER] === '1') return request;
   if (request.headers['sec-fetch-site'] !== 'same-origin') return request;
-  return { method: request.method, headers: { ...request.headers, [CSRF_HEADER]: '1' } } as unknown as FastifyRequest;
+  const marked = { method: request.method, ip: request.ip, protocol: request.protocol, headers: { ...request.headers, [CSRF_HEADER]: '1' } };
+  return marked as unknown as FastifyRequest;
 }
 
 /**
@@ -50,6 +52,7 @@ function withBoardCsrf(request: FastifyRequest): FastifyRequest {
 export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstance) => Promise<void> {
   return async (fastify) => {
     const identity = app.get(AdminIdentity, { strict: false });
+    const throttle = app.get(SignInThrottle, { strict: false });
     const audit = app.get(AdminAudit, { strict: false });
     const queues = Object.values(QUEUES).map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false }), { readOnlyMode: false }));
     const serverAdapter = new FastifyAdapter();
@@ -57,7 +60,7 @@ export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstan
     createBullBoard({ queues, serverAdapter, options: { uiConfig: { boardTitle: 'crm-sync queues' } } });
 
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      const decision = authorize(identity, withBoardCsrf(request), 'admin');
+      const decision = await authorize(identity, throttle, withBoardCsrf(request), 'admin');
       if (decision.ok) {
         (request as AdminRequest).adminActor = decision.actor;
         return;
@@ -67,6 +70,7 @@ export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstan
         return reply.code(302).header('location', '/admin').header('cache-control', 'no-store').send();
       }
       if (decision.status === 401) reply.header('www-authenticate', 'Bearer realm="crm-sync admin"');
+      if (decision.status === 429) reply.header('retry-after', String(decision.retryAfterSeconds));
       return reply.code(decision.status).header('cache-control', 'no-store').send(decision.body);
     });
     fastify.addHook('onSend', async (_request, reply, payload) => {

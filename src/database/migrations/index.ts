@@ -12,6 +12,7 @@ import { Connections1763700011000 } from './1763700011000-connections.js';
 import { ReconcilePasses1763700012000 } from './1763700012000-reconcile-passes.js';
 import { ConnectionCheckCode1763700012500 } from './1763700012500-connection-check-code.js';
 import { LegacySeals1763700013000 } from './1763700013000-legacy-seals.js';
+import { AdminSessionEpoch1763700013500 } from './1763700013500-admin-session-epoch.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ReconcilePasses1763700012000,
   ConnectionCheckCode1763700012500,
   LegacySeals1763700013000,
+  AdminSessionEpoch1763700013500,
 ];
