@@ -570,8 +570,8 @@ describe('retention', () => {
   });
 
   it('is registered as a daily maintenance task', async () => {
-    const { MaintenanceTasks } = await import('../src/queues/maintenance.service.js');
-    const task = h.app.get(MaintenanceTasks).get('retention');
+    const { MaintenanceTasksService } = await import('../src/queues/maintenance.service.js');
+    const task = h.app.get(MaintenanceTasksService).get('retention');
     expect(task?.everyMs).toBe(24 * 3600_000);
   });
 });

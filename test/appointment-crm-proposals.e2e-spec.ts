@@ -1,6 +1,6 @@
 import type { SaleItem } from '../src/appointment-crm/appointment-crm.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
-import { DeliveryRouter } from '../src/webhooks/delivery-router.service.js';
+import { DeliveryRouterService } from '../src/webhooks/delivery-router.service.js';
 import { parseDelivery } from '../src/webhooks/parse-delivery.js';
 import type { RoutedDelivery } from '../src/domain/service-events.js';
 import { deliverEvent, deliverPrompt, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
@@ -185,7 +185,7 @@ describe('appointment CRM: proposals, sales and notes', () => {
     // The deprecated event and a reconciliation replay of the same approval push nothing more.
     const uploads = crm().uploads.length;
     await deliverEvent(h, events.proposalApproved(proposal));
-    await h.app.get(DeliveryRouter).routeSynthetic(synthetic(events.proposalStatusChanged(proposal)));
+    await h.app.get(DeliveryRouterService).routeSynthetic(synthetic(events.proposalStatusChanged(proposal)));
     await waitFor(async () => (await h.database.repo(InboxDelivery).countBy({ status: 'received' })) === 0, 15_000, 'the deprecated event to be routed');
     await new Promise((r) => setTimeout(r, 300));
     const kinds = (await entriesOf(h, project.id)).map((e) => e.kind);
@@ -236,7 +236,7 @@ describe('appointment CRM: proposals, sales and notes', () => {
     expect(notes[0].text).toContain('Check');
     expect(notes[0].text).toContain('2025-03-04');
 
-    await h.app.get(DeliveryRouter).routeSynthetic(synthetic(body));
+    await h.app.get(DeliveryRouterService).routeSynthetic(synthetic(body));
     await new Promise((r) => setTimeout(r, 300));
     expect(crm().get(appointmentId)!.notes).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 import { AppointmentDeliveriesService } from '../src/appointment-crm/appointment-deliveries.service.js';
 import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
-import { ActionRecorder } from '../src/sync-log/action-recorder.service.js';
+import { ActionRecorderService } from '../src/sync-log/action-recorder.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
@@ -98,7 +98,7 @@ describe('appointment CRM: drawings', () => {
     expect(failed.status).toBe('failed');
     expect(crm().filesOf(appointmentId, 'drawing')).toHaveLength(3); // the old one and both new ones
 
-    expect(await h.app.get(ActionRecorder).retry(failed.id)).not.toBeNull();
+    expect(await h.app.get(ActionRecorderService).retry(failed.id)).not.toBeNull();
     await waitFor(async () => (await h.app.get(SyncLogRepository).get(failed.id))?.status === 'succeeded', 10_000, 'the run again');
 
     expect(crm().filesOf(appointmentId, 'drawing')).toHaveLength(2);

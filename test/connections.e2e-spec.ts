@@ -225,8 +225,8 @@ describe('connections from the console', () => {
   });
 
   it('checks every configured connection every 15 minutes: a refused token shows degraded, the next good check clears it', async () => {
-    const { MaintenanceTasks } = await import('../src/queues/maintenance.service.js');
-    const task = h.app.get(MaintenanceTasks).get('check_connections')!;
+    const { MaintenanceTasksService } = await import('../src/queues/maintenance.service.js');
+    const task = h.app.get(MaintenanceTasksService).get('check_connections')!;
     expect(task.everyMs).toBe(15 * 60_000);
     // Its first run comes a period after the deployment starts, not at once.
     const scheduler = await h.app.get<Queue>(getQueueToken(QUEUES.maintenance)).getJobScheduler('check_connections');

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { MaintenanceTasks } from '../src/queues/maintenance.service.js';
+import { MaintenanceTasksService } from '../src/queues/maintenance.service.js';
 import { allActionsFinished, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { ServiceSim } from './sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor, type Harness } from './support/harness.js';
@@ -159,7 +159,7 @@ describe('the reconciliation schedule', () => {
   it('RECONCILE_INTERVAL_SECONDS=0 schedules neither pass', async () => {
     const h = await startHarness({ redisDb: REDIS_DB });
     try {
-      const tasks = h.app.get(MaintenanceTasks);
+      const tasks = h.app.get(MaintenanceTasksService);
       expect([tasks.get('reconcile')!.everyMs, tasks.get('reconcile-full')!.everyMs]).toEqual([0, 0]);
     } finally {
       await h.close();
@@ -169,7 +169,7 @@ describe('the reconciliation schedule', () => {
   it('RECONCILE_FULL_INTERVAL_SECONDS=0 schedules only the changes pass; a full pass unfinished is not doubled', async () => {
     const h = await startHarness({ redisDb: REDIS_DB, env: { RECONCILE_INTERVAL_SECONDS: '3600', RECONCILE_FULL_INTERVAL_SECONDS: '0' } });
     try {
-      const tasks = h.app.get(MaintenanceTasks);
+      const tasks = h.app.get(MaintenanceTasksService);
       expect([tasks.get('reconcile')!.everyMs, tasks.get('reconcile-full')!.everyMs]).toEqual([3_600_000, 0]);
 
       const fullPasses = () => h.database.query<unknown[]>(`SELECT id FROM sync_log WHERE kind = 'reconcile' AND payload->>'scope' = 'full'`);

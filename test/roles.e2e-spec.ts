@@ -1,7 +1,7 @@
 import { ForbiddenException, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AdminAuthGuard } from '../src/auth/admin-auth.guard.js';
-import { AdminIdentity } from '../src/auth/session.service.js';
+import { AdminIdentityService } from '../src/auth/session.service.js';
 import { SignInThrottle } from '../src/auth/sign-in-throttle.js';
 import { adminTokensProblems } from '../src/config/roles.js';
 import { loadConfig } from '../src/config/app-config.js';
@@ -123,7 +123,7 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
   });
 
   it('a route that declares no role needs admin for writes: an operator gets 403 naming admin', async () => {
-    const guard = new AdminAuthGuard(h.app.get(AdminIdentity), new Reflector(), h.app.get(SignInThrottle));
+    const guard = new AdminAuthGuard(h.app.get(AdminIdentityService), new Reflector(), h.app.get(SignInThrottle));
     const request = { method: 'POST', url: '/api/connections', ip: '127.0.0.1', headers: { authorization: `Bearer ${OPERATOR}` } };
     const context = {
       getType: () => 'http',

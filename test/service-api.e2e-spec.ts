@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { PdfRejectedError } from '../src/http/pdf-download.js';
-import { SharedRedis } from '../src/queues/shared-redis.service.js';
+import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { ServiceSim } from './sim/service/service-sim.js';
@@ -24,7 +24,7 @@ describe(ServiceApiClient.name, () => {
   const sim = new ServiceSim();
   let client: ServiceApiClient;
   let metrics: MetricsService;
-  let shared: SharedRedis;
+  let shared: SharedRedisService;
   let prefix: string;
 
   beforeAll(async () => {
@@ -34,7 +34,7 @@ describe(ServiceApiClient.name, () => {
     fastRetries(config);
     metrics = new MetricsService();
     prefix = config.queuePrefix;
-    shared = new SharedRedis(config);
+    shared = new SharedRedisService(config);
     client = new ServiceApiClient(config, environmentConnections(config), metrics, shared);
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedis } from '../src/queues/shared-redis.service.js';
+import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { RECORD_CRM, type RecordCrm } from '../src/record-crm/record-crm.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
@@ -179,7 +179,7 @@ async function closedPort(): Promise<number> {
 describe('with Redis unreachable', () => {
   const service = new ServiceSim();
   const zoho = new ZohoSim();
-  let shared: SharedRedis;
+  let shared: SharedRedisService;
   let clients: { service: ServiceApiClient; zoho: ZohoClient };
   const warnings: string[] = [];
 
@@ -197,7 +197,7 @@ describe('with Redis unreachable', () => {
       RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
     });
     fastRetries(config);
-    shared = new SharedRedis(config);
+    shared = new SharedRedisService(config);
     const connections = environmentConnections(config);
     clients = {
       service: new ServiceApiClient(config, connections, new MetricsService(), shared),

@@ -1,4 +1,4 @@
-import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
+import { RelayRecoveryService } from '../src/relay/relay-recovery.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -157,7 +157,7 @@ describe('sync log routes', () => {
     const reason = 'no handler for action kind retired_kind';
     await waitFor(async () => (await Promise.all(unrelayed.map(({ id }) => entry(id)))).every((e) => e.status === 'failed'), 10_000, 'the relay');
     for (const { id } of unrelayed) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
-    expect((await h.app.get(RelayRecovery).recover(60_000, 2)).actions).toBeGreaterThanOrEqual(5);
+    expect((await h.app.get(RelayRecoveryService).recover(60_000, 2)).actions).toBeGreaterThanOrEqual(5);
     for (const { id } of lost) expect(await entry(id)).toMatchObject({ status: 'failed', error: reason });
     // Reported like any action failed for good (recorded, not sent: this daemon has no ALERT_WEBHOOK_URL).
     const reported = await waitFor(

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import pg from 'pg';
 import { QUEUES } from '../src/queues/queues.js';
-import { RelayRecovery } from '../src/relay/relay-recovery.service.js';
+import { RelayRecoveryService } from '../src/relay/relay-recovery.service.js';
 import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
@@ -247,7 +247,7 @@ describe('webhook intake', () => {
     // The relay's timer claims the rows nobody relayed; the lost jobs wait for the recovery, which pages through them.
     await waitFor(async () => (await Promise.all(unrelayed.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'), 10_000, 'the relay');
     expect((await Promise.all(lost.map(inboxRows))).map((rows) => rows[0].status)).toEqual(lost.map(() => 'received'));
-    expect((await h.app.get(RelayRecovery).recover(60_000, 2)).deliveries).toBeGreaterThanOrEqual(lost.length);
+    expect((await h.app.get(RelayRecoveryService).recover(60_000, 2)).deliveries).toBeGreaterThanOrEqual(lost.length);
     await waitFor(
       async () => (await Promise.all(lost.map(inboxRows))).every((rows) => rows[0]?.status === 'routed'),
       10_000,

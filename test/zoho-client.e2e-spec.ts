@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
 import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedis } from '../src/queues/shared-redis.service.js';
+import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { ServiceSim } from './sim/service/service-sim.js';
@@ -18,7 +18,7 @@ describe(ZohoClient.name, () => {
   const zoho = new ZohoSim();
   const service = new ServiceSim();
   let client: ZohoClient;
-  let shared: SharedRedis;
+  let shared: SharedRedisService;
   let prefix: string;
 
   beforeAll(async () => {
@@ -35,7 +35,7 @@ describe(ZohoClient.name, () => {
     });
     fastRetries(config);
     prefix = config.queuePrefix;
-    shared = new SharedRedis(config);
+    shared = new SharedRedisService(config);
     client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared, { notify: () => undefined });
   });
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
-import { DatabaseUnavailableError, type DatabaseService } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
+import type { DatabaseService } from '../database/database.service.js';
 import type { AlertRepository, AlertRow, ClaimResult } from './alert.repository.js';
 import { alertHost, AlertsService } from './alerts.service.js';
 

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DatabaseUnavailableError } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
 
 /**
  * Maps errors to answers: HttpExceptions as Nest shapes them, an unreachable database as 503 (the caller may try

@@ -11,7 +11,7 @@ import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../s
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
-import { ConnectedProducts } from './connected-products.service.js';
+import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import type { AppointmentDrawingPush } from './drawing-push.entity.js';
 import { idempotencyKey } from './idempotency-key.js';
@@ -41,7 +41,7 @@ export class AppointmentActionsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
     private readonly service: ServiceApiClient,
-    private readonly products: ConnectedProducts,
+    private readonly products: ConnectedProductsService,
     private readonly drawingPushes: AppointmentDrawingPushRepository,
   ) {}
 

@@ -3,7 +3,7 @@ import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { HttpAppointmentCrm } from './appointment-crm.client.js';
 import { APPOINTMENT_CRM } from './appointment-crm.js';
@@ -11,7 +11,7 @@ import { AppointmentDeliveriesService } from './appointment-deliveries.service.j
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
-import { ConnectedProducts } from './connected-products.service.js';
+import { ConnectedProductsService } from './connected-products.service.js';
 
 /**
  * The appointment CRM: its adapter, push flows, webhook handling and send action. Always imported by AppModule: its
@@ -23,7 +23,7 @@ import { ConnectedProducts } from './connected-products.service.js';
   controllers: [AppointmentSendController],
   providers: [
     { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
-    ConnectedProducts,
+    ConnectedProductsService,
     AppointmentDrawingPushRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
@@ -32,7 +32,7 @@ import { ConnectedProducts } from './connected-products.service.js';
 })
 export class AppointmentCrmModule implements OnModuleInit {
   constructor(
-    private readonly registry: ActionRegistry,
+    private readonly registry: ActionRegistryService,
     private readonly actions: AppointmentActionsService,
   ) {}
 

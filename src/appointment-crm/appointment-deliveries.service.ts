@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
 import type {
@@ -31,7 +31,7 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly mappings: MappingLookup,
+    private readonly mappings: MappingLookupService,
     private readonly pushes: AppointmentActionsService,
   ) {}
 

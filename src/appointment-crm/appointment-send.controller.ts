@@ -4,8 +4,8 @@ import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString } from 'class-validator';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import type { AdminActor } from '../config/roles.js';
-import { MappingLookup } from '../mappings/mapping-lookup.service.js';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
+import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
 import type { LineItemsPayload } from '../domain/actions.js';
 
 /** Ids are exact strings; a small one sent as a JSON number is accepted as its digits. */
@@ -36,8 +36,8 @@ export class SendAcceptedDto {
 @Controller('api/appointment-crm')
 export class AppointmentSendController {
   constructor(
-    private readonly mappings: MappingLookup,
-    private readonly actions: ActionRecorder,
+    private readonly mappings: MappingLookupService,
+    private readonly actions: ActionRecorderService,
   ) {}
 
   @Post('send')

@@ -8,7 +8,7 @@ const TTL_MS = 10 * 60_000;
  * rarely (it is made by hand in the web UI). "Not connected" is cached too.
  */
 @Injectable()
-export class ConnectedProducts {
+export class ConnectedProductsService {
   private readonly cache = new Map<string, { externalId: Promise<string | null>; expiresAt: number }>();
 
   constructor(private readonly service: ServiceApiClient) {}

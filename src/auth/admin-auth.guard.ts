@@ -14,7 +14,7 @@ import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminActor, Role } from '../config/roles.js';
 import { roleAllows } from '../config/roles.js';
-import { AdminIdentity, CSRF_HEADER, readCookie } from './session.service.js';
+import { AdminIdentityService, CSRF_HEADER, readCookie } from './session.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
 const REQUIRED_ROLE = 'crm-sync:required-role';
@@ -57,7 +57,7 @@ const UNAUTHORIZED = { statusCode: 401, message: 'missing or wrong admin token (
  * authenticated by the cookie, the CSRF header (a cross-site form can send the cookie but no custom header). A Bearer
  * token from an address that failed too often is not even looked at (429), and a wrong one counts as a failure.
  */
-export async function authorize(identity: AdminIdentity, throttle: SignInThrottle, request: FastifyRequest, required: Role): Promise<AuthDecision> {
+export async function authorize(identity: AdminIdentityService, throttle: SignInThrottle, request: FastifyRequest, required: Role): Promise<AuthDecision> {
   let actor: AdminActor | null;
   let via: 'bearer' | 'session';
   if (request.headers.authorization !== undefined) {
@@ -98,7 +98,7 @@ const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/'
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
   constructor(
-    private readonly identity: AdminIdentity,
+    private readonly identity: AdminIdentityService,
     private readonly reflector: Reflector,
     private readonly throttle: SignInThrottle,
   ) {}

@@ -2,10 +2,11 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { createHash, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { publicUrlOf } from '../connections/public-url.js';
-import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
+import { DatabaseService } from '../database/database.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { AdminCredentialRepository, RESET_CREDENTIALS_STATEMENT } from './admin-credential.repository.js';
-import { AdminIdentity } from './session.service.js';
+import { AdminIdentityService } from './session.service.js';
 
 const ACTOR: AdminActor = { name: 'admin', role: 'admin' };
 const RETRY_MS = 2_000;
@@ -19,7 +20,7 @@ const RESET = `to replace it, set ADMIN_TOKEN, or run ${RESET_CREDENTIALS_STATEM
  * Start-up never waits for Postgres: until the hash is loaded that token simply does not authenticate.
  */
 @Injectable()
-export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class FirstStartTokenService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('AdminToken');
   private stopped = false;
 
@@ -27,7 +28,7 @@ export class FirstStartToken implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
     private readonly credentials: AdminCredentialRepository,
-    private readonly identity: AdminIdentity,
+    private readonly identity: AdminIdentityService,
   ) {}
 
   onApplicationBootstrap(): void {

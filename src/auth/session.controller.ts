@@ -13,7 +13,7 @@ import { IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Actor, AdminRoute, tooManyFailures } from './admin-auth.guard.js';
 import { ROLES, type AdminActor } from '../config/roles.js';
-import { AdminIdentity, readCookie, sessionCookie } from './session.service.js';
+import { AdminIdentityService, readCookie, sessionCookie } from './session.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
 export class SessionLoginDto {
@@ -36,7 +36,7 @@ export class MeView {
 @Controller()
 export class SessionController {
   constructor(
-    private readonly identity: AdminIdentity,
+    private readonly identity: AdminIdentityService,
     private readonly throttle: SignInThrottle,
   ) {}
 

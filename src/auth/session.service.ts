@@ -37,7 +37,7 @@ interface KnownToken extends AdminActor {
  * length or prefix.
  */
 @Injectable()
-export class AdminIdentity {
+export class AdminIdentityService {
   private readonly logger = new Logger('AdminSessions');
   private readonly tokens: KnownToken[];
   private readonly secret: Buffer;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { SharedRedis } from '../queues/shared-redis.service.js';
+import { SharedRedisService } from '../queues/shared-redis.service.js';
 
 /** What a sign-in attempt (`POST /admin/session`) or a Bearer request is, for the log line of its failure. */
 export type SignInKind = 'sign-in' | 'bearer';
@@ -21,7 +21,7 @@ export class SignInThrottle {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly redis: SharedRedis,
+    private readonly redis: SharedRedisService,
   ) {
     this.maxFailures = config.signIn.maxFailures;
     this.windowSeconds = config.signIn.windowSeconds;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MaintenanceTasks } from '../queues/maintenance.service.js';
-import { ConnectionChecks } from './connection-checks.service.js';
+import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { ConnectionChecksService } from './connection-checks.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 
 /**
@@ -11,13 +11,13 @@ import { ConnectionsService } from '../connections/connections.service.js';
  */
 @Injectable()
 export class ConnectionCheckSchedule {
-  private readonly logger = new Logger('ConnectionChecks');
+  private readonly logger = new Logger('ConnectionChecksService');
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly connections: ConnectionsService,
-    private readonly checks: ConnectionChecks,
-    tasks: MaintenanceTasks,
+    private readonly checks: ConnectionChecksService,
+    tasks: MaintenanceTasksService,
   ) {
     // Not at once: a deployment starting checks its connections as it uses them.
     tasks.register({ name: 'check_connections', everyMs: config.connections.checkEveryMs, firstRunAfterOnePeriod: true, run: () => this.run() });

@@ -6,7 +6,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import { checkCodeOf, type CheckCode } from '../connections/check-codes.js';
 import { OutboundHttp } from '../http/outbound-http.js';
 import { ZohoAuth } from '../record-crm/zoho-auth.js';
-import { SharedRedis } from '../queues/shared-redis.service.js';
+import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
 import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
 import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../config/connection-settings.js';
@@ -33,7 +33,7 @@ const failed = (err: unknown): CheckOutcome => ({
  * changes nothing, tried once (no retries, so a wrong address answers within the time-out).
  */
 @Injectable()
-export class ConnectionChecks {
+export class ConnectionChecksService {
   /** A check's call to the service counts against the deployment's cap like any other. */
   private readonly serviceCap: SharedRateCap;
 
@@ -41,7 +41,7 @@ export class ConnectionChecks {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly readiness: ReadinessRegistry,
-    shared: SharedRedis,
+    shared: SharedRedisService,
   ) {
     this.serviceCap = serviceRateCap(shared, config.service.maxRps);
   }

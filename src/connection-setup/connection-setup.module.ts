@@ -4,8 +4,8 @@ import { ObservabilityModule } from '../health/observability.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { ConnectionCheckSchedule } from './connection-check-schedule.js';
-import { ConnectionChecks } from './connection-checks.service.js';
-import { ConnectionViews } from './connection-views.service.js';
+import { ConnectionChecksService } from './connection-checks.service.js';
+import { ConnectionViewsService } from './connection-views.service.js';
 import { ConnectionsController } from './connections.controller.js';
 import { OAuthCallbackController } from './oauth-callback.controller.js';
 import { OAuthStateRepository } from './oauth-state.repository.js';
@@ -18,7 +18,7 @@ import { ZohoConnectService } from './zoho-connect.service.js';
 @Module({
   imports: [ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule],
   controllers: [ConnectionsController, OAuthCallbackController],
-  providers: [OAuthStateRepository, ConnectionChecks, ConnectionCheckSchedule, ConnectionViews, ZohoConnectService],
-  exports: [ConnectionViews],
+  providers: [OAuthStateRepository, ConnectionChecksService, ConnectionCheckSchedule, ConnectionViewsService, ZohoConnectService],
+  exports: [ConnectionViewsService],
 })
 export class ConnectionSetupModule {}

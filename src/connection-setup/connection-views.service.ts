@@ -49,7 +49,7 @@ const NOT_CONFIGURED_HINT: Record<ConnectionName, string> = {
 
 /** The console's picture of the connections: state, where set, last check, settings without secrets. */
 @Injectable()
-export class ConnectionViews {
+export class ConnectionViewsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,

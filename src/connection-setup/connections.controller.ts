@@ -17,13 +17,13 @@ import {
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../sync-log/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ConnectionChecks, type CheckOutcome } from './connection-checks.service.js';
+import { ConnectionChecksService, type CheckOutcome } from './connection-checks.service.js';
 import { lastFour } from '../connections/connection-codecs.js';
 import { connectionName, type ConnectionName, type ConnectionSettings, type WebhookSecrets } from '../config/connection-settings.js';
-import { ConnectionViews, webhookAddresses, type ConnectionView } from './connection-views.service.js';
+import { ConnectionViewsService, webhookAddresses, type ConnectionView } from './connection-views.service.js';
 import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionDto, WebhooksConnectionDto } from './connections.dto.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
@@ -44,10 +44,10 @@ export class ConnectionsController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
-    private readonly views: ConnectionViews,
-    private readonly checks: ConnectionChecks,
+    private readonly views: ConnectionViewsService,
+    private readonly checks: ConnectionChecksService,
     private readonly zoho: ZohoConnectService,
-    private readonly audit: AdminAudit,
+    private readonly audit: AdminAuditService,
   ) {}
 
   @Get()

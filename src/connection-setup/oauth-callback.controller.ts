@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../sync-log/admin-audit.service.js';
 import { readCookie } from '../auth/session.service.js';
 import { OAUTH_BINDING_COOKIE, oauthBindingCookie } from './oauth-binding-cookie.js';
 import { CALLBACK_PATH, ZohoConnectService, type CallbackQuery } from './zoho-connect.service.js';
@@ -17,7 +17,7 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 export class OAuthCallbackController {
   constructor(
     private readonly zoho: ZohoConnectService,
-    private readonly audit: AdminAudit,
+    private readonly audit: AdminAuditService,
   ) {}
 
   @Get(CALLBACK_PATH.slice(1))

@@ -3,16 +3,9 @@ import pg from 'pg';
 import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from './advisory-lock.js';
+import { DatabaseUnavailableError } from './database.errors.js';
 import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS, type Entities } from './data-source-options.js';
 import { ensureDatabase } from './ensure-database.js';
-
-/** Thrown when Postgres is not (yet) reachable; HTTP routes turn it into 503. */
-export class DatabaseUnavailableError extends Error {
-  constructor(reason: string) {
-    super(`database unavailable: ${reason}`);
-    this.name = 'DatabaseUnavailableError';
-  }
-}
 
 /** The entity classes of every feature module, given by DatabaseModule.forRoot. */
 export const DATABASE_ENTITIES = Symbol('DATABASE_ENTITIES');

@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from './metrics.service.js';
 import { ReadinessRegistry } from './readiness.registry.js';
-import { RedisProbe } from './redis-probe.service.js';
+import { RedisProbeService } from './redis-probe.service.js';
 
 @ApiTags('health')
 @Controller()
@@ -14,7 +14,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly database: DatabaseService,
-    private readonly redis: RedisProbe,
+    private readonly redis: RedisProbeService,
     private readonly readiness: ReadinessRegistry,
     private readonly metrics: MetricsService,
   ) {}

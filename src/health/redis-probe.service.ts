@@ -5,7 +5,7 @@ import { redisConnection } from '../queues/redis-connection.js';
 
 /** A connection of its own for readiness: it fails fast instead of queueing commands while Redis is away. */
 @Injectable()
-export class RedisProbe implements OnApplicationShutdown {
+export class RedisProbeService implements OnApplicationShutdown {
   private readonly client: Redis;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {

@@ -5,7 +5,7 @@ import { MappingRepository } from './mapping.repository.js';
 
 /** Where a project's pushes go. Only associated mappings count: the service knows nothing of the others yet. */
 @Injectable()
-export class MappingLookup {
+export class MappingLookupService {
   constructor(private readonly mappings: MappingRepository) {}
 
   /** The project's appointment mapping, whatever its state (callers decide what a pending one means). */

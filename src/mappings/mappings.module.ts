@@ -1,28 +1,28 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
-import { MappingLookup } from './mapping-lookup.service.js';
+import { MappingLookupService } from './mapping-lookup.service.js';
 import { MappingRepository } from './mapping.repository.js';
 import { MappingsController } from './mappings.controller.js';
 import { MappingsService } from './mappings.service.js';
 import { MappingDeliveriesService } from './mapping-deliveries.service.js';
 
 /**
- * Mappings and their association with the service. Other modules use MappingLookup (where a project's pushes go)
+ * Mappings and their association with the service. Other modules use MappingLookupService (where a project's pushes go)
  * and MappingsService (`associatePending` for the reconciliation); MappingRepository holds every statement on `mapping`.
  */
 @Module({
   imports: [SyncLogModule, ServiceApiModule],
   controllers: [MappingsController],
-  providers: [MappingRepository, MappingLookup, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
-  exports: [MappingRepository, MappingLookup, MappingsService],
+  providers: [MappingRepository, MappingLookupService, MappingsService, MappingImportService, MappingActionsService, MappingDeliveriesService],
+  exports: [MappingRepository, MappingLookupService, MappingsService],
 })
 export class MappingsModule implements OnModuleInit {
   constructor(
-    private readonly registry: ActionRegistry,
+    private readonly registry: ActionRegistryService,
     private readonly associations: MappingActionsService,
     private readonly deliveries: MappingDeliveriesService,
   ) {}

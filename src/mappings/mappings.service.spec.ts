@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
-import { ActionRecorder, type RecordedAction } from '../sync-log/action-recorder.service.js';
+import { ActionRecorderService, type RecordedAction } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
@@ -114,7 +114,7 @@ async function setUp() {
       MappingsService,
       { provide: DatabaseService, useValue: { transaction } },
       { provide: MappingRepository, useValue: repository },
-      { provide: ActionRecorder, useValue: { record, committed } },
+      { provide: ActionRecorderService, useValue: { record, committed } },
     ],
   }).compile();
   return { service: moduleRef.get(MappingsService), events, table, repository, transaction, record, committed };

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
@@ -55,7 +55,7 @@ export class MappingsService {
   constructor(
     private readonly database: DatabaseService,
     private readonly mappings: MappingRepository,
-    private readonly actions: ActionRecorder,
+    private readonly actions: ActionRecorderService,
   ) {}
 
   async create(input: MappingInput): Promise<CreateResult> {

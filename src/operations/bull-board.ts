@@ -7,8 +7,8 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUEUES } from '../queues/queues.js';
 import { authorize, type AdminRequest } from '../auth/admin-auth.guard.js';
-import { AdminAudit } from '../sync-log/admin-audit.service.js';
-import { AdminIdentity, CSRF_HEADER } from '../auth/session.service.js';
+import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AdminIdentityService, CSRF_HEADER } from '../auth/session.service.js';
 import { SignInThrottle } from '../auth/sign-in-throttle.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -51,9 +51,9 @@ function withBoardCsrf(request: FastifyRequest): FastifyRequest {
  */
 export function bullBoard(app: INestApplicationContext): (fastify: FastifyInstance) => Promise<void> {
   return async (fastify) => {
-    const identity = app.get(AdminIdentity, { strict: false });
+    const identity = app.get(AdminIdentityService, { strict: false });
     const throttle = app.get(SignInThrottle, { strict: false });
-    const audit = app.get(AdminAudit, { strict: false });
+    const audit = app.get(AdminAuditService, { strict: false });
     const queues = Object.values(QUEUES).map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false }), { readOnlyMode: false }));
     const serverAdapter = new FastifyAdapter();
     serverAdapter.setBasePath(BULL_BOARD_PATH);

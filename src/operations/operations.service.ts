@@ -1,15 +1,15 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../config/roles.js';
-import { AdminAudit } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../sync-log/admin-audit.service.js';
 import { syncLogEntryView } from '../sync-log/sync-log.view.js';
-import { ConnectionViews } from '../connection-setup/connection-views.service.js';
+import { ConnectionViewsService } from '../connection-setup/connection-views.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
 import { mappingView } from '../mappings/mapping.view.js';
-import { RelaySignal } from '../queues/relay-signal.service.js';
+import { RelaySignalService } from '../queues/relay-signal.service.js';
 import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
-import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
+import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
 import { InboxRepository, type DeliveryFilter, type DeliveryRow } from '../webhooks/inbox.repository.js';
 import { parseDelivery } from '../webhooks/parse-delivery.js';
 import { OVERVIEW_WINDOWS, type OverviewWindow } from './operations.dto.js';
@@ -27,10 +27,10 @@ export class OperationsService {
     private readonly syncLog: SyncLogRepository,
     private readonly inbox: InboxRepository,
     private readonly mappings: MappingRepository,
-    private readonly router: DeliveryRouter,
-    private readonly relay: RelaySignal,
-    private readonly audit: AdminAudit,
-    private readonly connectionViews: ConnectionViews,
+    private readonly router: DeliveryRouterService,
+    private readonly relay: RelaySignalService,
+    private readonly audit: AdminAuditService,
+    private readonly connectionViews: ConnectionViewsService,
     private readonly connectionSettings: ConnectionsService,
   ) {}
 

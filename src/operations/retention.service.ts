@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MaintenanceTasks } from '../queues/maintenance.service.js';
+import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
 import { AlertRepository } from '../alerts/alert.repository.js';
@@ -33,7 +33,7 @@ export class RetentionService {
     private readonly syncLog: SyncLogRepository,
     private readonly inbox: InboxRepository,
     private readonly alerts: AlertRepository,
-    tasks: MaintenanceTasks,
+    tasks: MaintenanceTasksService,
   ) {
     tasks.register({ name: 'retention', everyMs: config.retention.everyMs, run: () => this.run().then(() => undefined) });
   }

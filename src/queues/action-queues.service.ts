@@ -5,7 +5,7 @@ import { QUEUES, type ActionQueueName } from './queues.js';
 
 /** The queues that run sync actions, by name. */
 @Injectable()
-export class ActionQueues {
+export class ActionQueuesService {
   private readonly queues: Record<ActionQueueName, Queue>;
 
   constructor(

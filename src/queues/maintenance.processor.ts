@@ -1,14 +1,14 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { MaintenanceTasks, type MaintenanceTrigger } from './maintenance.service.js';
+import { MaintenanceTasksService, type MaintenanceTrigger } from './maintenance.service.js';
 
 /** Runs the maintenance task a scheduled or requested job names. */
 @Injectable()
 export class MaintenanceWorker extends WorkerHost {
   private readonly logger = new Logger(MaintenanceWorker.name);
 
-  constructor(private readonly tasks: MaintenanceTasks) {
+  constructor(private readonly tasks: MaintenanceTasksService) {
     super();
   }
 

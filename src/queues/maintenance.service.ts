@@ -22,8 +22,8 @@ export interface MaintenanceTask {
  * per period is produced, and whichever worker is free takes it.
  */
 @Injectable()
-export class MaintenanceTasks implements OnApplicationBootstrap {
-  private readonly logger = new Logger(MaintenanceTasks.name);
+export class MaintenanceTasksService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(MaintenanceTasksService.name);
   private readonly tasks = new Map<string, MaintenanceTask>();
 
   constructor(

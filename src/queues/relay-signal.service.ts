@@ -13,7 +13,7 @@ export interface RelayListener {
  * relays, and the relays' timers find whatever a crashed replica left.
  */
 @Injectable()
-export class RelaySignal {
+export class RelaySignalService {
   private listener?: RelayListener;
 
   listen(listener: RelayListener): void {

@@ -9,7 +9,7 @@ import { redisConnection } from './redis-connection.js';
  * what it knows in-process instead of waiting for Redis to come back.
  */
 @Injectable()
-export class SharedRedis implements OnApplicationShutdown {
+export class SharedRedisService implements OnApplicationShutdown {
   readonly client: Redis;
   private readonly prefix: string;
 

@@ -12,10 +12,10 @@ import type { Payment, Proposal } from '../service-api/service-api.types.js';
 import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
-import { DeliveryRouter } from '../webhooks/delivery-router.service.js';
+import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
 import type { PaymentReceivedData, PaymentReversedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
 import type { ReconcilePayload } from '../domain/actions.js';
-import { RelayRecovery } from '../relay/relay-recovery.service.js';
+import { RelayRecoveryService } from '../relay/relay-recovery.service.js';
 import { fingerprintOf, ProposalFingerprints, type SeenProposal } from './proposal-fingerprints.js';
 
 const CHANGES_LOCK_KEY = 8_127_303_552;
@@ -62,8 +62,8 @@ export class ReconcileActionsService {
     private readonly mappingRows: MappingRepository,
     private readonly mappings: MappingsService,
     private readonly service: ServiceApiClient,
-    private readonly router: DeliveryRouter,
-    private readonly recovery: RelayRecovery,
+    private readonly router: DeliveryRouterService,
+    private readonly recovery: RelayRecoveryService,
     private readonly fingerprints: ProposalFingerprints,
   ) {}
 

@@ -4,7 +4,7 @@ import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
@@ -20,7 +20,7 @@ import { ReconcileService } from './reconcile.service.js';
 })
 export class ReconcileModule implements OnModuleInit {
   constructor(
-    private readonly registry: ActionRegistry,
+    private readonly registry: ActionRegistryService,
     private readonly actions: ReconcileActionsService,
   ) {}
 

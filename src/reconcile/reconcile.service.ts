@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { MaintenanceTasks } from '../queues/maintenance.service.js';
-import { ActionRecorder } from '../sync-log/action-recorder.service.js';
+import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
@@ -16,10 +16,10 @@ import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 export class ReconcileService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly actions: ActionRecorder,
+    private readonly actions: ActionRecorderService,
     private readonly connections: ConnectionsService,
     private readonly syncLog: SyncLogRepository,
-    tasks: MaintenanceTasks,
+    tasks: MaintenanceTasksService,
   ) {
     const scheduled = config.reconcileIntervalSeconds > 0;
     tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.onSchedule('changes') });

@@ -6,7 +6,7 @@ import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
@@ -37,7 +37,7 @@ export class RecordCrmModule implements OnModuleInit {
   constructor(
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
     private readonly checks: ReadinessRegistry,
-    private readonly registry: ActionRegistry,
+    private readonly registry: ActionRegistryService,
     private readonly actions: RecordActionsService,
   ) {}
 

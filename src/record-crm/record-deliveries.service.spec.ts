@@ -1,5 +1,5 @@
 import type { RecordNotePayload } from '../domain/actions.js';
-import type { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import type { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
@@ -11,7 +11,7 @@ function handler(mapping: Partial<Mapping> | null): RecordDeliveriesService {
   const row =
     mapping &&
     ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
-  const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookup;
+  const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookupService;
   return new RecordDeliveriesService(lookup);
 }
 

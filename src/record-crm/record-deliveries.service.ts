@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
 import {
@@ -26,7 +26,7 @@ import { recordTarget, type RecordRef } from './record-crm.js';
 export class RecordDeliveriesService implements WebhookEventHandler {
   readonly name = 'record-crm';
 
-  constructor(private readonly mappings: MappingLookup) {}
+  constructor(private readonly mappings: MappingLookupService) {}
 
   async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
     switch (delivery.event) {

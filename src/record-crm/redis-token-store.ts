@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
-import type { SharedRedis } from '../queues/shared-redis.service.js';
+import type { SharedRedisService } from '../queues/shared-redis.service.js';
 import type { TokenRefusal, TokenStore, ZohoToken } from './token-store.js';
 
 const DROP_IF_SAME = `
@@ -30,7 +30,7 @@ export class RedisTokenStore implements TokenStore {
   private readonly keys: { token: string; refused: string; lock: string };
 
   constructor(
-    private readonly shared: SharedRedis,
+    private readonly shared: SharedRedisService,
     connection: { clientId: string; refreshToken: string },
   ) {
     const hash = createHash('sha256').update(`${connection.clientId}\n${connection.refreshToken}`).digest('hex').slice(0, 32);

@@ -10,7 +10,7 @@ import { idString } from '../http/exact-json.js';
 import { notConnected, OutboundError, type OutboundFailure } from '../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
-import { SharedRedis } from '../queues/shared-redis.service.js';
+import { SharedRedisService } from '../queues/shared-redis.service.js';
 import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
@@ -52,7 +52,7 @@ export class ZohoClient implements RecordCrm {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     metrics: MetricsService,
-    private readonly shared: SharedRedis,
+    private readonly shared: SharedRedisService,
     @Inject(ALERT_SINK) private readonly alerts: AlertSink,
   ) {
     this.http = new OutboundHttp({

@@ -3,11 +3,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
-import { ActionQueues } from '../queues/action-queues.service.js';
+import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
-import { MaintenanceTasks } from '../queues/maintenance.service.js';
+import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
@@ -26,17 +26,17 @@ export interface RecoveryCounts {
  * still in Redis needs nothing here: BullMQ's stalled-job check hands it to another worker.
  */
 @Injectable()
-export class RelayRecovery {
-  private readonly logger = new Logger(RelayRecovery.name);
+export class RelayRecoveryService {
+  private readonly logger = new Logger(RelayRecoveryService.name);
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly inbox: InboxRepository,
     private readonly syncLog: SyncLogRepository,
-    private readonly registry: ActionRegistry,
-    tasks: MaintenanceTasks,
+    private readonly registry: ActionRegistryService,
+    tasks: MaintenanceTasksService,
     @InjectQueue(QUEUES.webhooks) private readonly routeQueue: Queue,
-    private readonly actionQueues: ActionQueues,
+    private readonly actionQueues: ActionQueuesService,
     private readonly unhandledActions: UnhandledActions,
   ) {
     tasks.register({

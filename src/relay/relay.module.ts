@@ -4,14 +4,14 @@ import { ObservabilityModule } from '../health/observability.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
-import { RelayRecovery } from './relay-recovery.service.js';
-import { Relay } from './relay.service.js';
+import { RelayRecoveryService } from './relay-recovery.service.js';
+import { RelayService } from './relay.service.js';
 import { UnhandledActions } from './unhandled-actions.js';
 
 /** The one path from stored work (inbox deliveries, queued actions) to the queues. */
 @Module({
   imports: [AlertsModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
-  providers: [Relay, RelayRecovery, UnhandledActions],
-  exports: [Relay, RelayRecovery],
+  providers: [RelayService, RelayRecoveryService, UnhandledActions],
+  exports: [RelayService, RelayRecoveryService],
 })
 export class RelayModule {}

@@ -6,13 +6,13 @@ import { ALERT_SINK } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { CrmName } from '../domain/actions.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { ActionQueues } from '../queues/action-queues.service.js';
+import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { QUEUES, type ActionQueueName } from '../queues/queues.js';
-import { RelaySignal } from '../queues/relay-signal.service.js';
-import { ActionRegistry, noHandlerFor } from '../sync-log/action-registry.service.js';
+import { RelaySignalService } from '../queues/relay-signal.service.js';
+import { ActionRegistryService, noHandlerFor } from '../sync-log/action-registry.service.js';
 import { SyncLogRepository, type UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
-import { Relay } from './relay.service.js';
+import { RelayService } from './relay.service.js';
 import { UnhandledActions } from './unhandled-actions.js';
 
 /** 10 stored deliveries per 100 ms sample make a burst, during which 3 per sample are relayed. */
@@ -82,16 +82,16 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
 
   const moduleRef: TestingModule = await Test.createTestingModule({
     providers: [
-      Relay,
+      RelayService,
       MetricsService,
-      RelaySignal,
+      RelaySignalService,
       { provide: APP_CONFIG, useValue: { relay: RELAY } as unknown as AppConfig },
       { provide: InboxRepository, useValue: { claimUnqueued: inbox.claim } },
       { provide: SyncLogRepository, useValue: { claimUnqueued: syncLog.claim, finish } },
       UnhandledActions,
       { provide: ALERT_SINK, useValue: { notify } },
-      { provide: ActionRegistry, useValue: { queueFor } },
-      { provide: ActionQueues, useValue: { get: (name: ActionQueueName) => actionQueues[name] } },
+      { provide: ActionRegistryService, useValue: { queueFor } },
+      { provide: ActionQueuesService, useValue: { get: (name: ActionQueueName) => actionQueues[name] } },
       { provide: getQueueToken(QUEUES.webhooks), useValue: routeQueue },
     ],
   }).compile();
@@ -106,12 +106,12 @@ async function start(seed: { deliveries?: string[]; actions?: UnqueuedEntry[] } 
     queueFor,
     routeQueue,
     actionQueues,
-    signal: moduleRef.get(RelaySignal),
+    signal: moduleRef.get(RelaySignalService),
     metrics: moduleRef.get(MetricsService),
   };
 }
 
-describe(Relay.name, () => {
+describe(RelayService.name, () => {
   let moduleRef: TestingModule | undefined;
   let warn: jest.SpiedFunction<Logger['warn']>;
 

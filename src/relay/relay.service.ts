@@ -2,12 +2,12 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseUnavailableError } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
 import { MetricsService } from '../health/metrics.service.js';
-import { ActionQueues } from '../queues/action-queues.service.js';
+import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob, type ActionQueueName } from '../queues/queues.js';
-import { RelaySignal, type RelayListener } from '../queues/relay-signal.service.js';
-import { ActionRegistry } from '../sync-log/action-registry.service.js';
+import { RelaySignalService, type RelayListener } from '../queues/relay-signal.service.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import type { UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
@@ -31,11 +31,11 @@ type Work = 'deliveries' | 'actions';
  * During a burst of webhooks (`burstPerSecond` or more) it relays only `burstFeedPerSecond` deliveries: a route job
  * and its routing cost the process more than storing the delivery does, and a webhook answered late is timed out
  * and sent again by the service, which adds to the load. The rest wait safely in Postgres until the burst ends.
- * Jobs whose rows were enqueued but whose jobs were lost (a flushed Redis) are the concern of `RelayRecovery`.
+ * Jobs whose rows were enqueued but whose jobs were lost (a flushed Redis) are the concern of `RelayRecoveryService`.
  */
 @Injectable()
-export class Relay implements RelayListener, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(Relay.name);
+export class RelayService implements RelayListener, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RelayService.name);
   private readonly burstPerSample: number;
   private readonly feedPerSample: number;
   private readonly wanted = new Set<Work>();
@@ -54,11 +54,11 @@ export class Relay implements RelayListener, OnApplicationBootstrap, BeforeAppli
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inbox: InboxRepository,
     private readonly syncLog: SyncLogRepository,
-    private readonly registry: ActionRegistry,
+    private readonly registry: ActionRegistryService,
     private readonly metrics: MetricsService,
-    signal: RelaySignal,
+    signal: RelaySignalService,
     @InjectQueue(QUEUES.webhooks) private readonly routeQueue: Queue,
-    private readonly actionQueues: ActionQueues,
+    private readonly actionQueues: ActionQueuesService,
     private readonly unhandledActions: UnhandledActions,
   ) {
     const { burstPerSecond, burstFeedPerSecond, sampleMs } = config.relay;

@@ -5,7 +5,7 @@ import type { OutboundHttp } from '../http/outbound-http.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ConnectionsService } from '../connections/connections.service.js';
 import type { MetricsService } from '../health/metrics.service.js';
-import type { SharedRedis } from '../queues/shared-redis.service.js';
+import type { SharedRedisService } from '../queues/shared-redis.service.js';
 import { ServiceApiClient } from './service-api.client.js';
 
 const runs = { numRuns: 200, interruptAfterTimeLimit: 4000 };
@@ -21,7 +21,7 @@ function clientAnswering(data: unknown): ServiceApiClient {
     config as unknown as AppConfig,
     {} as ConnectionsService,
     {} as MetricsService,
-    { key: () => 'unused', client: { crmSyncReserveSlot: () => 0 } } as unknown as SharedRedis,
+    { key: () => 'unused', client: { crmSyncReserveSlot: () => 0 } } as unknown as SharedRedisService,
   );
   const http = { request: () => Promise.resolve({ status: 200, data, headers: {} }) } as unknown as OutboundHttp;
   Object.assign(client, { api: () => Promise.resolve(http) });

@@ -9,7 +9,7 @@ import type { ServiceConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { bearerHttp, OutboundHttp } from '../http/outbound-http.js';
 import { openPdf, type PdfStream } from '../http/pdf-download.js';
-import { SharedRedis } from '../queues/shared-redis.service.js';
+import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { normalizeIds } from './normalize-ids.js';
 import { paginate } from './paginate.js';
 import { serviceRateCap, type SharedRateCap } from './shared-rate-cap.js';
@@ -53,7 +53,7 @@ export class ServiceApiClient {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly metrics: MetricsService,
-    shared: SharedRedis,
+    shared: SharedRedisService,
   ) {
     this.rateCap = serviceRateCap(shared, config.service.maxRps);
     this.downloads = new OutboundHttp({

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { OutboundError } from '../http/outbound-error.js';
-import type { SharedRedis } from '../queues/shared-redis.service.js';
+import type { SharedRedisService } from '../queues/shared-redis.service.js';
 import { GUARD_MS, LocalSlots, MAX_LATE_MS, SharedRateCap } from './shared-rate-cap.js';
 
 describe(LocalSlots.name, () => {
@@ -42,11 +42,11 @@ describe(SharedRateCap.name, () => {
   beforeEach(() => warn.mockReset().mockImplementation(() => undefined));
   afterAll(() => warn.mockRestore());
 
-  /** A SharedRedis whose every command fails, as when Redis stops answering. */
-  function brokenRedis(reachable: boolean): SharedRedis {
+  /** A SharedRedisService whose every command fails, as when Redis stops answering. */
+  function brokenRedis(reachable: boolean): SharedRedisService {
     const fail = () => Promise.reject(new Error('Command timed out'));
     const client = { defineCommand: () => undefined, crmSyncReserveSlot: fail, crmSyncHoldSlots: fail, hget: fail };
-    return { client, reachable, key: (...parts: string[]) => parts.join(':') } as unknown as SharedRedis;
+    return { client, reachable, key: (...parts: string[]) => parts.join(':') } as unknown as SharedRedisService;
   }
 
   it('without Redis, keeps the cap in process, says so once, and never hangs', async () => {

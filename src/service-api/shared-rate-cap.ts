@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { OutboundError } from '../http/outbound-error.js';
-import type { SharedRedis } from '../queues/shared-redis.service.js';
+import type { SharedRedisService } from '../queues/shared-redis.service.js';
 
 /**
  * Slots are spaced (1000 + GUARD_MS) / rps ms apart rather than 1000 / rps. The service counts arrivals, and a call
@@ -98,7 +98,7 @@ export class SharedRateCap {
   private degraded = false;
 
   constructor(
-    private readonly shared: SharedRedis,
+    private readonly shared: SharedRedisService,
     private readonly key: string,
     maxRps: number,
   ) {
@@ -165,13 +165,13 @@ export class SharedRateCap {
   }
 }
 
-const serviceCaps = new WeakMap<SharedRedis, SharedRateCap>();
+const serviceCaps = new WeakMap<SharedRedisService, SharedRateCap>();
 
 /**
- * The deployment's cap on calls to the service (`SERVICE_API_MAX_RPS`): one per process (per SharedRedis), whoever
+ * The deployment's cap on calls to the service (`SERVICE_API_MAX_RPS`): one per process (per SharedRedisService), whoever
  * asks (the client, the connection checks), so that the per-process fallback while Redis is away is one cap too.
  */
-export function serviceRateCap(shared: SharedRedis, maxRps: number): SharedRateCap {
+export function serviceRateCap(shared: SharedRedisService, maxRps: number): SharedRateCap {
   let cap = serviceCaps.get(shared);
   if (!cap) serviceCaps.set(shared, (cap = new SharedRateCap(shared, shared.key('ratelimit', 'service'), maxRps)));
   return cap;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { RelaySignal } from '../queues/relay-signal.service.js';
-import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
+import { RelaySignalService } from '../queues/relay-signal.service.js';
+import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import type { NewAction } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
@@ -17,11 +17,11 @@ export interface RecordedAction {
  * told here that there is something to relay.
  */
 @Injectable()
-export class ActionRecorder {
+export class ActionRecorderService {
   constructor(
     private readonly syncLog: SyncLogRepository,
-    private readonly registry: ActionRegistry,
-    private readonly relay: RelaySignal,
+    private readonly registry: ActionRegistryService,
+    private readonly relay: RelaySignalService,
   ) {}
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from './action.types.js';
-import { ActionRegistry } from './action-registry.service.js';
+import { ActionRegistryService } from './action-registry.service.js';
 import { RunsAction } from './runs-action.decorator.js';
 
 @Injectable()
@@ -87,14 +87,14 @@ class NoActions {
 
 /** A registry given these providers' instances, as a module's onModuleInit does, then started. */
 async function registryWith(providers: Array<new (...args: never[]) => object>) {
-  const moduleRef = await Test.createTestingModule({ providers: [ActionRegistry, ...providers] }).compile();
-  const registry = moduleRef.get(ActionRegistry);
+  const moduleRef = await Test.createTestingModule({ providers: [ActionRegistryService, ...providers] }).compile();
+  const registry = moduleRef.get(ActionRegistryService);
   registry.register(...providers.map((provider) => moduleRef.get(provider)));
   await moduleRef.init();
   return registry;
 }
 
-describe(ActionRegistry.name, () => {
+describe(ActionRegistryService.name, () => {
   it('registers every @RunsAction method of the providers it is given and runs it with its entry', async () => {
     const registry = await registryWith(EVERY_HANDLER);
     const handler = registry.handlerFor('associate', null);
@@ -118,8 +118,8 @@ describe(ActionRegistry.name, () => {
   });
 
   it('knows only the providers it is given, however many the module holds', async () => {
-    const moduleRef = await Test.createTestingModule({ providers: [ActionRegistry, ...EVERY_HANDLER] }).compile();
-    const registry = moduleRef.get(ActionRegistry);
+    const moduleRef = await Test.createTestingModule({ providers: [ActionRegistryService, ...EVERY_HANDLER] }).compile();
+    const registry = moduleRef.get(ActionRegistryService);
     registry.register(...[CoreActions, RecordNotes, RecordAttachments].map((provider) => moduleRef.get(provider)));
     await expect(moduleRef.init()).rejects.toThrow('no handler for action kind(s): push_drawings (appointment)');
     expect(registry.handlerFor('push_drawings', 'appointment')).toBeUndefined();

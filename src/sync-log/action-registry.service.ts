@@ -23,7 +23,7 @@ type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutco
  * no restart).
  */
 @Injectable()
-export class ActionRegistry implements OnApplicationBootstrap {
+export class ActionRegistryService implements OnApplicationBootstrap {
   private readonly handlers = new Map<string, RegisteredHandler>();
   private readonly scanner = new MetadataScanner();
 

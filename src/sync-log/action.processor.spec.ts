@@ -4,13 +4,14 @@ import { Test } from '@nestjs/testing';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
+import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { PdfRejectedError } from '../http/pdf-download.js';
 import { QUEUES, type RunActionJob } from '../queues/queues.js';
-import { ActionRecorder } from './action-recorder.service.js';
-import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
+import { ActionRecorderService } from './action-recorder.service.js';
+import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import { ActionWorkerDeps, ServiceActionsWorker } from './action.processor.js';
 import { PermanentActionError, type ActionOutcome, type NewAction, type RegisteredHandler } from './action.types.js';
 import { CallTraceRepository } from './call-trace.repository.js';
@@ -65,8 +66,8 @@ async function setUp() {
       { provide: APP_CONFIG, useValue: config },
       { provide: DatabaseService, useValue: { whenReady } },
       { provide: SyncLogRepository, useValue: { startRun, finish, awaitRetry } },
-      { provide: ActionRegistry, useValue: { handlerFor } },
-      { provide: ActionRecorder, useValue: { record } },
+      { provide: ActionRegistryService, useValue: { handlerFor } },
+      { provide: ActionRecorderService, useValue: { record } },
       { provide: ALERT_SINK, useValue: { notify } },
       { provide: CallTraceRepository, useValue: { save: saveTrace } },
     ],

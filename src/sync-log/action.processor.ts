@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DatabaseService, DatabaseUnavailableError } from '../database/database.service.js';
+import { DatabaseUnavailableError } from '../database/database.errors.js';
+import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
 import { CallTrace, withCallTrace } from '../http/call-trace.js';
 import { OutboundError } from '../http/outbound-error.js';
@@ -11,8 +12,8 @@ import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RunActionJob } from '../queues/queues.js';
-import { ActionRecorder } from './action-recorder.service.js';
-import { ActionRegistry, noHandlerFor } from './action-registry.service.js';
+import { ActionRecorderService } from './action-recorder.service.js';
+import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
@@ -25,8 +26,8 @@ export class ActionWorkerDeps {
     @Inject(APP_CONFIG) readonly config: AppConfig,
     readonly database: DatabaseService,
     readonly syncLog: SyncLogRepository,
-    readonly registry: ActionRegistry,
-    readonly actions: ActionRecorder,
+    readonly registry: ActionRegistryService,
+    readonly actions: ActionRecorderService,
     readonly metrics: MetricsService,
     /** Told when an action fails for good. */
     @Inject(ALERT_SINK) readonly alerts: AlertSink,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CrmName } from '../domain/actions.js';
-import { ActionRecorder } from './action-recorder.service.js';
+import { ActionRecorderService } from './action-recorder.service.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import type { AdminActor } from '../config/roles.js';
 
@@ -19,8 +19,8 @@ export interface AdminWrite {
  * Writes that do create actions carry `trigger: 'admin'` and `actor` on those actions instead.
  */
 @Injectable()
-export class AdminAudit {
-  constructor(private readonly actions: ActionRecorder) {}
+export class AdminAuditService {
+  constructor(private readonly actions: ActionRecorderService) {}
 
   async record(actor: AdminActor, write: AdminWrite): Promise<SyncLogEntry> {
     const [{ entry }] = await this.actions.record([

@@ -4,9 +4,9 @@ import { ObservabilityModule } from '../health/observability.module.js';
 import { queueWorker } from '../queues/queue-worker.js';
 import { QUEUES } from '../queues/queues.js';
 import { QueuesModule } from '../queues/queues.module.js';
-import { ActionRegistry } from './action-registry.service.js';
-import { ActionRecorder } from './action-recorder.service.js';
-import { AdminAudit } from './admin-audit.service.js';
+import { ActionRegistryService } from './action-registry.service.js';
+import { ActionRecorderService } from './action-recorder.service.js';
+import { AdminAuditService } from './admin-audit.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
 import { ActionWorkerDeps, AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from './action.processor.js';
 import { SyncLogRepository } from './sync-log.repository.js';
@@ -14,7 +14,7 @@ import { SyncLogsController } from './sync-logs.controller.js';
 
 /**
  * The sync log, its routes, and the machinery that runs actions; every feature module records its work through it
- * and registers the handlers of its actions with ActionRegistry. AdminAudit records the admin writes that create no
+ * and registers the handlers of its actions with ActionRegistryService. AdminAuditService records the admin writes that create no
  * action as entries of their own.
  */
 @Module({
@@ -23,15 +23,15 @@ import { SyncLogsController } from './sync-logs.controller.js';
   providers: [
     SyncLogRepository,
     CallTraceRepository,
-    ActionRegistry,
-    ActionRecorder,
-    AdminAudit,
+    ActionRegistryService,
+    ActionRecorderService,
+    AdminAuditService,
     ActionWorkerDeps,
     // Association chunks pipeline up to the service's rate cap; CRM pushes stay gentle.
     queueWorker(ServiceActionsWorker, QUEUES.service, 10),
     queueWorker(AppointmentCrmActionsWorker, QUEUES.appointmentCrm, 4),
     queueWorker(RecordCrmActionsWorker, QUEUES.recordCrm, 4),
   ],
-  exports: [SyncLogRepository, CallTraceRepository, ActionRegistry, ActionRecorder, AdminAudit],
+  exports: [SyncLogRepository, CallTraceRepository, ActionRegistryService, ActionRecorderService, AdminAuditService],
 })
 export class SyncLogModule {}

@@ -1,10 +1,10 @@
 import { Controller, Get, HttpCode, NotFoundException, ConflictException, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ActionRecorder } from './action-recorder.service.js';
+import { ActionRecorderService } from './action-recorder.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
 import { SyncLogRepository } from './sync-log.repository.js';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { AdminAudit } from './admin-audit.service.js';
+import { AdminAuditService } from './admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
@@ -17,8 +17,8 @@ import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntry
 export class SyncLogsController {
   constructor(
     private readonly syncLog: SyncLogRepository,
-    private readonly actions: ActionRecorder,
-    private readonly audit: AdminAudit,
+    private readonly actions: ActionRecorderService,
+    private readonly audit: AdminAuditService,
     private readonly callTraces: CallTraceRepository,
   ) {}
 

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { MappingLookup } from '../mappings/mapping-lookup.service.js';
+import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { ActionRecorder, type RecordedAction } from '../sync-log/action-recorder.service.js';
+import { ActionRecorderService, type RecordedAction } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import { DeliveryHandlersService } from './delivery-handlers.service.js';
 import { InboxRepository } from './inbox.repository.js';
@@ -15,14 +15,14 @@ import type { RoutedDelivery } from '../domain/service-events.js';
  * queue) records nothing new, because each action's dedupe key is derived from the delivery.
  */
 @Injectable()
-export class DeliveryRouter {
-  private readonly logger = new Logger(DeliveryRouter.name);
+export class DeliveryRouterService {
+  private readonly logger = new Logger(DeliveryRouterService.name);
 
   constructor(
     private readonly inbox: InboxRepository,
     private readonly handlers: DeliveryHandlersService,
-    private readonly actions: ActionRecorder,
-    private readonly mappings: MappingLookup,
+    private readonly actions: ActionRecorderService,
+    private readonly mappings: MappingLookupService,
     private readonly service: ServiceApiClient,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { hash } from 'node:crypto';
-import { RelaySignal } from '../queues/relay-signal.service.js';
+import { RelaySignalService } from '../queues/relay-signal.service.js';
 import type { InboxStatus, WebhookEndpoint } from './inbox.entity.js';
 import { InboxRepository, type DeliveryToStore, type StoredDelivery } from './inbox.repository.js';
 
@@ -31,7 +31,7 @@ export class InboxService {
 
   constructor(
     private readonly inbox: InboxRepository,
-    private readonly relay: RelaySignal,
+    private readonly relay: RelaySignalService,
   ) {}
 
   /**

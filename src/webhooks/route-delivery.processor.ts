@@ -7,7 +7,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
 import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import type { RouteDeliveryJob } from '../queues/queues.js';
-import { DeliveryRouter } from './delivery-router.service.js';
+import { DeliveryRouterService } from './delivery-router.service.js';
 import { InboxRepository } from './inbox.repository.js';
 
 /** Routes stored deliveries. A failure (the service unreachable while resolving a payment's project) is retried. */
@@ -19,7 +19,7 @@ export class RouteDeliveryWorker extends WorkerHost {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly database: DatabaseService,
-    private readonly router: DeliveryRouter,
+    private readonly router: DeliveryRouterService,
     private readonly inbox: InboxRepository,
   ) {
     super();

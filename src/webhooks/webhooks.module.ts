@@ -9,7 +9,7 @@ import { QUEUES } from '../queues/queues.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
-import { DeliveryRouter } from './delivery-router.service.js';
+import { DeliveryRouterService } from './delivery-router.service.js';
 import { DeliveryHandlersService } from './delivery-handlers.service.js';
 import { InboxRepository } from './inbox.repository.js';
 import { InboxService } from './inbox.service.js';
@@ -20,7 +20,7 @@ import { WebhooksController } from './webhooks.controller.js';
 @Module({
   imports: [DiscoveryModule, AlertsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [WebhooksController],
-  providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouter, queueWorker(RouteDeliveryWorker, QUEUES.webhooks, 8)],
-  exports: [DeliveryRouter, InboxRepository],
+  providers: [DeliveryHandlersService, InboxRepository, InboxService, DeliveryRouterService, queueWorker(RouteDeliveryWorker, QUEUES.webhooks, 8)],
+  exports: [DeliveryRouterService, InboxRepository],
 })
 export class WebhooksModule {}

@@ -6,7 +6,7 @@ import { createApp } from '../../src/app/create-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
-import { RelaySignal } from '../../src/queues/relay-signal.service.js';
+import { RelaySignalService } from '../../src/queues/relay-signal.service.js';
 import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
 import { ServiceSim } from '../sim/service/service-sim.js';
 import { ZohoSim } from '../sim/zoho/zoho-sim.js';
@@ -215,5 +215,5 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
  */
 export async function runEntryAgain(h: Harness, entryId: string): Promise<void> {
   await h.database.query(`UPDATE sync_log SET status = 'queued', finished_at = NULL, enqueued_at = NULL, retry_base = attempts WHERE id = $1`, [entryId]);
-  h.app.get(RelaySignal).workWritten();
+  h.app.get(RelaySignalService).workWritten();
 }
