@@ -146,7 +146,7 @@ export function formErrors(form, prefix, message) {
 }
 
 /**
- * The parts of a refusal the screen reads (README "Connections" and "HTTP interface").
+ * The parts of a refusal the screen reads (docs/operations.md "Codes").
  * @typedef {object} Refusal
  * @property {FieldError[]} [errors] a 400's refused fields
  * @property {string} [code] a 422's code: a failed check's, or a field's

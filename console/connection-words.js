@@ -104,7 +104,7 @@ export const WHO = {
 
 /**
  * What a failed check means, for someone who did not write crm-sync; null when its code has no words.
- * @param {string | null | undefined} code a check code of the daemon (README "Connections")
+ * @param {string | null | undefined} code a check code of the daemon (docs/operations.md "Codes")
  * @param {ConnectionName} name
  * @returns {string | null}
  */
@@ -138,7 +138,7 @@ export function checkWords(code, name) {
 }
 
 /**
- * A connection as `GET /api/connections` answers it (README "Connections").
+ * A connection as `GET /api/connections` answers it (docs/operations.md "Connections").
  * @typedef {object} ConnectionView
  * @property {ConnectionName} name
  * @property {'environment' | 'console' | null} source

@@ -19,7 +19,7 @@ const COLUMNS = 10;
  * Returns `load(more)` and `loadCounters()` for the page's refresh.
  */
 /**
- * A sync log entry as the API answers it (README "HTTP interface"); the fields the screen reads.
+ * A sync log entry as the API answers it (docs/operations.md "The admin API"); the fields the screen reads.
  * @typedef {{ id: string, status: string, attempts: number, kind: string, [field: string]: any }} LogEntry
  */
 

@@ -1,7 +1,7 @@
 import { OutboundError, type OutboundFailure } from '../http/outbound-error.js';
 
 /**
- * Why a connection check failed, as a stable code beside its `detail` text (README "Connections"): the console
+ * Why a connection check failed, as a stable code beside its `detail` text (docs/operations.md "Codes"): the console
  * picks its words by it.
  */
 export type CheckCode =

@@ -72,7 +72,7 @@ export interface MappingInput {
   projectId: string;
 }
 
-/** A refusal: its text, and the same failures with their fields and stable codes (README "HTTP interface"). */
+/** A refusal: its text, and the same failures with their fields and stable codes (docs/operations.md "Codes"). */
 export type ParsedMappingInput = { ok: true; input: MappingInput } | { ok: false; error: string; errors: FieldError[] };
 
 const refusal = (errors: FieldError[]): ParsedMappingInput => ({ ok: false, error: errors.map((e) => e.message).join('; '), errors });
