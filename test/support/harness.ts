@@ -24,8 +24,9 @@ export const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 export interface HarnessOptions {
   /**
-   * The Redis db index of this test file; each e2e file uses its own. Each harness also gets a queue prefix of its
-   * own, so two harnesses never see each other's jobs even on one db, and its keys are removed on close.
+   * The Redis db index of this test file (16 indexes, more files: some share one). What keeps them apart is the queue
+   * prefix each harness gets of its own, under which every key of the daemon lives, so two harnesses never see each
+   * other's jobs or state even on one db; its keys are removed on close.
    */
   redisDb: number;
   appointmentCrm?: boolean;
