@@ -39,7 +39,7 @@ interface Route {
  * The routes of the running app, read from Fastify's route table (`printRoutes`), so a route added later is fuzzed
  * without touching this file. Each line is `<tree> <segment> (<METHODS>)`, a child's segment continuing its parent's.
  */
-export function routesOf(table: string): Route[] {
+function routesOf(table: string): Route[] {
   const routes: Route[] = [];
   const stack: string[] = [];
   for (const line of table.split('\n')) {
