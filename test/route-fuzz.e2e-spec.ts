@@ -28,7 +28,7 @@ const WEBHOOK_SECRETS: Record<string, string> = {
   '/webhooks/record-crm/export-prompt': RECORD_PROMPT_SECRET,
 };
 /** Each property stops after this long, whatever numRuns says, so that the file fits the e2e lane's 30 s. */
-const PROPERTY_MS = 9_000;
+const PROPERTY_MS = 8_000;
 
 interface Route {
   method: string;
