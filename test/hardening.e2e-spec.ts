@@ -43,6 +43,16 @@ describe('webhooks: a tolerant reader', () => {
     expect(await metric('event="proposal.payment.received",field="paid_amount",kind="inexact_number"')).toBe(1);
   });
 
+  it('takes a payment on a pay_channel added since, stores it as it came, and counts it', async () => {
+    const payment = `{"event":"proposal.payment.received","data":{"proposal_id":"36029621652695105","drawing_id":"36029621652695102","paid_amount":10,"pay_channel":"bank_transfer","paid_time":"2026-11-25T10:00:00Z","payment_method":"ach"}}`;
+    const res = await post(payment);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'accepted' });
+    expect(await metric('event="proposal.payment.received",field="pay_channel",kind="unknown_value"')).toBe(1);
+    const stored = await h.database.query<Array<{ body: Buffer }>>(`SELECT body FROM webhook_inbox WHERE body = $1`, [Buffer.from(payment)]);
+    expect(stored).toHaveLength(1);
+  });
+
   it('takes a proposal status added since (recorded as skipped), and refuses a proposal id that is not an id', async () => {
     const base = { project_id: '36029621652695101', name: 'Q', sales_representative: 's', contact_email: 'c', customer_name: 'n', customer_email: 'e' };
     const newStatus = JSON.stringify({ event: 'proposal.status_changed', data: { ...base, proposal_id: '36029621652695104', status: 'ARCHIVED' } });

@@ -182,6 +182,24 @@ describe(ServiceApiClient.name, () => {
       expect(await client.getConnectedProduct(sim.addProduct().id)).toBeNull();
     });
 
+    it('reads an A3 404 as "none" only when the service says so; a proxy\'s or another route\'s 404 is an error', async () => {
+      const product = sim.addProduct();
+      const a3 = { method: 'GET', path: /connected_product/, times: 1, status: 404 };
+      sim.injectFault({ ...a3, body: '<html><body>404 Not Found</body></html>', contentType: 'text/html' });
+      await expect(client.getConnectedProduct(product.id)).rejects.toMatchObject({ status: 404 });
+      sim.injectFault({ ...a3, body: { message: 'no Route matched with those values' } });
+      await expect(client.getConnectedProduct(product.id)).rejects.toMatchObject({
+        failure: 'not_found',
+        message: expect.stringContaining('not the service\'s "no connected product"'),
+      });
+      sim.injectFault({ ...a3, body: '', contentType: 'application/json' });
+      await expect(client.getConnectedProduct(product.id)).rejects.toMatchObject({ failure: 'not_found' });
+      // The service's own answer (the simulator's), with and without a reason.
+      expect(await client.getConnectedProduct(product.id)).toBeNull();
+      sim.injectFault({ ...a3, body: {} });
+      expect(await client.getConnectedProduct(product.id)).toBeNull();
+    });
+
     it('reads a malformed A2 or A3 answer as a clear invalid_response, or drops an item naming no pair', async () => {
       const a2 = '/v1/appointment_crm/batch/associate_project';
       const pair = { appointment_id: 'D-1', project_id: '1' };

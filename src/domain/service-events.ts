@@ -95,7 +95,8 @@ export interface PaymentReceivedData {
   drawing_id: string;
   /** A number, or its exact decimal text when a double cannot hold it. */
   paid_amount: number | string;
-  pay_channel: 'service_payment' | 'mark_as_paid';
+  /** `service_payment` or `mark_as_paid` as documented; a channel added since is taken as it came. */
+  pay_channel: string;
   paid_time?: string;
   paid_date?: string;
   payment_method: string;

@@ -14,6 +14,7 @@ import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { idCursor, pageLimit, toPage, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { AdminActor } from '../config/roles.js';
+import { viewFor } from '../http/redact-urls.js';
 import { DeliveriesQueryDto } from './operations.dto.js';
 import { OperationsService } from './operations.service.js';
 import { DeliveryDetailView, deliveryView, DeliveryView } from './operations.view.js';
@@ -49,8 +50,8 @@ export class DeliveriesController {
   @ApiOperation({ summary: 'One delivery: its raw body as received (ids exact), the body parsed (ids beyond 2^53 as strings), and the actions it produced.' })
   @ApiOkResponse({ type: DeliveryDetailView })
   @ApiNotFoundResponse({ description: 'No such delivery.' })
-  get(@Param('id', new ParseIdPipe()) id: string): Promise<DeliveryDetailView> {
-    return this.operations.delivery(id);
+  async get(@Param('id', new ParseIdPipe()) id: string, @Actor() actor: AdminActor): Promise<DeliveryDetailView> {
+    return viewFor(actor, await this.operations.delivery(id));
   }
 
   @Post(':id/replay')

@@ -22,7 +22,10 @@ export class DeliveryView {
 }
 
 export class DeliveryDetailView extends DeliveryView {
-  @ApiProperty({ description: 'The body exactly as received (UTF-8 text).' }) body: string;
+  @ApiProperty({
+    description: 'The body exactly as received (UTF-8 text); below the admin role, URL query strings and userinfo replaced by `?…` and `…@`.',
+  })
+  body: string;
   @ApiProperty({ nullable: true, description: 'The body parsed, integers beyond 2^53 as exact decimal strings; null when not JSON.' })
   json: unknown;
   @ApiProperty({ type: [SyncLogEntryView], description: 'The actions routing (and replays) recorded for it, oldest first.' })

@@ -1,6 +1,8 @@
 import { BadRequestException, Controller, Get, Param } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../auth/admin-auth.guard.js';
+import { Actor, AdminRoute } from '../auth/admin-auth.guard.js';
+import type { AdminActor } from '../config/roles.js';
+import { viewFor } from '../http/redact-urls.js';
 import { OperationsService } from './operations.service.js';
 import { ProjectView } from './operations.view.js';
 
@@ -17,9 +19,9 @@ export class ProjectsController {
   @ApiParam({ name: 'project_id', example: '36029621652695017', description: 'The exact decimal id.' })
   @ApiOkResponse({ type: ProjectView, description: 'An unknown project answers empty lists.' })
   @ApiBadRequestResponse({ description: 'project_id is not a string of digits.' })
-  project(@Param('project_id') projectId: string): Promise<ProjectView> {
+  async project(@Param('project_id') projectId: string, @Actor() actor: AdminActor): Promise<ProjectView> {
     if (!/^\d{1,64}$/.test(projectId))
       throw new BadRequestException({ statusCode: 400, message: 'project_id must be a string of digits', error: 'Bad Request' });
-    return this.operations.project(projectId);
+    return viewFor(actor, await this.operations.project(projectId));
   }
 }

@@ -272,7 +272,8 @@ export class ServiceApiClient {
 
   /**
    * A3: the external product connected to a service product, or null when none is. The spec gives both GET and POST
-   * for this endpoint; GET is tried first and POST on a 405.
+   * for this endpoint; GET is tried first and POST on a 405. A 404 means "none" only as the service's own JSON
+   * answer about the product: a proxy's or another route's 404 read as "none" would sell items unlinked, silently.
    */
   async getConnectedProduct(productId: string): Promise<string | null> {
     const path = `/appointment_crm/connected_product/${enc(productId)}`;
@@ -290,7 +291,16 @@ export class ServiceApiClient {
       if (!(err instanceof OutboundError) || err.status !== 405) throw err;
       response = await ask('POST');
     }
-    if (response.status === 404) return null;
+    if (response.status === 404) {
+      if (saysNoConnectedProduct(response.data)) return null;
+      throw new OutboundError(
+        'service',
+        'A3 /appointment_crm/connected_product/:id',
+        'not_found',
+        404,
+        `a 404 that is not the service's "no connected product": ${excerptOf(response.data ?? '(empty body)', 120)}`,
+      );
+    }
     const answer = normalizeIds<unknown>(response.data);
     const connected = isJsonObject(answer) ? answer.connected_product_id : undefined;
     if (connected === undefined || connected === null || connected === '') return null;
@@ -392,3 +402,16 @@ function idOrNull(value: unknown): string | null {
 /** An HTTP client of the service with a connection's base URL and token (also the console's check of a new one). */
 export const serviceHttp = (connection: ServiceConnection, config: AppConfig, extra: Parameters<typeof bearerHttp>[3] = {}): OutboundHttp =>
   bearerHttp('service', { baseUrl: connection.baseUrl, bearer: connection.token }, config.http, extra);
+
+const A3_REASON_FIELDS = ['error', 'message', 'code', 'detail'];
+
+/**
+ * Whether a 404 of A3 is the service saying no product is connected: a JSON object (the service answers JSON; the
+ * shape of its errors is not documented) that names no reason, or names the product. An empty or non-JSON body, or
+ * a reason about something else (`route not found`), is not.
+ */
+export function saysNoConnectedProduct(answer: unknown): boolean {
+  if (!isJsonObject(answer)) return false;
+  const reasons = A3_REASON_FIELDS.map((field) => answer[field]).filter((value): value is string => typeof value === 'string');
+  return reasons.length === 0 || reasons.some((reason) => /product/i.test(reason));
+}

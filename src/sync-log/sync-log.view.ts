@@ -19,7 +19,12 @@ export class SyncLogEntryView {
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) finished_at: string | null;
   @ApiProperty({ nullable: true, type: Number }) duration_ms: number | null;
   @ApiProperty({ nullable: true, type: String, description: 'What the action did, or why it was skipped.' }) detail: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: "The action's input." }) payload: Record<string, unknown>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "The action's input; below the admin role, URL query strings and userinfo replaced by `?…` and `…@`.",
+  })
+  payload: Record<string, unknown>;
   @ApiPropertyOptional({ nullable: true, type: String }) parent_id: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) inbox_id: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'The admin (token name) whose request created the entry; null for the daemon.' })

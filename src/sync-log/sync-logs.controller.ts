@@ -8,6 +8,7 @@ import { AdminAuditService } from './admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
+import { viewFor } from '../http/redact-urls.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
 import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 
@@ -26,7 +27,7 @@ export class SyncLogsController {
   @ApiOperation({ summary: 'The sync log, newest first; filter by status, kind, project, CRM and creation time.' })
   @ApiOkResponse({ description: '`{ items: SyncLogEntry[], next_cursor: string | null }`' })
   @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
-  async list(@Query() query: SyncLogQueryDto): Promise<PageOf<SyncLogEntryView>> {
+  async list(@Query() query: SyncLogQueryDto, @Actor() actor: AdminActor): Promise<PageOf<SyncLogEntryView>> {
     const page = await this.syncLog.list({
       status: query.status,
       kind: query.kind,
@@ -36,18 +37,18 @@ export class SyncLogsController {
       limit: pageLimit(query),
       cursor: idCursor(query),
     });
-    return pageOf(page.items, page.nextCursor, syncLogEntryView);
+    return viewFor(actor, pageOf(page.items, page.nextCursor, syncLogEntryView));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One entry with its error, attempts and the outbound HTTP calls of every run, in order.' })
   @ApiOkResponse({ type: SyncLogEntryDetailView })
   @ApiNotFoundResponse({ description: 'No such entry.' })
-  async get(@Param('id', new ParseIdPipe()) id: string): Promise<SyncLogEntryDetailView> {
+  async get(@Param('id', new ParseIdPipe()) id: string, @Actor() actor: AdminActor): Promise<SyncLogEntryDetailView> {
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
     const calls = await this.callTraces.forEntry(id);
-    return { ...syncLogEntryView(entry), calls: calls.map(syncLogCallView) };
+    return viewFor(actor, { ...syncLogEntryView(entry), calls: calls.map(syncLogCallView) });
   }
 
   @Post(':id/retry')
@@ -79,6 +80,6 @@ export class SyncLogsController {
       target: entry.target,
       payload: { entry_id: id },
     });
-    return syncLogEntryView(requeued);
+    return viewFor(actor, syncLogEntryView(requeued));
   }
 }

@@ -11,6 +11,7 @@ export interface ToleratedField {
 const DOCUMENTED_VALUES: Record<string, Record<string, readonly unknown[]>> = {
   'project.updated': { source: ['app', 'web', 'open_api', null, undefined] },
   'proposal.status_changed': { status: ['DRAFT', 'PENDING', 'VOID', 'LOST', 'APPROVED', 'EXPIRED'] },
+  'proposal.payment.received': { pay_channel: ['service_payment', 'mark_as_paid'] },
 };
 const NULLABLE_FIELDS: Record<string, readonly string[]> = {
   'drawing.created': ['pdf_url', 'png_url'],

@@ -136,9 +136,10 @@ export class PaymentReceivedDto {
   @IsString() @ServiceId() proposal_id: string;
   @IsString() @ServiceId() drawing_id: string;
   @Amount() paid_amount: number | string;
-  @IsIn(['service_payment', 'mark_as_paid']) pay_channel: string;
-  @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'service_payment') @IsString() paid_time?: string;
-  @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'mark_as_paid') @IsString() paid_date?: string;
+  // A channel added since is taken (and counted, see tolerance.ts): the payment note only quotes it.
+  @IsString() @MinLength(1) pay_channel: string;
+  @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'service_payment' || p.paid_time !== undefined) @IsString() paid_time?: string;
+  @ValidateIf((p: PaymentReceivedDto) => p.pay_channel === 'mark_as_paid' || p.paid_date !== undefined) @IsString() paid_date?: string;
   @IsString() payment_method: string;
 }
 
