@@ -37,9 +37,14 @@ export class ApiError extends Error {
     this.requiredRole = data && typeof data === 'object' && data.required_role ? show(data.required_role) : null;
   }
 
-  /** The route itself is not on this daemon (Nest's own 404, "Cannot GET /api/…"), not a missing record. */
+  /** The route itself is not on this daemon (`code: "route_not_found"`), not a missing record. */
   get routeMissing() {
-    return this.status === 404 && /^Cannot [A-Z]+ \//.test(this.message);
+    return this.status === 404 && this.code === 'route_not_found';
+  }
+
+  /** The daemon's stable code of this refusal, when it gives one. */
+  get code() {
+    return this.data && typeof this.data === 'object' && typeof this.data.code === 'string' ? this.data.code : null;
   }
 }
 

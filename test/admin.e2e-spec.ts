@@ -251,5 +251,14 @@ describe('admin API: auth, mappings, CSV import', () => {
       // The appointment is free again.
       expect((await post({ crm: 'appointment', appointment_id: 'DEL-1', project_id: '8002' })).status).toBe(201);
     });
+
+    it('tells a route that does not exist (code route_not_found) from a record that does not', async () => {
+      const noRoute = await h.admin('/api/no-such-route');
+      expect(noRoute.status).toBe(404);
+      expect(await noRoute.json()).toMatchObject({ statusCode: 404, code: 'route_not_found' });
+      const noRecord = await h.admin('/api/mappings/999999999', { method: 'DELETE' });
+      expect(noRecord.status).toBe(404);
+      expect(((await noRecord.json()) as { code?: string }).code).toBeUndefined();
+    });
   });
 });

@@ -1,11 +1,14 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../database/database.errors.js';
 
 /**
  * Maps errors to answers: HttpExceptions as Nest shapes them, an unreachable database as 503 (the caller may try
- * again), anything else as a 500 whose body names no internals.
+ * again), anything else as a 500 whose body names no internals. A route that does not exist answers 404 with
+ * `code: "route_not_found"`, so a client tells it from a missing record without reading the text.
  */
+export const ROUTE_NOT_FOUND = 'route_not_found';
+
 @Catch()
 export class DomainExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger(DomainExceptionFilter.name);
@@ -13,8 +16,10 @@ export class DomainExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof HttpException) {
-      const body = exception.getResponse();
-      void reply.status(exception.getStatus()).send(typeof body === 'string' ? { statusCode: exception.getStatus(), message: body } : body);
+      const response = exception.getResponse();
+      const body = typeof response === 'string' ? { statusCode: exception.getStatus(), message: response } : response;
+      const noRoute = exception.getStatus() === 404 && host.switchToHttp().getRequest<FastifyRequest>().is404;
+      void reply.status(exception.getStatus()).send(noRoute ? { ...body, code: ROUTE_NOT_FOUND } : body);
       return;
     }
     if (exception instanceof DatabaseUnavailableError) {
