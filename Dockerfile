@@ -15,7 +15,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The browser console's static files, served from beside dist/ (src/admin/console-static.ts).
+# The browser console's static files, served from beside dist/ (src/app/console-static.ts).
 COPY --from=build /app/console ./console
 # The generated connections key lives here (CONNECTIONS_KEY_FILE in docker-compose.yml); a fresh named volume takes
 # this directory's owner, so the daemon can write it.
