@@ -315,7 +315,7 @@ describe('record CRM (Zoho) flows', () => {
     expect(await deliverEvent(events.proposalApproved(proposal, { drawing_version_id: m.drawing.versionId }))).toBe('accepted');
     expect(await deliverEvent(events.proposalStatusChanged({ ...proposal, status: 'PENDING' }))).toBe('accepted');
     await new Promise((r) => setTimeout(r, 500));
-    expect(await entriesOf(m.target)).toHaveLength(1);
+    expect((await entriesOf(m.target)).filter((e) => e.kind === 'attach_pdf')).toHaveLength(1);
     expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(1);
   });
 

@@ -28,6 +28,8 @@ export const ACTION_KINDS = {
   set_status: ['appointment'],
   add_note: ['appointment', 'record'],
   attach_pdf: ['record'],
+  update_deal: ['record'],
+  push_quote: ['record'],
   route_delivery: 'never run',
   admin_write: 'never run',
 } as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;
@@ -69,6 +71,28 @@ export type RecordNotePayload = RecordRef & {
   proposalId?: string;
 };
 
+/**
+ * `update_deal`: what a proposal's status change means for the mapped Deal. `amount` is the approved total as exact
+ * decimal text (a change order's revised total); the stage is the record CRM's automation setting when it runs.
+ */
+export type UpdateDealPayload = RecordRef & {
+  proposalId: string;
+  status: 'APPROVED' | 'LOST' | 'VOID';
+  amount?: string;
+  /** The approval's date, `YYYY-MM-DD` (UTC). */
+  closingDate?: string;
+};
+
+/**
+ * `push_quote`: the drawing's line items (D2, at a version when given) as the Quoted_Items of the mapped Quote, or of
+ * the drawing's own Quote linked to the mapped Deal. A proposal is known by the drawing it prices.
+ */
+export type PushQuotePayload = RecordRef & {
+  drawingId: string;
+  drawingVersionId?: string;
+  proposalId?: string;
+};
+
 export interface AppointmentNotePayload {
   text: string;
   proposal_id?: string;
@@ -101,6 +125,8 @@ export interface ActionPayloads {
   set_status: { status: string };
   add_note: AppointmentNotePayload | RecordNotePayload;
   attach_pdf: AttachPdfPayload;
+  update_deal: UpdateDealPayload;
+  push_quote: PushQuotePayload;
   route_delivery: Record<string, never>;
   /** An admin write that created no action (a mapping created, removed or imported, a retry): its record. */
   admin_write: Record<string, unknown>;

@@ -8,6 +8,7 @@ import { parseExactJson } from '../http/exact-json.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
 import { mappingView } from '../mappings/mapping.view.js';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
+import { DealRevenueRepository } from '../record-crm/deal-revenue.repository.js';
 import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
 import { InboxRepository, type DeliveryFilter, type DeliveryRow } from '../webhooks/inbox.repository.js';
@@ -27,6 +28,7 @@ export class OperationsService {
     private readonly syncLog: SyncLogRepository,
     private readonly inbox: InboxRepository,
     private readonly mappings: MappingRepository,
+    private readonly dealRevenue: DealRevenueRepository,
     private readonly router: DeliveryRouterService,
     private readonly relay: RelaySignalService,
     private readonly audit: AdminAuditService,
@@ -76,10 +78,11 @@ export class OperationsService {
   }
 
   async project(projectId: string): Promise<ProjectView> {
-    const [mappings, deliveries, actions] = await Promise.all([
+    const [mappings, deliveries, actions, deal] = await Promise.all([
       this.mappings.findAllByProject(projectId),
       this.inbox.findNewestByProject(projectId, PROJECT_DELIVERIES_LIMIT),
       this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
+      this.dealRevenue.latestOfProject(projectId),
     ]);
     return {
       project_id: projectId,
@@ -87,6 +90,15 @@ export class OperationsService {
       deliveries: deliveries.map(deliveryView),
       actions: actions.map(syncLogEntryView),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
+      deal: deal && {
+        target: `Deals/${deal.dealId}`,
+        amount: deal.amount,
+        stage: deal.stage,
+        closing_date: deal.closingDate,
+        proposal_id: deal.proposalId,
+        written_at: deal.writtenAt.toISOString(),
+        sync_log_id: deal.entryId,
+      },
     };
   }
 

@@ -53,12 +53,24 @@ export class ChainView {
   @ApiProperty({ type: [String], description: 'The chain, parents before children, siblings in creation order.' }) ids: string[];
 }
 
+export class DealRevenueView {
+  @ApiProperty({ example: 'Deals/4150868000005277036' }) target: string;
+  @ApiProperty({ nullable: true, type: String, example: '626.40', description: 'Amount as last written, exact decimal text.' }) amount: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'Closed Won', description: 'Stage as last written (null: never written).' }) stage: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '2026-11-25' }) closing_date: string | null;
+  @ApiProperty({ example: '36029621652695101' }) proposal_id: string;
+  @ApiProperty({ format: 'date-time' }) written_at: string;
+  @ApiProperty({ description: 'The update_deal entry that wrote it.' }) sync_log_id: string;
+}
+
 export class ProjectView {
   @ApiProperty({ example: '36029621652695017' }) project_id: string;
   @ApiProperty({ type: [MappingView] }) mappings: MappingView[];
   @ApiProperty({ type: [DeliveryView], description: 'Newest first, at most 100.' }) deliveries: DeliveryView[];
   @ApiProperty({ type: [SyncLogEntryView], description: 'Newest first, at most 200; `parent_id` links a chain.' }) actions: SyncLogEntryView[];
   @ApiProperty({ type: [ChainView], description: 'The listed actions grouped by chain, newest chain first.' }) chains: ChainView[];
+  @ApiProperty({ type: DealRevenueView, nullable: true, description: "The project's Deal as crm-sync last wrote it (update_deal); null: never." })
+  deal: DealRevenueView | null;
 }
 
 export class HourView {

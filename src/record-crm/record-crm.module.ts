@@ -12,6 +12,11 @@ import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 import { ZohoClient } from './zoho.client.js';
+import { DealRevenueRepository } from './deal-revenue.repository.js';
+import { RevenueActionsService } from './revenue-actions.service.js';
+import { RevenueSettingsService } from './revenue-settings.service.js';
+import { ZohoProductRepository } from './zoho-product.repository.js';
+import { ZohoRevenueClient } from './zoho-revenue.client.js';
 
 /**
  * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
@@ -22,14 +27,25 @@ const READINESS_CACHE_MS = 30_000;
 const READINESS_WAIT_MS = 2_000;
 
 /**
- * Zoho CRM: attachments and notes on records. Always imported by AppModule: its connection may come from the
+ * Zoho CRM: attachments and notes on records, and revenue (a Deal's amount and stage, a drawing's Quote). Always imported by AppModule: its connection may come from the
  * environment or later from the console (Zoho's consent), and ZohoClient reads it anew from ConnectionsService on each
  * call, so a CRM connected later needs no restart.
  */
 @Module({
   imports: [AlertsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
-  providers: [ZohoClient, { provide: RECORD_CRM, useExisting: ZohoClient }, RecordActionsService, RecordDeliveriesService],
-  exports: [RECORD_CRM],
+  providers: [
+    ZohoClient,
+    { provide: RECORD_CRM, useExisting: ZohoClient },
+    RecordActionsService,
+    RecordDeliveriesService,
+    // Revenue in Zoho: the Deal follows the proposal, line items become a Quote.
+    ZohoRevenueClient,
+    RevenueActionsService,
+    RevenueSettingsService,
+    ZohoProductRepository,
+    DealRevenueRepository,
+  ],
+  exports: [RECORD_CRM, DealRevenueRepository],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };
@@ -39,10 +55,11 @@ export class RecordCrmModule implements OnModuleInit {
     private readonly checks: ReadinessRegistry,
     private readonly registry: ActionRegistryService,
     private readonly actions: RecordActionsService,
+    private readonly revenue: RevenueActionsService,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(this.actions);
+    this.registry.register(this.actions, this.revenue);
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -3,16 +3,18 @@ import type { MappingLookupService } from '../mappings/mapping-lookup.service.js
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
+import { DEFAULT_REVENUE_SETTINGS, RevenueSettingsService, type RevenueSettings } from './revenue-settings.service.js';
 
 const PROJECT = '36029621652695017';
 const RECORD = '4150868000005277036';
 
-function handler(mapping: Partial<Mapping> | null): RecordDeliveriesService {
+function handler(mapping: Partial<Mapping> | null, revenue: Partial<RevenueSettings> = {}): RecordDeliveriesService {
   const row =
     mapping &&
     ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
   const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookupService;
-  return new RecordDeliveriesService(lookup);
+  const settings = { current: async () => ({ ...DEFAULT_REVENUE_SETTINGS, ...revenue }) } as RevenueSettingsService;
+  return new RecordDeliveriesService(lookup, settings);
 }
 
 function delivery(event: string, data: Record<string, unknown>, projectId: string | null = PROJECT): RoutedDelivery {
@@ -77,5 +79,40 @@ describe(RecordDeliveriesService.name, () => {
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('Deals/4150868000000000001');
     expect(failed.error).toContain(`Deals/${RECORD}`);
+  });
+
+  describe('revenue', () => {
+    const approved = {
+      proposal_id: '901',
+      project_id: PROJECT,
+      status: 'APPROVED',
+      total: 1234.5,
+      pdf_url: 'https://x/p.pdf',
+      approved_option: { drawing_id: '800' },
+    };
+
+    it("an approval of a Deal's proposal updates the Deal once per proposal and total, the amount exact", async () => {
+      const actions = await handler({}).actionsFor(delivery('proposal.status_changed', approved));
+      expect(actions.map((a) => a.kind)).toEqual(['attach_pdf', 'update_deal']);
+      expect(actions[1]).toMatchObject({
+        dedupeKey: 'record:deal:901:APPROVED:1234.50',
+        payload: { module: 'Deals', recordId: RECORD, proposalId: '901', status: 'APPROVED', amount: '1234.50' },
+      });
+    });
+
+    it("with line items on, an approval also pushes the approved drawing's Quote, once per proposal", async () => {
+      const actions = await handler({}, { quote_line_items: true }).actionsFor(delivery('proposal.status_changed', approved));
+      expect(actions[2]).toMatchObject({ kind: 'push_quote', dedupeKey: 'record:quote:approved:901', payload: { drawingId: '800', proposalId: '901' } });
+    });
+
+    it('a Lead gets no Deal update; LOST updates the Deal only when a lost stage is set', async () => {
+      expect((await handler({ recordCrmModule: 'Leads' }).actionsFor(delivery('proposal.status_changed', approved))).map((a) => a.kind)).toEqual([
+        'attach_pdf',
+      ]);
+      const lost = { ...approved, status: 'LOST', total: undefined };
+      expect(await handler({}).actionsFor(delivery('proposal.status_changed', lost))).toEqual([]);
+      const [action] = await handler({}, { deal_stage_on_lost: 'Closed Lost' }).actionsFor(delivery('proposal.status_changed', lost));
+      expect(action).toMatchObject({ kind: 'update_deal', dedupeKey: 'record:deal:901:LOST', payload: { status: 'LOST' } });
+    });
   });
 });

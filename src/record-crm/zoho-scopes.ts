@@ -12,4 +12,11 @@ export const ZOHO_SCOPES = [
   'ZohoCRM.modules.Quotes.READ',
   'ZohoCRM.modules.Leads.READ',
   'ZohoCRM.modules.Contacts.READ',
+  // Revenue: the Deal follows the proposal (update), line items become a Quote (create, update), products are
+  // searched by Product_Code (read), and the Stage pick list's order is read from the fields' metadata.
+  'ZohoCRM.modules.Deals.UPDATE',
+  'ZohoCRM.modules.Quotes.CREATE',
+  'ZohoCRM.modules.Quotes.UPDATE',
+  'ZohoCRM.modules.Products.READ',
+  'ZohoCRM.settings.fields.READ',
 ].join(',');

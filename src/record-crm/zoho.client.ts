@@ -178,6 +178,13 @@ export class ZohoClient implements RecordCrm {
     return grant.scopeProblem;
   }
 
+  // --- Revenue (zoho-revenue.client.ts): its calls go through the same token, retries and error reading. ---
+
+  /** One API call (see `call`), for the revenue calls of ZohoRevenueClient. */
+  request<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    return this.call<T>(req);
+  }
+
   private async currentGrant(endpoint: string): Promise<ZohoGrant> {
     const credentials = await this.connections.get('record_crm');
     if (!credentials) throw notConnected('zoho', endpoint, 'Zoho CRM');

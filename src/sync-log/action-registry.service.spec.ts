@@ -37,6 +37,16 @@ class RecordAttachments {
   async attachPdf(_entry: ActionEntry<'attach_pdf'>): Promise<ActionOutcome> {
     return { status: 'succeeded' };
   }
+
+  @RunsAction('update_deal', { crm: 'record', queue: QUEUES.recordCrm })
+  async updateDeal(_entry: ActionEntry<'update_deal'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('push_quote', { crm: 'record', queue: QUEUES.recordCrm })
+  async pushQuote(_entry: ActionEntry<'push_quote'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
 }
 
 @Injectable()

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { parseMultipart } from './multipart.js';
+import { ZohoRevenueSim } from './revenue.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
 export type ZohoModule = (typeof ZOHO_MODULES)[number];
@@ -177,6 +178,8 @@ const invalidRecord = (): SimResponse => ({
 export class ZohoSim {
   readonly accounts = new SimServer('zoho-accounts');
   readonly api = new SimServer('zoho-api');
+  /** Products, Quotes and Deal updates (revenue.ts). */
+  readonly revenue: ZohoRevenueSim;
 
   readonly clientId: string;
   readonly clientSecret: string;
@@ -253,6 +256,14 @@ export class ZohoSim {
     this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
     this.accounts.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req));
 
+    // Revenue (revenue.ts): before the `/:module/:id` routes, which would take `Products/search` and `settings/fields`.
+    this.revenue = new ZohoRevenueSim({
+      authed: (handler) => this.authed(handler),
+      records: (module) => this.moduleRecords(module),
+      addRecord: (module, id, fields) => this.addRecord(module, id, fields),
+      newId: () => this.newId(),
+    });
+    this.revenue.install(this.api);
     this.api.route(
       'POST',
       '/crm/v8/Notes',

@@ -1,0 +1,275 @@
+import { RevenueSettingsService, DEFAULT_REVENUE_SETTINGS, type RevenueSettings } from '../src/record-crm/revenue-settings.service.js';
+import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { LineItemsResult } from '../src/service-api/service-api.types.js';
+import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import type { ZohoModule } from './sim/zoho/index.js';
+import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
+
+const sender = new WebhookSender();
+const FINISHED = ['succeeded', 'failed', 'skipped'];
+
+describe('revenue in Zoho: the Deal follows the proposal, line items become a Quote', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 13, recordCrm: true, env: { WEBHOOK_DEDUPE_WINDOW_SECONDS: '2' } });
+    h.service.addTemplate('Standard');
+  });
+  afterAll(() => h.close());
+  afterEach(() => {
+    h.zoho!.api.clearFaults();
+    useSettings({});
+  });
+
+  const zoho = () => h.zoho!;
+
+  /** The record CRM's revenue settings for the next deliveries and runs (the defaults plus `changes`). */
+  function useSettings(changes: Partial<RevenueSettings>): void {
+    h.app.get(RevenueSettingsService).current = () => Promise.resolve({ ...DEFAULT_REVENUE_SETTINGS, ...changes });
+  }
+
+  /** A project with a drawing mapped to a Zoho record (a Deal with an account by default). */
+  async function mappedProject(module: ZohoModule = 'Deals', lineItems?: LineItemsResult) {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id, lineItems ? { lineItems } : {});
+    const fields =
+      module === 'Deals' ? { Deal_Name: `Deal of ${project.name}`, Stage: 'Qualification', Account_Name: { id: '4150868000000000777', name: 'Acme' } } : {};
+    const recordId = zoho().addRecord(module, undefined, fields);
+    await mapRecord(h, project.id, recordId, module);
+    return { project, drawing, module, recordId, target: `${module}/${recordId}` };
+  }
+
+  async function deliverEvent(body: object): Promise<void> {
+    const res = await sender.deliverOnce(`${h.url}/webhooks/events`, body, { secret: EVENTS_SECRET });
+    expect(`${res.status} ${res.body}`).toMatch(/^200 /);
+  }
+
+  const entries = (target: string, kind: string) => h.database.repo(SyncLogEntry).find({ where: { target, kind }, order: { id: 'ASC' } });
+
+  async function settled(target: string, kind: string, count = 1): Promise<SyncLogEntry[]> {
+    return waitFor(
+      async () => {
+        const found = await entries(target, kind);
+        return found.length >= count && found.every((e) => FINISHED.includes(e.status)) ? found : null;
+      },
+      20_000,
+      `${count} finished ${kind} entries for ${target}`,
+    );
+  }
+
+  const deal = (id: string) => zoho().revenue.fieldsOf('Deals', id);
+  const today = () => new Date().toISOString().slice(0, 10);
+
+  it('an approval moves the Deal to Closed Won with the approved total and the date, once, and the project view shows it', async () => {
+    const m = await mappedProject();
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', total: 12345.6 });
+    await deliverEvent(events.proposalStatusChanged(proposal));
+    const [entry] = await settled(m.target, 'update_deal');
+    expect(entry).toMatchObject({ status: 'succeeded', crm: 'record', projectId: m.project.id });
+    expect(deal(m.recordId)).toMatchObject({ Amount: 12345.6, Stage: 'Closed Won', Closing_Date: today() });
+    expect(entry.detail).toBe(`${m.target}: Amount 12345.60, Closing_Date ${today()}, Stage Closed Won (proposal ${proposal.proposal_id} APPROVED)`);
+
+    // Re-delivered (the deprecated event, and the same body after the dedupe window), and found again by a full
+    // reconciliation: nothing new is written.
+    await deliverEvent(events.proposalApproved(proposal));
+    await new Promise((r) => setTimeout(r, 2_100));
+    await deliverEvent(events.proposalStatusChanged(proposal));
+    expect((await h.admin('/api/reconcile', { method: 'POST', json: { scope: 'full' } })).status).toBe(202);
+    await waitFor(async () => (await h.database.repo(SyncLogEntry).findBy({ kind: 'reconcile' })).every((e) => FINISHED.includes(e.status)), 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await entries(m.target, 'update_deal')).toHaveLength(1);
+    expect(
+      zoho()
+        .api.requestsTo('PUT', '/crm/v8/Deals')
+        .filter((r) => r.body.toString().includes(m.recordId)),
+    ).toHaveLength(1);
+
+    const view = (await (await h.admin(`/api/projects/${m.project.id}`)).json()) as { deal: Record<string, unknown> };
+    expect(view.deal).toMatchObject({
+      target: m.target,
+      amount: '12345.60',
+      stage: 'Closed Won',
+      closing_date: today(),
+      proposal_id: proposal.proposal_id,
+      sync_log_id: entry.id,
+    });
+  });
+
+  it("a change order's approval sets its revised total; a stage a rep moved on is never moved back", async () => {
+    zoho().revenue.dealStages = [...zoho().revenue.dealStages.slice(0, 8), 'Installed', ...zoho().revenue.dealStages.slice(8)];
+    const m = await mappedProject();
+    const original = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', total: 1000 });
+    await deliverEvent(events.proposalStatusChanged(original));
+    const [first] = await settled(m.target, 'update_deal');
+    expect(deal(m.recordId)).toMatchObject({ Amount: 1000, Stage: 'Closed Won' });
+
+    // The rep moves the Deal on; a change order is approved later with its full revised amount.
+    zoho().revenue.editByHand('Deals', m.recordId, { Stage: 'Installed' });
+    const change = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', total: 1250.25, initial_proposal_id: original.proposal_id });
+    await deliverEvent(events.proposalStatusChanged(change));
+    const [, second] = await settled(m.target, 'update_deal', 2);
+    expect(deal(m.recordId)).toMatchObject({ Amount: 1250.25, Stage: 'Installed' });
+    expect(second.detail).toContain('Amount 1250.25');
+    expect(second.detail).toContain('Stage left at Installed (at or past Closed Won)');
+
+    // The first approval's action run again (a crash before its outcome was written) leaves the stage alone too.
+    await runEntryAgain(h, first.id);
+    await waitFor(async () => (await h.database.repo(SyncLogEntry).findOneBy({ id: first.id }))?.attempts === 2 && 'ok');
+    await settled(m.target, 'update_deal', 2);
+    expect(deal(m.recordId)).toMatchObject({ Stage: 'Installed' });
+    const view = (await (await h.admin(`/api/projects/${m.project.id}`)).json()) as { deal: Record<string, unknown> };
+    expect(view.deal).toMatchObject({ stage: 'Closed Won' });
+  });
+
+  it('LOST sets the configured lost stage; without one, nothing is written', async () => {
+    const m = await mappedProject();
+    const lost = h.service.addProposal({ project_id: m.project.id, status: 'LOST' });
+    await deliverEvent(events.proposalStatusChanged(lost));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(await entries(m.target, 'update_deal')).toHaveLength(0);
+
+    useSettings({ deal_stage_on_lost: 'Closed Lost' });
+    const voided = h.service.addProposal({ project_id: m.project.id, status: 'VOID' });
+    await deliverEvent(events.proposalStatusChanged(voided));
+    const [entry] = await settled(m.target, 'update_deal');
+    expect(entry.status).toBe('succeeded');
+    expect(deal(m.recordId)).toMatchObject({ Stage: 'Closed Lost' });
+    expect(deal(m.recordId).Amount).toBeUndefined();
+  });
+
+  describe('line items as a Quote', () => {
+    /** Awkward amounts: 0.1 + 0.2, a third taken off, a large total, a custom price item. */
+    function awkward(): { lineItems: LineItemsResult; skus: string[] } {
+      const [a, b] = [h.service.addProduct(), h.service.addProduct()];
+      const lines = [
+        { name: a.name, sku: a.sku, product_id: a.id, unit: 'ea', quantity: 3, price: 0.1, cost: 0, total: 0.1 * 3 },
+        { name: b.name, sku: b.sku, product_id: b.id, unit: 'ft', quantity: 2, price: 0.2, cost: 0, total: 0.1 + 0.2 + 0.1 },
+        { name: 'Big gate', sku: a.sku, product_id: a.id, unit: 'ea', quantity: 1, price: 987654321.99, cost: 0, total: 987654321.99 },
+        { name: 'Custom labour', quantity: 3, total: 100 },
+      ];
+      const subtotal = 0.1 * 3 + (0.1 + 0.2 + 0.1) + 987654321.99 + 100;
+      const discount = -Math.round((subtotal / 3) * 100) / 100;
+      const taxes = [{ name: 'Sales tax', total: 1 / 3 }];
+      const total = subtotal + discount + 12.34 + 1 / 3;
+      return {
+        lineItems: {
+          line_items: lines,
+          subtotal,
+          discount,
+          discount_description: 'a third off',
+          markup: 12.34,
+          markup_description: 'rush',
+          taxes,
+          total,
+          drawing_version_id: '',
+        },
+        skus: [a.sku, b.sku],
+      };
+    }
+
+    const cents = (value: number | string) => Math.round(Number(value) * 100);
+
+    it('an approval creates one Quote on the Deal whose rows and totals equal the service to the cent', async () => {
+      const { lineItems, skus } = awkward();
+      const m = await mappedProject('Deals', lineItems);
+      const fallback = zoho().revenue.addProduct('Services', 'SERVICES');
+      skus.forEach((sku, i) => zoho().revenue.addProduct(`Zoho product ${i}`, sku));
+      useSettings({ quote_line_items: true, fallback_product_id: fallback });
+      const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+      await deliverEvent(events.proposalStatusChanged(proposal));
+      const [entry] = await settled(m.target, 'push_quote');
+      expect(entry.status).toBe('succeeded');
+      const quotes = zoho().revenue.quotesOfDeal(m.recordId);
+      expect(quotes).toHaveLength(1);
+      const quote = quotes[0].fields;
+      expect(entry.detail).toMatch(new RegExp(`^created Quotes/${quotes[0].id} for drawing ${m.drawing.id}: 4 item\\(s\\)`));
+      expect(quote.Subject).toBe(`Drawing ${m.drawing.id} - ${m.drawing.name}`);
+      expect(quote.Account_Name).toEqual({ id: '4150868000000000777' });
+      const rows = quote.Quoted_Items as Array<Record<string, unknown>>;
+      expect(rows.map((r) => cents(r.Net_Total as number))).toEqual(lineItems.line_items.map((i) => cents(i.total)));
+      expect((rows[3].Product_Name as { id: string }).id).toBe(fallback);
+      expect(cents(quote.Grand_Total as number)).toBe(cents(lineItems.total));
+      expect(cents(quote.Discount as number)).toBe(cents(-lineItems.discount));
+      expect(cents(quote.Tax as number)).toBe(33);
+      expect(cents(quote.Sub_Total as number)).toBe(cents(lineItems.subtotal));
+      // Products are looked up once, then remembered.
+      const searches = zoho().api.requestsTo('GET', '/crm/v8/Products/search').length;
+      expect(searches).toBe(2);
+    });
+
+    it('the export prompt and then the approval keep one Quote per proposal, its rows replaced, through a lost create answer and a rerun', async () => {
+      const m = await mappedProject();
+      useSettings({ quote_line_items: true });
+      zoho().revenue.addProduct('Fence', 'SKU-1');
+      zoho().revenue.addProduct('Gate', 'SKU-2');
+      // Zoho creates the Quote, and the answer never arrives.
+      zoho().api.injectFault({ method: 'POST', path: '/crm/v8/Quotes', times: 1, afterHandling: true, dropConnection: true, delayMs: 300 });
+      const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: m.recordId, yes_no: true });
+      const res = await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
+      expect(res.status).toBe(200);
+      const [entry] = await waitFor(async () => {
+        const found = await settled(m.target, 'push_quote');
+        return found[0].status === 'succeeded' ? found : null;
+      }, 25_000);
+      expect(zoho().revenue.quotesOfDeal(m.recordId)).toHaveLength(1);
+      expect(
+        zoho()
+          .api.requestsTo('POST', '/crm/v8/Quotes')
+          .filter((r) => r.body.toString().includes(m.recordId)),
+      ).toHaveLength(1);
+      expect(entry.detail).toMatch(/^created Quotes\/\d+/);
+      expect(entry.detail).toContain('left out (no Zoho product): Custom labor');
+
+      // A crash after the push: the entry runs again and replaces the rows of the same Quote.
+      await runEntryAgain(h, entry.id);
+      await waitFor(async () => (await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id }))?.attempts === 2 && 'ok');
+      await settled(m.target, 'push_quote');
+      // The approval of the proposal pricing this drawing replaces the rows of that same Quote.
+      const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+      await deliverEvent(events.proposalStatusChanged(proposal));
+      const pushes = await settled(m.target, 'push_quote', 2);
+      expect(pushes[1].detail).toMatch(/^replaced the items of Quotes\//);
+      const quotes = zoho().revenue.quotesOfDeal(m.recordId);
+      expect(quotes).toHaveLength(1);
+      expect((quotes[0].fields.Quoted_Items as unknown[]).length).toBe(2);
+      expect(cents(quotes[0].fields.Grand_Total as number)).toBe(cents(626.4 - 150));
+    }, 40_000);
+
+    it('on a mapped Quote, its own rows are replaced; with line items off, nothing is pushed', async () => {
+      const m = await mappedProject('Quotes');
+      zoho().revenue.addProduct('Fence', 'SKU-1');
+      const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+      await deliverEvent(events.proposalStatusChanged(proposal));
+      await settled(m.target, 'attach_pdf');
+      expect(await entries(m.target, 'push_quote')).toHaveLength(0);
+
+      useSettings({ quote_line_items: true, fallback_product_id: zoho().revenue.addProduct('Services', 'SERVICES') });
+      zoho().revenue.editByHand('Quotes', m.recordId, { Subject: 'By hand', Quoted_Items: [] });
+      const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Quotes', record_crm_record_id: m.recordId, yes_no: true });
+      expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
+      const [entry] = await settled(m.target, 'push_quote');
+      expect(entry.detail).toMatch(new RegExp(`^replaced the items of Quotes/${m.recordId}`));
+      const fields = zoho().revenue.fieldsOf('Quotes', m.recordId);
+      expect((fields.Quoted_Items as unknown[]).length).toBe(3);
+      expect(cents(fields.Grand_Total as number)).toBe(cents(626.4));
+    });
+
+    it('no item with a Zoho product and no fallback: the push fails naming the items left out', async () => {
+      const m = await mappedProject();
+      useSettings({ quote_line_items: true });
+      const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: m.recordId, yes_no: true });
+      h.service.updateDrawing(m.drawing.id, {
+        lineItems: {
+          ...h.service.drawings.get(m.drawing.id)!.lineItems,
+          line_items: [{ name: 'Odd item', quantity: 1, price: 5, total: 5, sku: 'NOWHERE-1' }],
+          total: 5,
+        },
+      });
+      expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
+      const [entry] = await settled(m.target, 'push_quote');
+      expect(entry.status).toBe('failed');
+      expect(entry.error).toContain('left out: Odd item');
+      expect(zoho().revenue.quotesOfDeal(m.recordId)).toHaveLength(0);
+    });
+  });
+});

@@ -1,0 +1,356 @@
+import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
+
+/**
+ * Zoho CRM's revenue side, as Zoho's v8 OpenAPI files (`v8.0/record/record.yaml`, `v8.0/fields/fields.yaml`) and
+ * its Node SDK describe it: Products (found by `GET /Products/search?criteria=`), Quotes with their Quoted_Items
+ * subform (`POST /Quotes`, `PUT /Quotes`, `GET /Quotes/search`), `PUT /Deals`, and the Deals' Stage pick list
+ * (`GET /settings/fields?module=Deals`). Zoho computes a Quote's figures itself from its rows, at the cent:
+ * row total = round(list price × quantity), net = total − discount; Sub_Total = Σ net;
+ * Grand_Total = Sub_Total − Discount + Tax + Adjustment.
+ */
+
+/** What the revenue routes need of ZohoSim: its token check, its records of a module, its ids. */
+export interface RevenueHost {
+  authed(handler: SimHandler): SimHandler;
+  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown> }>;
+  addRecord(module: 'Quotes', id: string, fields: Record<string, unknown>): string;
+  newId(): string;
+}
+
+export interface ZohoProduct {
+  id: string;
+  name: string;
+  code: string;
+}
+
+/** Zoho's default Deals pipeline, in its order. */
+export const DEFAULT_DEAL_STAGES = [
+  'Qualification',
+  'Needs Analysis',
+  'Value Proposition',
+  'Id. Decision Makers',
+  'Perception Analysis',
+  'Proposal/Price Quote',
+  'Negotiation/Review',
+  'Closed Won',
+  'Closed Lost',
+  'Closed-Lost to Competition',
+];
+
+type Item = Record<string, unknown>;
+
+const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: 'error' });
+const mandatory = (path: string, apiName: string) => error('MANDATORY_NOT_FOUND', 'required field not found', { api_name: apiName, json_path: path });
+const invalid = (path: string, apiName: string, message = 'invalid data', more: Record<string, unknown> = {}) =>
+  error('INVALID_DATA', message, { api_name: apiName, json_path: path, ...more });
+
+export class ZohoRevenueSim {
+  readonly products = new Map<string, ZohoProduct>();
+  /** The Deals' Stage pick list, in order (a value outside it is refused with INVALID_DATA). */
+  dealStages = [...DEFAULT_DEAL_STAGES];
+  /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
+  quoteAccountMandatory = true;
+  /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
+  uniqueQuoteSubject = false;
+
+  constructor(private readonly host: RevenueHost) {}
+
+  /** Routes; registered before ZohoSim's `/:module/:id` ones, which would take `Products/search` and `settings/fields`. */
+  install(api: SimServer): void {
+    const a = (h: SimHandler) => this.host.authed(h);
+    api.route(
+      'GET',
+      '/crm/v8/settings/fields',
+      a((req) => this.fields(req)),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/Products/search',
+      a((req) => this.search(req, 'Products')),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/Quotes/search',
+      a((req) => this.search(req, 'Quotes')),
+    );
+    api.route(
+      'POST',
+      '/crm/v8/Quotes',
+      a((req) => this.createQuotes(req)),
+    );
+    api.route(
+      'PUT',
+      '/crm/v8/Quotes',
+      a((req) => this.update(req, 'Quotes')),
+    );
+    api.route(
+      'PUT',
+      '/crm/v8/Deals',
+      a((req) => this.update(req, 'Deals')),
+    );
+  }
+
+  addProduct(name: string, code: string): string {
+    const id = this.host.newId();
+    this.products.set(id, { id, name, code });
+    return id;
+  }
+
+  /** A record's fields as Zoho holds them (a Quote's computed figures included). */
+  fieldsOf(module: 'Deals' | 'Quotes', id: string): Record<string, unknown> {
+    const record = this.host.records(module).get(id);
+    if (!record) throw new Error(`no ${module} record ${id}`);
+    return record.fields;
+  }
+
+  /** Changes a record as a rep would in Zoho's UI. */
+  editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>): void {
+    Object.assign(this.fieldsOf(module, id), fields);
+  }
+
+  quotes(): Array<{ id: string; fields: Record<string, unknown> }> {
+    return [...this.host.records('Quotes').values()];
+  }
+
+  quotesOfDeal(dealId: string): Array<{ id: string; fields: Record<string, unknown> }> {
+    return this.quotes().filter((q) => (q.fields.Deal_Name as { id?: string } | undefined)?.id === dealId);
+  }
+
+  private fields(req: SimRequest): SimResponse {
+    const module = req.query.get('module');
+    if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
+    if (module !== 'Deals') return { status: 200, body: { fields: [] } };
+    const pickList = this.dealStages.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) }));
+    return { status: 200, body: { fields: [{ api_name: 'Stage', data_type: 'picklist', id: '8999', pick_list_values: pickList }] } };
+  }
+
+  /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
+  private search(req: SimRequest, module: 'Products' | 'Quotes'): SimResponse {
+    const criteria = req.query.get('criteria');
+    if (!criteria) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'criteria' }) };
+    const match = /^\((\w+):(equals|starts_with):((?:\\.|[^\\()])*)\)$/.exec(criteria);
+    if (!match)
+      return { status: 400, body: error('INVALID_QUERY', 'invalid query formed', { reason: 'the criteria is not well formed', param_name: 'criteria' }) };
+    const [, field, operator, raw] = match;
+    if (/(^|[^\\]),/.test(raw))
+      return { status: 400, body: error('INVALID_QUERY', 'invalid query formed', { reason: 'an unescaped comma', param_name: 'criteria' }) };
+    const value = raw.replace(/\\(.)/g, '$1').toLowerCase();
+    const rows: Item[] =
+      module === 'Products'
+        ? [...this.products.values()].map((p) => ({ id: p.id, Product_Name: p.name, Product_Code: p.code }))
+        : this.quotes().map((q) => ({ id: q.id, ...q.fields }));
+    // Zoho's search is case-insensitive.
+    const found = rows.filter((row) => {
+      const text = typeof row[field] === 'string' ? (row[field] as string).toLowerCase() : null;
+      return text !== null && (operator === 'equals' ? text === value : text.startsWith(value));
+    });
+    if (found.length === 0) return { status: 204 };
+    return { status: 200, body: { data: found, info: { per_page: 200, count: found.length, page: 1, more_records: false } } };
+  }
+
+  private createQuotes(req: SimRequest): SimResponse {
+    const data = (req.json as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data) || data.length === 0) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
+    const results = data.map((item, i) => this.createQuote((item ?? {}) as Item, i));
+    return multiStatus(results, 201);
+  }
+
+  private createQuote(input: Item, index: number): Item {
+    const at = `$.data[${index}]`;
+    if (typeof input.Subject !== 'string' || input.Subject === '') return mandatory(`${at}.Subject`, 'Subject');
+    if (this.quoteAccountMandatory && !lookupId(input.Account_Name)) return mandatory(`${at}.Account_Name`, 'Account_Name');
+    if (input.Deal_Name !== undefined && !this.host.records('Deals').has(lookupId(input.Deal_Name) ?? ''))
+      return invalid(`${at}.Deal_Name`, 'Deal_Name', 'invalid data');
+    if (!Array.isArray(input.Quoted_Items) || input.Quoted_Items.length === 0) return mandatory(`${at}.Quoted_Items`, 'Quoted_Items');
+    if (this.uniqueQuoteSubject) {
+      const twin = this.quotes().find((q) => q.fields.Subject === input.Subject);
+      if (twin) return error('DUPLICATE_DATA', 'duplicate data', { api_name: 'Subject', json_path: `${at}.Subject`, duplicate_record: { id: twin.id } });
+    }
+    const rows = this.rowsOf([], input.Quoted_Items as unknown[], `${at}.Quoted_Items`);
+    if (!Array.isArray(rows)) return rows;
+    const id = this.host.newId();
+    const fields: Item = { ...withoutComputed(input), Quoted_Items: rows };
+    this.host.addRecord('Quotes', id, { ...fields, ...totals(fields) });
+    return success(id, 'record added');
+  }
+
+  private update(req: SimRequest, module: 'Deals' | 'Quotes'): SimResponse {
+    const data = (req.json as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data) || data.length === 0) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
+    return multiStatus(
+      data.map((item, i) => this.updateOne(module, (item ?? {}) as Item, i)),
+      200,
+    );
+  }
+
+  private updateOne(module: 'Deals' | 'Quotes', input: Item, index: number): Item {
+    const at = `$.data[${index}]`;
+    if (input.id === undefined) return mandatory(`${at}.id`, 'id');
+    const record = this.host.records(module).get(String(input.id));
+    if (!record) return invalid(`${at}.id`, 'id', 'the id given seems to be invalid');
+    const changes = withoutComputed(input);
+    delete changes.id;
+    if (module === 'Deals') {
+      if (changes.Stage !== undefined && !this.dealStages.includes(String(changes.Stage))) return invalid(`${at}.Stage`, 'Stage', 'invalid data');
+      if (changes.Amount !== undefined && amountCents(changes.Amount) === null)
+        return invalid(`${at}.Amount`, 'Amount', 'invalid data', { expected_data_type: 'currency' });
+      if (changes.Closing_Date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(changes.Closing_Date)))
+        return invalid(`${at}.Closing_Date`, 'Closing_Date', 'invalid data', { expected_data_type: 'date' });
+      if (changes.Amount !== undefined) changes.Amount = Number(centsText(amountCents(changes.Amount)!));
+      Object.assign(record.fields, changes);
+      return success(record.id, 'record updated');
+    }
+    if (changes.Quoted_Items !== undefined) {
+      if (!Array.isArray(changes.Quoted_Items)) return invalid(`${at}.Quoted_Items`, 'Quoted_Items');
+      const rows = this.rowsOf((record.fields.Quoted_Items as Item[] | undefined) ?? [], changes.Quoted_Items, `${at}.Quoted_Items`);
+      if (!Array.isArray(rows)) return rows;
+      if (rows.length === 0) return mandatory(`${at}.Quoted_Items`, 'Quoted_Items');
+      changes.Quoted_Items = rows;
+    }
+    Object.assign(record.fields, changes);
+    Object.assign(record.fields, totals(record.fields));
+    return success(record.id, 'record updated');
+  }
+
+  /**
+   * The subform after an update (record.yaml, updateRecords): a row with an id and `_delete` is removed, a row with an
+   * id is changed, a row without one is appended. Each row's figures are computed as Zoho does.
+   */
+  private rowsOf(existing: Item[], input: unknown[], at: string): Item[] | Item {
+    const rows = existing.map((r) => ({ ...r }));
+    for (const [i, raw] of input.entries()) {
+      const row = (raw ?? {}) as Item;
+      const path = `${at}[${i}]`;
+      if (row.id !== undefined) {
+        const index = rows.findIndex((r) => r.id === String(row.id));
+        if (index < 0) return invalid(`${path}.id`, 'id', 'the id given seems to be invalid');
+        if ('_delete' in row) rows.splice(index, 1);
+        else rows[index] = { ...rows[index], ...row, id: rows[index].id };
+        continue;
+      }
+      const productId = lookupId(field(row, 'Product_Name'));
+      if (!productId) return mandatory(`${path}.Product_Name`, 'Product_Name');
+      const product = this.products.get(productId);
+      if (!product) return invalid(`${path}.Product_Name`, 'Product_Name', 'invalid data');
+      const quantity = field(row, 'Quantity');
+      if (quantity === undefined) return mandatory(`${path}.Quantity`, 'Quantity');
+      const list = field(row, 'List_Price');
+      if (amountCents(quantity === undefined ? 0 : (quantity as number)) === null || (list !== undefined && amountCents(list) === null))
+        return invalid(`${path}.List_Price`, 'List_Price', 'invalid data', { expected_data_type: 'currency' });
+      rows.push({
+        id: this.host.newId(),
+        Product_Name: { id: product.id, name: product.name, Product_Code: product.code },
+        Quantity: quantity,
+        List_Price: list ?? 0,
+        Discount: field(row, 'Discount') ?? 0,
+        Description: field(row, 'Description') ?? null,
+      });
+    }
+    return rows.map(rowFigures);
+  }
+}
+
+/** A subform key as Zoho reads it, whatever its case (the OpenAPI examples write `list_price`, the SDK `List_price`). */
+function field(row: Item, name: string): unknown {
+  const key = Object.keys(row).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : row[key];
+}
+
+function lookupId(value: unknown): string | null {
+  const id = value && typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
+  return id === undefined || id === null || id === '' ? null : String(id);
+}
+
+const COMPUTED = ['Sub_Total', 'Grand_Total', 'Created_Time', 'Modified_Time'];
+
+function withoutComputed(input: Item): Item {
+  return Object.fromEntries(Object.entries(input).filter(([key]) => !COMPUTED.includes(key)));
+}
+
+function success(id: string, message: string): Item {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  return { code: 'SUCCESS', details: { id, Modified_Time: now, Created_Time: now, $approval_state: 'approved' }, message, status: 'success' };
+}
+
+/** 201/200 when every item succeeded, 207 when some did, 400 when none did (record.yaml). */
+function multiStatus(results: Item[], ok: number): SimResponse {
+  const good = results.filter((r) => r.status === 'success').length;
+  const status = good === results.length ? ok : good === 0 ? 400 : 207;
+  return { status, body: { data: results } };
+}
+
+// --- Zoho's arithmetic, at the cent ---
+
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** A currency or number value (a JSON number, or its digits when beyond a double) in cents; null when not one. */
+function amountCents(value: unknown): bigint | null {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : null;
+  if (text === null || !DECIMAL.test(text)) return null;
+  return scaled(text, 2);
+}
+
+/** `text` × 10^places, rounded half away from zero. */
+function scaled(text: string, places: number): bigint {
+  const [mantissa, exponentText = '0'] = text.toLowerCase().split('e');
+  const negative = mantissa.startsWith('-');
+  const [whole, fraction = ''] = mantissa.replace('-', '').split('.');
+  let units = BigInt(`${whole}${fraction}`);
+  let scale = fraction.length - Number(exponentText) - places;
+  if (scale <= 0) units *= 10n ** BigInt(-scale);
+  else {
+    const d = 10n ** BigInt(scale);
+    units = (units * 2n + d) / (d * 2n);
+    scale = 0;
+  }
+  return negative ? -units : units;
+}
+
+function centsText(cents: bigint): string {
+  const negative = cents < 0n;
+  const digits = (negative ? -cents : cents).toString().padStart(3, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/** Zoho answers currency as numbers; beyond a double's digits the simulator keeps the exact text. */
+function money(cents: bigint): number | string {
+  const text = centsText(cents);
+  return Number(text).toFixed(2) === text ? Number(text) : text;
+}
+
+/** A row's own figures: Total = round(List_Price × Quantity), Discount an amount or a percentage of it. */
+function rowFigures(row: Item): Item {
+  const quantityText = String(typeof row.Quantity === 'number' ? row.Quantity : (row.Quantity ?? '0'));
+  const quantityScaled = scaled(quantityText, 6);
+  const list = amountCents(row.List_Price) ?? 0n;
+  const total = (list * quantityScaled * 2n + 1_000_000n) / 2_000_000n;
+  const discountText = String(row.Discount ?? '0');
+  const discount = discountText.endsWith('%')
+    ? (total * scaled(discountText.slice(0, -1), 4) * 2n + 1_000_000n) / 2_000_000n
+    : (amountCents(discountText) ?? 0n);
+  return {
+    ...row,
+    List_Price: money(list),
+    Total: money(total),
+    Discount: money(discount),
+    Total_After_Discount: money(total - discount),
+    Net_Total: money(total - discount),
+    Tax: 0,
+  };
+}
+
+/** A Quote's totals from its rows and its own Discount, Tax and Adjustment. */
+function totals(fields: Item): Item {
+  const rows = (fields.Quoted_Items as Item[] | undefined) ?? [];
+  const sub = rows.reduce((sum, r) => sum + (amountCents(r.Net_Total) ?? 0n), 0n);
+  const discount = amountCents(fields.Discount ?? 0) ?? 0n;
+  const tax = amountCents(fields.Tax ?? 0) ?? 0n;
+  const adjustment = amountCents(fields.Adjustment ?? 0) ?? 0n;
+  return {
+    Sub_Total: money(sub),
+    Discount: money(discount),
+    Tax: money(tax),
+    Adjustment: money(adjustment),
+    Grand_Total: money(sub - discount + tax + adjustment),
+  };
+}
