@@ -3,7 +3,7 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 /** The CRMs crm-sync pushes to. */
 export type CrmName = 'appointment' | 'record';
 
-export const SYNC_TRIGGERS = ['webhook', 'admin', 'schedule', 'reconcile'] as const;
+export const SYNC_TRIGGERS = ['webhook', 'admin', 'schedule', 'reconcile', 'automation'] as const;
 export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
 
 /** A record of the record CRM: `Deals/4150868000005277036`. Ids stay exact strings. */

@@ -5,7 +5,7 @@ import { WhereClause } from '../database/where-clause.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
-import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
 
 export interface MappingListFilter {
   crm?: MappingCrm;
@@ -35,17 +35,17 @@ export class MappingRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /** Inserts the inputs in one statement; those colliding with an existing mapping (or an earlier input) are left out. */
-  async insertMany(inputs: MappingInput[]): Promise<Mapping[]> {
+  async insertMany(inputs: MappingInput[], source: MappingSource = 'admin'): Promise<Mapping[]> {
     const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
     const rows = await this.database.query<MappingRow[]>(
-      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status)
-       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending'
+      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status, source)
+       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending', $6
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
               AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, n)
         ORDER BY t.n
        ON CONFLICT DO NOTHING
        RETURNING ${MAPPING_COLUMNS}`,
-      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId')],
+      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId'), source],
     );
     return rows.map(rowToMapping);
   }
