@@ -1,4 +1,5 @@
-import { RevenueSettingsService, DEFAULT_REVENUE_SETTINGS, type RevenueSettings } from '../src/record-crm/revenue-settings.service.js';
+import { RECORD_CRM_DEFAULTS } from '../src/automation-settings/automation-settings.js';
+import type { RevenueSettings } from '../src/record-crm/revenue-settings.service.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import type { LineItemsResult } from '../src/service-api/service-api.types.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
@@ -16,16 +17,17 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     h.service.addTemplate('Standard');
   });
   afterAll(() => h.close());
-  afterEach(() => {
+  afterEach(async () => {
     h.zoho!.api.clearFaults();
-    useSettings({});
+    await useSettings({});
   });
 
   const zoho = () => h.zoho!;
 
-  /** The record CRM's revenue settings for the next deliveries and runs (the defaults plus `changes`). */
-  function useSettings(changes: Partial<RevenueSettings>): void {
-    h.app.get(RevenueSettingsService).current = () => Promise.resolve({ ...DEFAULT_REVENUE_SETTINGS, ...changes });
+  /** Saves the record CRM's automation settings: the defaults plus `changes` (the revenue fields of §13). */
+  async function useSettings(changes: Partial<RevenueSettings>): Promise<void> {
+    const res = await h.admin('/api/automations/record-crm', { method: 'PUT', json: { ...RECORD_CRM_DEFAULTS, ...changes } });
+    expect(`${res.status} ${await res.text()}`).toMatch(/^200 /);
   }
 
   /** A project with a drawing mapped to a Zoho record (a Deal with an account by default). */
@@ -128,7 +130,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     await new Promise((r) => setTimeout(r, 700));
     expect(await entries(m.target, 'update_deal')).toHaveLength(0);
 
-    useSettings({ deal_stage_on_lost: 'Closed Lost' });
+    await useSettings({ deal_stage_on_lost: 'Closed Lost' });
     const voided = h.service.addProposal({ project_id: m.project.id, status: 'VOID' });
     await deliverEvent(events.proposalStatusChanged(voided));
     const [entry] = await settled(m.target, 'update_deal');
@@ -174,7 +176,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       const m = await mappedProject('Deals', lineItems);
       const fallback = zoho().revenue.addProduct('Services', 'SERVICES');
       skus.forEach((sku, i) => zoho().revenue.addProduct(`Zoho product ${i}`, sku));
-      useSettings({ quote_line_items: true, fallback_product_id: fallback });
+      await useSettings({ quote_line_items: true, fallback_product_id: fallback });
       const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
       await deliverEvent(events.proposalStatusChanged(proposal));
       const [entry] = await settled(m.target, 'push_quote');
@@ -199,7 +201,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
 
     it('the export prompt and then the approval keep one Quote per proposal, its rows replaced, through a lost create answer and a rerun', async () => {
       const m = await mappedProject();
-      useSettings({ quote_line_items: true });
+      await useSettings({ quote_line_items: true });
       zoho().revenue.addProduct('Fence', 'SKU-1');
       zoho().revenue.addProduct('Gate', 'SKU-2');
       // Zoho creates the Quote, and the answer never arrives.
@@ -243,7 +245,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       await settled(m.target, 'attach_pdf');
       expect(await entries(m.target, 'push_quote')).toHaveLength(0);
 
-      useSettings({ quote_line_items: true, fallback_product_id: zoho().revenue.addProduct('Services', 'SERVICES') });
+      await useSettings({ quote_line_items: true, fallback_product_id: zoho().revenue.addProduct('Services', 'SERVICES') });
       zoho().revenue.editByHand('Quotes', m.recordId, { Subject: 'By hand', Quoted_Items: [] });
       const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Quotes', record_crm_record_id: m.recordId, yes_no: true });
       expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
@@ -256,7 +258,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
 
     it('no item with a Zoho product and no fallback: the push fails naming the items left out', async () => {
       const m = await mappedProject();
-      useSettings({ quote_line_items: true });
+      await useSettings({ quote_line_items: true });
       const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: m.recordId, yes_no: true });
       h.service.updateDrawing(m.drawing.id, {
         lineItems: {

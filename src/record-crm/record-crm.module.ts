@@ -1,5 +1,6 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
+import { AutomationSettingsModule } from '../automation-settings/automation-settings.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
 import { ObservabilityModule } from '../health/observability.module.js';
@@ -32,7 +33,7 @@ const READINESS_WAIT_MS = 2_000;
  * call, so a CRM connected later needs no restart.
  */
 @Module({
-  imports: [AlertsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
+  imports: [AlertsModule, AutomationSettingsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
   providers: [
     ZohoClient,
     { provide: RECORD_CRM, useExisting: ZohoClient },

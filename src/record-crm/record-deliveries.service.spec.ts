@@ -3,7 +3,8 @@ import type { MappingLookupService } from '../mappings/mapping-lookup.service.js
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
-import { DEFAULT_REVENUE_SETTINGS, RevenueSettingsService, type RevenueSettings } from './revenue-settings.service.js';
+import { RECORD_CRM_DEFAULTS } from '../automation-settings/automation-settings.js';
+import type { RevenueSettings, RevenueSettingsService } from './revenue-settings.service.js';
 
 const PROJECT = '36029621652695017';
 const RECORD = '4150868000005277036';
@@ -13,7 +14,7 @@ function handler(mapping: Partial<Mapping> | null, revenue: Partial<RevenueSetti
     mapping &&
     ({ crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: RECORD, projectId: PROJECT, status: 'associated', error: null, ...mapping } as Mapping);
   const lookup = { recordOfProject: async (projectId: string) => (projectId === PROJECT ? row : null) } as unknown as MappingLookupService;
-  const settings = { current: async () => ({ ...DEFAULT_REVENUE_SETTINGS, ...revenue }) } as RevenueSettingsService;
+  const settings = { current: async () => ({ ...RECORD_CRM_DEFAULTS, ...revenue }) } as unknown as RevenueSettingsService;
   return new RecordDeliveriesService(lookup, settings);
 }
 

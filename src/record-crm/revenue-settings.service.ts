@@ -1,27 +1,20 @@
 import { Injectable } from '@nestjs/common';
+import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
+import type { RecordCrmAutomation } from '../automation-settings/automation-settings.js';
 
-/** The revenue part of the record CRM's automation settings (CONTRACT §13), with the same names. */
-export interface RevenueSettings {
-  deal_stage_on_approved: string | null;
-  deal_stage_on_lost: string | null;
-  quote_line_items: boolean;
-  fallback_product_id: string | null;
-}
-
-export const DEFAULT_REVENUE_SETTINGS: RevenueSettings = {
-  deal_stage_on_approved: 'Closed Won',
-  deal_stage_on_lost: null,
-  quote_line_items: false,
-  fallback_product_id: null,
-};
+/** The revenue part of the record CRM's automation settings (CONTRACT §13). */
+export type RevenueSettings = Pick<RecordCrmAutomation, 'deal_stage_on_approved' | 'deal_stage_on_lost' | 'quote_line_items' | 'fallback_product_id'>;
 
 /**
- * Where routing and the revenue actions read the settings. Until the record CRM's automation settings exist
- * (AutomationSettingsService.recordCrm()), the defaults.
+ * Where routing and the revenue actions read the settings: the record CRM's automation settings, as saved with
+ * `PUT /api/automations/record-crm` (cached up to 5 s per replica by AutomationSettingsService).
  */
 @Injectable()
 export class RevenueSettingsService {
-  current(): Promise<RevenueSettings> {
-    return Promise.resolve({ ...DEFAULT_REVENUE_SETTINGS });
+  constructor(private readonly automations: AutomationSettingsService) {}
+
+  async current(): Promise<RevenueSettings> {
+    const { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id } = await this.automations.recordCrm();
+    return { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id };
   }
 }

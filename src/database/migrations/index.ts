@@ -14,6 +14,7 @@ import { ConnectionCheckCode1763700012500 } from './1763700012500-connection-che
 import { LegacySeals1763700013000 } from './1763700013000-legacy-seals.js';
 import { AdminSessionEpoch1763700013500 } from './1763700013500-admin-session-epoch.js';
 import { Revenue1763700014000 } from './1763700014000-revenue.js';
+import { Automations1763700014200 } from './1763700014200-automations.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   LegacySeals1763700013000,
   AdminSessionEpoch1763700013500,
   Revenue1763700014000,
+  Automations1763700014200,
 ];
