@@ -121,6 +121,25 @@ export function chainTree(actions) {
   );
 }
 
+/**
+ * The project's Deal as crm-sync last wrote it (`update_deal`): amount, stage, closing date, and the entry that wrote it.
+ * @param {{ target: string, amount: string | null, stage: string | null, closing_date: string | null, proposal_id: string, written_at: string, sync_log_id: string }} deal
+ */
+export function dealLine(deal) {
+  const line = el('p', 'deal-line');
+  line.id = 'project-deal';
+  line.appendChild(el('span', '', 'Deal '));
+  line.appendChild(el('span', 'mono', show(deal.target)));
+  const parts = [
+    deal.amount !== null ? 'amount ' + show(deal.amount) : null,
+    deal.stage !== null ? 'stage ' + show(deal.stage) : null,
+    deal.closing_date !== null ? 'closing ' + show(deal.closing_date) : null,
+  ].filter((x) => x !== null);
+  line.appendChild(el('span', '', ': ' + parts.join(', ') + ' (proposal ' + show(deal.proposal_id) + ', written ' + fmtTime(deal.written_at) + ') '));
+  line.appendChild(link('#' + show(deal.sync_log_id), '#logs/' + encodeURIComponent(show(deal.sync_log_id)), 'mono'));
+  return line;
+}
+
 export function initProject() {
   const body = $('project-body');
   let gen = 0;
@@ -144,6 +163,7 @@ export function initProject() {
     });
     head.appendChild(logs);
     body.appendChild(head);
+    if (p.deal) body.appendChild(dealLine(p.deal));
 
     const mappings = listOf(p.mappings);
     const deliveries = listOf(p.deliveries);

@@ -5,7 +5,8 @@ import type { LineItemsResult } from '../src/service-api/service-api.types.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import type { ZohoModule } from './sim/zoho/index.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
-import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
+import { browserTestOf, launchChromium, openConsolePage } from './support/browser.js';
+import { ADMIN_TOKEN, EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];
@@ -273,5 +274,30 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       expect(entry.error).toContain('left out: Odd item');
       expect(zoho().revenue.quotesOfDeal(m.recordId)).toHaveLength(0);
     });
+  });
+
+  browserTestOf('revenue.e2e-spec')("the console's project view shows the Deal's amount and stage as last written", async () => {
+    const m = await mappedProject();
+    const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', total: 777.7 });
+    await deliverEvent(events.proposalStatusChanged(proposal));
+    const [entry] = await settled(m.target, 'update_deal');
+    const browser = await launchChromium();
+    try {
+      const { page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: `#project/${m.project.id}`,
+        ready: '#app',
+        refusedStatuses: [404],
+      });
+      const line = page.locator('#project-deal');
+      await line.waitFor();
+      const text = await line.textContent();
+      expect(text).toContain(`Deal ${m.target}: amount 777.70, stage Closed Won, closing ${today()} (proposal ${proposal.proposal_id}`);
+      expect(await line.locator(`a[href="#logs/${entry.id}"]`).count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });
