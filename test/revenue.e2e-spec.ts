@@ -288,7 +288,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
         token: ADMIN_TOKEN,
         hash: `#project/${m.project.id}`,
         ready: '#app',
-        refusedStatuses: [404],
+        refusedStatuses: [401, 404],
       });
       const line = page.locator('#project-deal');
       await line.waitFor();
