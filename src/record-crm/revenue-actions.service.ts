@@ -201,14 +201,19 @@ export class RevenueActionsService {
   }
 }
 
-/** Whether a Deal at `current` should move to `target`: an empty or earlier stage does; the same or a later one does not. */
+/**
+ * Whether a Deal at `current` should move to `target`: an empty or earlier stage does; the same or a later one does
+ * not. A current stage missing from the pick list (another pipeline's, renamed) is left alone. When the pick list
+ * does not place the target (Zoho's fields metadata may leave layout-specific pick lists out), the simpler reading:
+ * move unless the Deal is already closed (a stage named `Closed …`).
+ */
 export function comesBefore(current: string | null, target: string, stages: StageValue[]): boolean {
   if (!current) return true;
   if (current === target) return false;
-  const at = stages.find((s) => s.value === current)?.sequence;
   const goal = stages.find((s) => s.value === target)?.sequence;
-  // A stage missing from the pick list (renamed, or another pipeline's) has no place to compare: leave it alone.
-  return at !== undefined && goal !== undefined && at < goal;
+  if (goal === undefined) return !/^closed\b/i.test(current);
+  const at = stages.find((s) => s.value === current)?.sequence;
+  return at !== undefined && at < goal;
 }
 
 /** The start of the Subject of a drawing's Quote, which finds it again. */
