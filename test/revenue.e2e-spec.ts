@@ -257,6 +257,32 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       expect(cents(fields.Grand_Total as number)).toBe(cents(626.4));
     });
 
+    it("a Quote a rep renamed is still the drawing's Quote; a product deleted in Zoho since is looked up again", async () => {
+      const m = await mappedProject();
+      await useSettings({ quote_line_items: true });
+      zoho().revenue.addProduct('Fence', 'SKU-1');
+      zoho().revenue.addProduct('Gate', 'SKU-2');
+      const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: m.recordId, yes_no: true });
+      expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
+      const [first] = await settled(m.target, 'push_quote');
+      expect(first.status).toBe('succeeded');
+      const [quote] = zoho().revenue.quotesOfDeal(m.recordId);
+
+      // The rep renames the Quote (its Subject no longer finds it); the Fence product crm-sync remembers is deleted and
+      // made again.
+      zoho().revenue.editByHand('Quotes', quote.id, { Subject: 'Smith fence, final' });
+      for (const product of [...zoho().revenue.products.values()]) if (product.code === 'SKU-1') zoho().revenue.products.delete(product.id);
+      const newFence = zoho().revenue.addProduct('Fence v2', 'SKU-1');
+      await new Promise((r) => setTimeout(r, 2_100));
+      expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
+      const [, second] = await settled(m.target, 'push_quote', 2);
+      expect(second.status).toBe('succeeded');
+      expect(second.detail).toMatch(new RegExp(`^replaced the items of Quotes/${quote.id}`));
+      expect(zoho().revenue.quotesOfDeal(m.recordId)).toHaveLength(1);
+      const rows = zoho().revenue.fieldsOf('Quotes', quote.id).Quoted_Items as Array<{ Product_Name: { id: string } }>;
+      expect(rows.map((r) => r.Product_Name.id)).toContain(newFence);
+    });
+
     it('no item with a Zoho product and no fallback: the push fails naming the items left out', async () => {
       const m = await mappedProject();
       await useSettings({ quote_line_items: true });

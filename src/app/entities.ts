@@ -4,8 +4,19 @@ import { AutomationPoll } from '../automations/automation-poll.entity.js';
 import { Mapping } from '../mappings/mapping.entity.js';
 import { DealRevenueRow } from '../record-crm/deal-revenue.entity.js';
 import { ZohoProductRow } from '../record-crm/zoho-product.entity.js';
+import { ZohoQuoteRow } from '../record-crm/zoho-quote.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
 /** Every entity of the daemon, for DatabaseModule and the TypeORM CLI; modules add theirs here. */
-export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush, ZohoProductRow, DealRevenueRow, AutomationSetting, AutomationPoll];
+export const ENTITIES = [
+  SyncLogEntry,
+  InboxDelivery,
+  Mapping,
+  AppointmentDrawingPush,
+  ZohoProductRow,
+  DealRevenueRow,
+  ZohoQuoteRow,
+  AutomationSetting,
+  AutomationPoll,
+];

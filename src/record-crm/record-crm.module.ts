@@ -17,6 +17,7 @@ import { DealRevenueRepository } from './deal-revenue.repository.js';
 import { RevenueActionsService } from './revenue-actions.service.js';
 import { RevenueSettingsService } from './revenue-settings.service.js';
 import { ZohoProductRepository } from './zoho-product.repository.js';
+import { ZohoQuoteRepository } from './zoho-quote.repository.js';
 import { ZohoRevenueClient } from './zoho-revenue.client.js';
 
 /**
@@ -44,6 +45,7 @@ const READINESS_WAIT_MS = 2_000;
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
+    ZohoQuoteRepository,
     DealRevenueRepository,
   ],
   exports: [RECORD_CRM, DealRevenueRepository],

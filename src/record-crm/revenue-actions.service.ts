@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../domain/actions.js';
+import { OutboundError } from '../http/outbound-error.js';
 import { withRetries } from '../http/retry.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
@@ -13,6 +14,7 @@ import { quoteFromLineItems, type QuoteDraft } from './quote-lines.js';
 import { recordTarget } from './record-crm.js';
 import { RevenueSettingsService, type RevenueSettings } from './revenue-settings.service.js';
 import { ZohoProductRepository } from './zoho-product.repository.js';
+import { ZohoQuoteRepository } from './zoho-quote.repository.js';
 import { ZohoRevenueClient, type StageValue, type ZohoFields } from './zoho-revenue.client.js';
 
 const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;
@@ -31,6 +33,7 @@ export class RevenueActionsService {
     private readonly settings: RevenueSettingsService,
     private readonly products: ZohoProductRepository,
     private readonly deals: DealRevenueRepository,
+    private readonly quotes: ZohoQuoteRepository,
   ) {}
 
   @RunsAction('update_deal', ON_RECORD_QUEUE)
@@ -101,34 +104,42 @@ export class RevenueActionsService {
     if (p.module !== 'Deals' && p.module !== 'Quotes') return { status: 'skipped', detail: `${recordTarget(p)} is neither a Deal nor a Quote` };
 
     const lineItems = await this.service.getLineItems(p.drawingId, p.drawingVersionId);
-    const productOf = await this.productsOf(lineItems.line_items ?? [], settings.fallback_product_id);
-    const draft = quoteFromLineItems(lineItems, (item) => productOf(item));
-    if (draft.lines.length === 0) {
-      throw new PermanentActionError(
-        `no line item of drawing ${p.drawingId} has a Zoho product (Product_Code = SKU) or a fallback product; left out: ${draft.leftOut.join(', ')}`,
-      );
-    }
-    const fields = quoteFields(draft);
-
-    let quoteId: string;
-    let verb: string;
-    if (p.module === 'Quotes') {
-      quoteId = p.recordId;
-      await this.replaceItems(quoteId, fields);
-      verb = 'replaced the items of';
-    } else {
-      const subject = await this.subjectOf(p.drawingId);
-      const existing = await this.findQuote(p.recordId, p.drawingId);
-      if (existing) {
-        quoteId = existing.id;
-        await this.replaceItems(quoteId, fields);
-        verb = 'replaced the items of';
-      } else {
-        quoteId = await this.createQuote(p, subject, fields);
-        verb = 'created';
+    for (let round = 1; ; round++) {
+      const productOf = await this.productsOf(lineItems.line_items ?? [], settings.fallback_product_id);
+      const draft = quoteFromLineItems(lineItems, (item) => productOf(item));
+      if (draft.lines.length === 0) {
+        throw new PermanentActionError(
+          `no line item of drawing ${p.drawingId} has a Zoho product (Product_Code = SKU) or a fallback product; left out: ${draft.leftOut.join(', ')}`,
+        );
+      }
+      try {
+        const { quoteId, verb } = await this.writeQuote(p, quoteFields(draft));
+        return {
+          status: 'succeeded',
+          detail: `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}${await this.checkTotals(quoteId, draft)}`,
+        };
+      } catch (err) {
+        // A product remembered from an earlier push that Zoho no longer knows: forgotten, and looked up once more.
+        if (round > 1 || !refusedProduct(err)) throw err;
+        await this.products.forget(draft.lines.map((l) => l.productId).filter((id) => id !== settings.fallback_product_id));
       }
     }
-    return { status: 'succeeded', detail: `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}${await this.checkTotals(quoteId, draft)}` };
+  }
+
+  private async writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+    if (p.module === 'Quotes') {
+      await this.replaceItems(p.recordId, fields);
+      return { quoteId: p.recordId, verb: 'replaced the items of' };
+    }
+    const existing = await this.findQuote(p.recordId, p.drawingId);
+    if (existing) {
+      await this.replaceItems(existing.id, fields);
+      await this.quotes.save(p.recordId, p.drawingId, existing.id);
+      return { quoteId: existing.id, verb: 'replaced the items of' };
+    }
+    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields);
+    await this.quotes.save(p.recordId, p.drawingId, quoteId);
+    return { quoteId, verb: 'created' };
   }
 
   /** Each SKU's Zoho product: remembered, else searched by Product_Code and remembered; else the fallback product. */
@@ -149,8 +160,16 @@ export class RevenueActionsService {
     return `${subjectPrefix(drawingId)} ${drawing.name}`.slice(0, SUBJECT_MAX);
   }
 
-  /** The drawing's Quote on this Deal, by its Subject (Zoho's search matches loosely: checked exactly here). */
+  /**
+   * The drawing's Quote on this Deal: the one remembered when still there, else by its Subject (Zoho's search
+   * matches loosely: checked exactly here), which also finds a Quote whose create answer was lost.
+   */
   private async findQuote(dealId: string, drawingId: string): Promise<ZohoFields | null> {
+    const remembered = await this.quotes.find(dealId, drawingId);
+    if (remembered) {
+      const quote = await this.zoho.getRecord('Quotes', remembered);
+      if (quote && lookupId(quote.Deal_Name) === dealId) return quote;
+    }
     const prefix = subjectPrefix(drawingId);
     const quotes = await this.zoho.findQuotes(prefix);
     return (
@@ -248,6 +267,11 @@ function describe(draft: QuoteDraft): string {
   if (draft.leftOut.length > 0) parts.push(`left out (no Zoho product): ${draft.leftOut.join(', ')}`);
   if (draft.folded.length > 0) parts.push(`in the adjustment (no row possible): ${draft.folded.join(', ')}`);
   return parts.join(', ');
+}
+
+/** Zoho refused a row's product (INVALID_DATA on Quoted_Items[…].Product_Name): a product deleted since it was found. */
+function refusedProduct(err: unknown): boolean {
+  return err instanceof OutboundError && err.status === 400 && /^INVALID_DATA/.test(err.excerpt) && /Product_Name/.test(err.excerpt);
 }
 
 function lookupId(value: unknown): string | null {
