@@ -238,6 +238,26 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       expect(cents(quotes[0].fields.Grand_Total as number)).toBe(cents(626.4 - 150));
     }, 40_000);
 
+    it('a Quote create Zoho applies after crm-sync stopped waiting: the next try waits as long, finds it, creates nothing', async () => {
+      const m = await mappedProject();
+      await useSettings({ quote_line_items: true });
+      const timeoutMs = h.config.http.timeoutMs;
+      zoho().api.injectFault({ method: 'POST', path: '/crm/v8/Quotes', times: 1, delayMs: timeoutMs + 1_000 });
+      const prompt = recordPrompt({ drawing_id: m.drawing.id, record_crm_module: 'Deals', record_crm_record_id: m.recordId, yes_no: true });
+      expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
+      await waitFor(async () => (await settled(m.target, 'push_quote'))[0].status === 'succeeded', 30_000);
+      expect(zoho().revenue.quotesOfDeal(m.recordId)).toHaveLength(1);
+      const creates = zoho()
+        .api.requestsTo('POST', '/crm/v8/Quotes')
+        .filter((r) => r.body.toString().includes(m.recordId));
+      expect(creates).toHaveLength(1);
+      const looks = zoho()
+        .api.requestsTo('GET', '/crm/v8/Quotes/search')
+        .filter((r) => r.at > creates[0].at);
+      expect(looks.length).toBeGreaterThanOrEqual(1);
+      expect(looks[0].at - creates[0].at).toBeGreaterThanOrEqual(2 * timeoutMs - 50);
+    }, 40_000);
+
     it('on a mapped Quote, its own rows are replaced; with line items off, nothing is pushed', async () => {
       const m = await mappedProject('Quotes');
       zoho().revenue.addProduct('Fence', 'SKU-1');
