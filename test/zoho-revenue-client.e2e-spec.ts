@@ -66,18 +66,18 @@ describe(ZohoRevenueClient.name, () => {
     }
   });
 
-  it('updates a Deal with PUT /Deals, the amount written digit for digit; refusals come from data[0]', async () => {
+  it('updates a Deal with PUT /Deals/{id}, the amount written digit for digit; refusals read from the top or from data[0]', async () => {
     const id = zoho.addRecord('Deals', undefined, { Stage: 'Qualification' });
     await client.updateRecord('Deals', id, { Amount: jsonCents(1234567890123n), Stage: 'Closed Won', Closing_Date: '2026-11-25' });
     expect(zoho.revenue.fieldsOf('Deals', id)).toMatchObject({ Amount: 12345678901.23, Stage: 'Closed Won', Closing_Date: '2026-11-25' });
-    const put = zoho.api.requestsTo('PUT', '/crm/v8/Deals').at(-1)!;
+    const put = zoho.api.requestsTo('PUT', `/crm/v8/Deals/${id}`).at(-1)!;
     expect(put.body.toString()).toBe(`{"data":[{"id":"${id}","Amount":12345678901.23,"Stage":"Closed Won","Closing_Date":"2026-11-25"}]}`);
 
     const unknown = await failureOf(client.updateRecord('Deals', '4150868000000000009', { Stage: 'Closed Won' }));
     expect(unknown).toMatchObject({ status: 400, failure: 'rejected' });
-    expect(unknown.excerpt).toMatch(/^INVALID_DATA: the id given seems to be invalid .*"json_path":"\$\.data\[0\]\.id"/);
+    expect(unknown.excerpt).toBe('INVALID_DATA: the related id given seems to be invalid {"resource_path_index":1}');
     const badStage = await failureOf(client.updateRecord('Deals', id, { Stage: 'Won-ish' }));
-    expect(badStage.excerpt).toMatch(/^INVALID_DATA: invalid data .*"api_name":"Stage"/);
+    expect(badStage.excerpt).toMatch(/^INVALID_DATA: invalid data .*"api_name":"Stage".*"supported_values":\["Qualification"/);
   });
 
   it("reads the Deals' Stage pick list in its order", async () => {

@@ -17,13 +17,13 @@ const quantity = fc.oneof(
   fc.integer({ min: 1, max: 100_000 }).map((n) => n / 1000),
 );
 
-const item: fc.Arbitrary<LineItem> = fc.record({
+const item = fc.record({
   name: fc.string({ maxLength: 8 }),
   quantity,
   total: amount,
   price: fc.option(amount, { nil: undefined }),
   sku: fc.constantFrom('A', 'B', undefined),
-});
+}) as unknown as fc.Arbitrary<LineItem>;
 
 const lineItems: fc.Arbitrary<LineItemsResult> = fc.record({
   line_items: fc.array(item, { maxLength: 8 }),

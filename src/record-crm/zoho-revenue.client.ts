@@ -23,7 +23,8 @@ const STAGES_CACHE_MS = 10 * 60_000;
 const enc = encodeURIComponent;
 
 /**
- * The calls the revenue actions make (docs/zoho-crm.md, "Revenue"): read and update a record, the Deals' Stage pick
+ * The calls the revenue actions make (docs/zoho-crm.md, "Revenue"), labelled as zoho-scopes.ts names them: read and
+ * update a record, the Deals' Stage pick
  * list, Products found by Product_Code, Quotes found by Subject, created and updated with their Quoted_Items. Each
  * goes through ZohoClient's token, retries and error reading.
  */
@@ -46,10 +47,10 @@ export class ZohoRevenueClient {
     }
   }
 
-  /** `PUT /{module}` with one record: the fields given are written, the others kept. Safe to repeat. */
-  async updateRecord(module: RecordModule, id: string, fields: Record<string, unknown>): Promise<void> {
-    const endpoint = 'PUT /{module}';
-    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'PUT', path: `/${enc(module)}`, json: { data: [{ id, ...fields }] } });
+  /** `PUT /{module}/{id}` (updateRecord): the fields given are written, the others kept. Safe to repeat. */
+  async updateRecord(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>, retry = true): Promise<void> {
+    const endpoint = `PUT /${module}/{id}`;
+    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'PUT', path: `/${module}/${enc(id)}`, json: { data: [{ id, ...fields }] }, retry });
     firstResultId(endpoint, data as never);
   }
 
@@ -73,7 +74,7 @@ export class ZohoRevenueClient {
   async findProductByCode(code: string): Promise<ZohoProduct | null> {
     const items = await this.search('Products', `(Product_Code:equals:${criteriaValue(code)})`);
     const found = items.find((p) => p.Product_Code === code);
-    return found ? { id: zohoId('GET /{module}/search', found.id), code } : null;
+    return found ? { id: zohoId('GET /Products/search', found.id), code } : null;
   }
 
   /** Quotes whose Subject starts with `prefix` (the search's own matching is loose: the caller checks exactly). */
@@ -84,24 +85,22 @@ export class ZohoRevenueClient {
 
   /** `POST /Quotes`; not retried here (a Quote is not idempotent): the caller looks for it before trying again. */
   async createQuote(fields: Record<string, unknown>): Promise<string> {
-    const endpoint = 'POST /{module}';
+    const endpoint = 'POST /Quotes';
     const { data } = await this.zoho.request<unknown>({ endpoint, method: 'POST', path: '/Quotes', json: { data: [fields] }, retry: false });
     return firstResultId(endpoint, data as never);
   }
 
   /**
-   * `PUT /Quotes` with one Quote; not retried here: its Quoted_Items name the rows to delete by id, and a retry after
-   * a lost answer would append the new rows twice. The caller reads the Quote again before trying again.
+   * `PUT /Quotes/{id}` with its Quoted_Items; not retried here: the rows name the ones to delete by id, and a retry
+   * after a lost answer would append the new rows twice. The caller reads the Quote again before trying again.
    */
-  async updateQuote(id: string, fields: Record<string, unknown>): Promise<void> {
-    const endpoint = 'PUT /{module}';
-    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'PUT', path: '/Quotes', json: { data: [{ id, ...fields }] }, retry: false });
-    firstResultId(endpoint, data as never);
+  updateQuote(id: string, fields: Record<string, unknown>): Promise<void> {
+    return this.updateRecord('Quotes', id, fields, false);
   }
 
   /** `GET /{module}/search?criteria=`: the first page (200 records); 204 when nothing matches. */
   private async search(module: 'Products' | 'Quotes', criteria: string): Promise<Array<Record<string, unknown>>> {
-    const endpoint = 'GET /{module}/search';
+    const endpoint = module === 'Products' ? 'GET /Products/search' : 'GET /{module}/search';
     const { data } = await this.zoho.request<unknown>({ endpoint, method: 'GET', path: `/${module}/search`, params: { criteria, per_page: 200, page: 1 } });
     return envelopeItems(endpoint, data);
   }

@@ -3,7 +3,7 @@ import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/s
 /**
  * Zoho CRM's revenue side, as Zoho's v8 OpenAPI files (`v8.0/record/record.yaml`, `v8.0/fields/fields.yaml`) and
  * its Node SDK describe it: Products (found by `GET /Products/search?criteria=`), Quotes with their Quoted_Items
- * subform (`POST /Quotes`, `PUT /Quotes`, `GET /Quotes/search`), `PUT /Deals`, and the Deals' Stage pick list
+ * subform (`POST /Quotes`, `PUT /Quotes/{id}`, `GET /Quotes/search`), `PUT /Deals/{id}`, and the Deals' Stage pick list
  * (`GET /settings/fields?module=Deals`). Zoho computes a Quote's figures itself from its rows, at the cent:
  * row total = round(list price × quantity), net = total − discount; Sub_Total = Σ net;
  * Grand_Total = Sub_Total − Discount + Tax + Adjustment.
@@ -80,12 +80,12 @@ export class ZohoRevenueSim {
     );
     api.route(
       'PUT',
-      '/crm/v8/Quotes',
+      '/crm/v8/Quotes/:id',
       a((req) => this.update(req, 'Quotes')),
     );
     api.route(
       'PUT',
-      '/crm/v8/Deals',
+      '/crm/v8/Deals/:id',
       a((req) => this.update(req, 'Deals')),
     );
   }
@@ -174,13 +174,14 @@ export class ZohoRevenueSim {
     return success(id, 'record added');
   }
 
+  /** `PUT /{module}/{id}` (updateRecord): an unknown id is a top-level INVALID_DATA naming the path's id. */
   private update(req: SimRequest, module: 'Deals' | 'Quotes'): SimResponse {
+    if (!this.host.records(module).has(req.params.id)) {
+      return { status: 400, body: error('INVALID_DATA', 'the related id given seems to be invalid', { resource_path_index: 1 }) };
+    }
     const data = (req.json as { data?: unknown } | undefined)?.data;
-    if (!Array.isArray(data) || data.length === 0) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
-    return multiStatus(
-      data.map((item, i) => this.updateOne(module, (item ?? {}) as Item, i)),
-      200,
-    );
+    if (!Array.isArray(data) || data.length !== 1) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
+    return multiStatus([this.updateOne(module, { ...((data[0] ?? {}) as Item), id: req.params.id }, 0)], 200);
   }
 
   private updateOne(module: 'Deals' | 'Quotes', input: Item, index: number): Item {
@@ -191,7 +192,8 @@ export class ZohoRevenueSim {
     const changes = withoutComputed(input);
     delete changes.id;
     if (module === 'Deals') {
-      if (changes.Stage !== undefined && !this.dealStages.includes(String(changes.Stage))) return invalid(`${at}.Stage`, 'Stage', 'invalid data');
+      if (changes.Stage !== undefined && !this.dealStages.includes(String(changes.Stage)))
+        return invalid(`${at}.Stage`, 'Stage', 'invalid data', { supported_values: this.dealStages });
       if (changes.Amount !== undefined && amountCents(changes.Amount) === null)
         return invalid(`${at}.Amount`, 'Amount', 'invalid data', { expected_data_type: 'currency' });
       if (changes.Closing_Date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(changes.Closing_Date)))
