@@ -17,6 +17,43 @@ import { el, show } from './dom.js';
 export const CONNECTING_KEY = 'crm-sync.zoho-connect-started';
 
 /**
+ * Sends this tab to Zoho's consent page for the client in use (its saved secret kept), asking every scope again.
+ * @param {{ accounts_url: string, client_id: string, client_secret?: string }} body
+ * @returns {Promise<void>}
+ */
+function goToConsent(body) {
+  return api('PUT', '/api/connections/record-crm', body).then(
+    /** @param {{ authorize_url?: string } | null} res */
+    (res) => {
+      const url = res && res.authorize_url ? show(res.authorize_url) : '';
+      if (!/^https?:\/\//.test(url)) throw new Error('The daemon did not answer where to sign in at Zoho.');
+      sessionStorage.setItem(CONNECTING_KEY, String(Date.now()));
+      window.location.assign(url);
+    },
+  );
+}
+
+/**
+ * The Reconnect button of a connection whose scopes fall short: the same client, Zoho's consent for the full set.
+ * @param {ConnectionView} c
+ */
+export function reconnectButton(c) {
+  const s = c.settings || {};
+  const button = /** @type {HTMLButtonElement} */ (el('button', 'small', 'Reconnect…'));
+  button.type = 'button';
+  button.id = 'conn-record-crm-reconnect';
+  button.title = 'Zoho asks you to accept every permission crm-sync needs; the client and its secret stay as they are';
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    goToConsent({ accounts_url: show(s.accounts_url), client_id: show(s.client_id) }).catch((/** @type {unknown} */ err) => {
+      button.disabled = false;
+      button.textContent = 'Reconnect failed: ' + (err instanceof Error ? err.message : String(err));
+    });
+  });
+  return button;
+}
+
+/**
  * @param {Screen} screen
  * @param {CardDef} def
  * @param {ConnectionView} c
@@ -119,23 +156,10 @@ export function zohoForm(screen, def, c) {
     if (missing) return;
     button.disabled = true;
     shell.errors.say('info', 'Opening Zoho…');
-    api('PUT', '/api/connections/record-crm', body).then(
-      /** @param {{ authorize_url?: string } | null} res */
-      (res) => {
-        const url = res && res.authorize_url ? show(res.authorize_url) : '';
-        if (!/^https?:\/\//.test(url)) {
-          button.disabled = false;
-          shell.errors.say('error', 'The daemon did not answer where to sign in at Zoho.');
-          return;
-        }
-        sessionStorage.setItem(CONNECTING_KEY, String(Date.now()));
-        window.location.assign(url);
-      },
-      (err) => {
-        button.disabled = false;
-        showFailure(shell.errors, err, def.name);
-      },
-    );
+    goToConsent(body).catch((err) => {
+      button.disabled = false;
+      showFailure(shell.errors, err, def.name);
+    });
   });
   return shell.form;
 }

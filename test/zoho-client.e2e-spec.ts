@@ -150,7 +150,7 @@ describe(ZohoClient.name, () => {
     });
   });
 
-  it.each([401, 403] as const)('a scope mismatch answered %i needs re-authorisation: no new token, readiness says so', async (status) => {
+  it.each([401, 403] as const)('a scope mismatch answered %i needs reconnecting: no new token, readiness names the scopes', async (status) => {
     const id = zoho.addRecord('Deals');
     await client.listNotes({ module: 'Deals', recordId: id }); // a token in hand
     const tokens = zoho.tokensIssued;
@@ -159,9 +159,9 @@ describe(ZohoClient.name, () => {
     try {
       const err = await failureOf(client.listNotes({ module: 'Deals', recordId: id }));
       expect(err).toMatchObject({ status, failure: 'unauthorized' });
-      expect(err.excerpt).toMatch(/re-authorise.*OAUTH_SCOPE_MISMATCH: /);
+      expect(err.excerpt).toMatch(/^reconnect to grant: ZohoCRM\.modules\.Deals\.ALL, ZohoCRM\.modules\.notes\.ALL \(Zoho refused .*OAUTH_SCOPE_MISMATCH: /);
       expect(zoho.tokensIssued).toBe(tokens);
-      expect(await client.accessProblem()).toMatch(/^Zoho refused the token's scope \(OAUTH_SCOPE_MISMATCH\): re-authorise/);
+      expect(await client.accessProblem()).toMatch(/^reconnect to grant: ZohoCRM\.modules\.Deals\.ALL, ZohoCRM\.modules\.notes\.ALL/);
     } finally {
       zoho.scopeMismatch = false;
       zoho.scopeMismatchStatus = 401;

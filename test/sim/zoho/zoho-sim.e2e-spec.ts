@@ -1,5 +1,6 @@
 import { makePdf } from '../common/sim-server.js';
 import { AUTHORIZATION_CODE_LIFETIME_MS, ZohoSim } from './index.js';
+import { SELF_CLIENT_SCOPES } from './scopes.js';
 
 describe(ZohoSim.name, () => {
   const sim = new ZohoSim();
@@ -54,6 +55,7 @@ describe(ZohoSim.name, () => {
       const body = (await res.json()) as Record<string, unknown>;
       expect(body).toEqual({
         access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        scope: SELF_CLIENT_SCOPES.join(' '),
         api_domain: sim.apiDomain,
         token_type: 'Bearer',
         expires_in: 3600,
@@ -189,6 +191,8 @@ describe(ZohoSim.name, () => {
         { response_type: 'token' },
         { scope: '' },
         { scope: ' , ' },
+        { scope: 'ZohoCRM.modules.Deals.READ,ZohoCRM.modules.Deal.READ' },
+        { scope: 'ZohoCRM.modules.Deals.WRITE' },
       ];
       for (const overrides of bad) {
         const res = await authorize(authQuery(overrides));
@@ -235,6 +239,7 @@ describe(ZohoSim.name, () => {
       expect(tokens).toEqual({
         access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
         refresh_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        scope: SCOPES.join(' '),
         api_domain: oauth.apiDomain,
         token_type: 'Bearer',
         expires_in: 3600,
@@ -248,6 +253,58 @@ describe(ZohoSim.name, () => {
       expect(refreshed).not.toHaveProperty('refresh_token');
       expect((await getRecord(id, refreshed.access_token as string)).status).toBe(200);
       expect(oauth.scopesOf(tokens.refresh_token as string)).toEqual(SCOPES);
+    });
+
+    it('gives a refresh token on the first offline consent, and again only when prompt=consent asks', async () => {
+      oauth.account = { userId: '4150868000000777001', email: 'new@acme.example', fullName: 'New', org: { id: '12345', name: 'Acme Roofing' } };
+      const first = await exchange(await codeFor(authQuery({ prompt: 'none' })));
+      expect(first).toHaveProperty('refresh_token');
+      const again = await exchange(await codeFor(authQuery({ prompt: 'none' })));
+      expect(again).toHaveProperty('access_token');
+      expect(again).not.toHaveProperty('refresh_token');
+      expect(await exchange(await codeFor(authQuery({ prompt: 'consent' })))).toHaveProperty('refresh_token');
+      expect(await exchange(await codeFor(authQuery({ access_type: 'online', prompt: 'consent' })))).not.toHaveProperty('refresh_token');
+    });
+
+    it('enforces the scopes of each call, by the stricter reading or the YAML files', async () => {
+      const tokens = await exchange(await codeFor(authQuery({ scope: 'ZohoCRM.modules.attachments.CREATE,ZohoCRM.modules.Deals.READ' })));
+      const id = oauth.addRecord('Deals');
+      const form = () => {
+        const body = new FormData();
+        body.append('file', new Blob([makePdf('s')], { type: 'application/pdf' }), 's.pdf');
+        return body;
+      };
+      const send = () =>
+        fetch(`${oauth.apiDomain}/crm/v8/Deals/${id}/Attachments`, {
+          method: 'POST',
+          body: form(),
+          headers: { authorization: `Zoho-oauthtoken ${tokens.access_token as string}` },
+        });
+      const refused = await send();
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'OAUTH_SCOPE_MISMATCH' });
+      oauth.scopeReading = 'yaml';
+      try {
+        expect((await send()).status).toBe(200);
+      } finally {
+        oauth.scopeReading = 'strict';
+      }
+      const org = await fetch(`${oauth.apiDomain}/crm/v8/org`, { headers: { authorization: `Zoho-oauthtoken ${tokens.access_token as string}` } });
+      expect(org.status).toBe(401);
+    });
+
+    it('answers the organization and the current user of the consent, or no organization for a user of none', async () => {
+      const scope = 'ZohoCRM.org.READ,ZohoCRM.users.READ';
+      const acme = await exchange(await codeFor(authQuery({ scope })));
+      const as = (token: unknown) => ({ headers: { authorization: `Zoho-oauthtoken ${token as string}` } });
+      expect(await (await fetch(`${oauth.apiDomain}/crm/v8/org`, as(acme.access_token))).json()).toMatchObject({
+        org: [{ id: '12345', company_name: 'Acme Roofing' }],
+      });
+      const users = await fetch(`${oauth.apiDomain}/crm/v8/users?type=CurrentUser`, as(acme.access_token));
+      expect(await users.json()).toMatchObject({ users: [{ email: oauth.account.email }] });
+      oauth.account = { userId: '4150868000000777002', email: 'nobody@example.com', fullName: 'Nobody', org: null };
+      const none = await exchange(await codeFor(authQuery({ scope })));
+      expect((await fetch(`${oauth.apiDomain}/crm/v8/org`, as(none.access_token))).status).toBe(204);
     });
 
     it('refuses an unknown client, a wrong secret, a wrong redirect_uri and an unknown code, each with status 200, leaving the code usable', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { getRecords } from './get-records.js';
+import { isKnownScope, lacking, requiredScopes, SELF_CLIENT_SCOPES, type ScopedCall, type ScopeReading } from './scopes.js';
 import { parseMultipart } from './multipart.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
@@ -28,6 +29,14 @@ export interface ZohoSimOptions {
   autoApprove?: boolean;
   /** The user's data centre, named by `location` in the redirect; `us` by default. */
   dataCenter?: string;
+}
+
+/** A Zoho user: who signs in on the consent page, and whose CRM organization (if any) the tokens then reach. */
+export interface ZohoUserAccount {
+  userId: string;
+  email: string;
+  fullName: string;
+  org: { id: string; name: string } | null;
 }
 
 /** A decision on the consent page (or by `autoApprove`). */
@@ -72,6 +81,8 @@ interface StoredRecord {
 interface IssuedToken {
   /** The refresh token it came from; null for one from an online (no refresh token) authorization. */
   refreshToken: string | null;
+  scopes: string[];
+  account: ZohoUserAccount;
   expiresAt: number;
   expired: boolean;
 }
@@ -83,6 +94,8 @@ interface AuthorizationRequest {
   scopes: string[];
   state: string | null;
   offline: boolean;
+  /** prompt=consent: Zoho issues a refresh token again for a client the user consented to before. */
+  promptConsent: boolean;
 }
 
 interface AuthorizationCode {
@@ -90,12 +103,15 @@ interface AuthorizationCode {
   redirectUri: string;
   scopes: string[];
   offline: boolean;
+  promptConsent: boolean;
+  account: ZohoUserAccount;
   expiresAt: number;
 }
 
 interface RefreshGrant {
   clientId: string;
   scopes: string[];
+  account: ZohoUserAccount;
 }
 
 const THROTTLE_WINDOW_MS = 10 * 60 * 1000;
@@ -190,6 +206,17 @@ export class ZohoSim {
   legacyExpiresInMs = false;
   /** Tokens per refresh token per 10 minutes before "Access Denied". */
   throttleLimit = 10;
+  /** Token answers name the token's scopes (`scope`, space-separated), as Zoho's do. */
+  scopeInTokenAnswers = true;
+  /** Which reading of Zoho's material decides the scopes each call needs (see scopes.ts). */
+  scopeReading: ScopeReading = 'strict';
+  /** Who signs in on the consent page; the configured refresh token reaches this one's organization too. */
+  account: ZohoUserAccount = {
+    userId: '4150868000000225013',
+    email: 'admin@acme.example',
+    fullName: 'Acme Admin',
+    org: { id: '12345', name: 'Acme Roofing' },
+  };
   /** Every authenticated API call answers OAUTH_SCOPE_MISMATCH, with `scopeMismatchStatus`. */
   scopeMismatch = false;
   /** Status of a scope mismatch: Zoho's docs show 401, its v8 OpenAPI files 403 ("required oauth scope is missing"). */
@@ -238,6 +265,8 @@ export class ZohoSim {
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly grantTimes = new Map<string, number[]>();
   private readonly revoked = new Set<string>();
+  /** The client and user pairs given a refresh token once: Zoho gives another only with prompt=consent. */
+  private readonly offlineConsents = new Set<string>();
   private nextId = 5277036n;
   private issued = 0;
 
@@ -250,7 +279,7 @@ export class ZohoSim {
     this.dataCenter = options.dataCenter ?? 'us';
     this.registerClient({ clientId: this.clientId, clientSecret: this.clientSecret, redirectUris: [] });
     for (const client of options.oauthClients ?? []) this.registerClient(client);
-    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, scopes: [] });
+    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, scopes: SELF_CLIENT_SCOPES, account: this.account });
 
     this.accounts.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
     this.accounts.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
@@ -261,37 +290,74 @@ export class ZohoSim {
     this.api.route(
       'POST',
       '/crm/v8/Notes',
-      this.authed((req) => this.addNotes(req)),
+      this.authed(
+        () => ({ call: 'add_note' }),
+        (req) => this.addNotes(req),
+      ),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/org',
+      this.authed(
+        () => ({ call: 'org' }),
+        (_req, token) => this.org(token),
+      ),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/users',
+      this.authed(
+        () => ({ call: 'current_user' }),
+        (req, token) => this.users(req, token),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module',
-      this.authed((req) => this.listRecords(req)),
+      this.authed(
+        (req) => ({ call: 'get_records', module: req.params.module }),
+        (req) => this.listRecords(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id',
-      this.authed((req) => this.getRecord(req)),
+      this.authed(
+        (req) => ({ call: 'get_record', module: req.params.module }),
+        (req) => this.getRecord(req),
+      ),
     );
     this.api.route(
       'POST',
       '/crm/v8/:module/:id/Attachments',
-      this.authed((req) => this.upload(req)),
+      this.authed(
+        (req) => ({ call: 'upload_attachment', module: req.params.module }),
+        (req) => this.upload(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Attachments',
-      this.authed((req) => this.listAttachments(req)),
+      this.authed(
+        (req) => ({ call: 'list_attachments', module: req.params.module }),
+        (req) => this.listAttachments(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Attachments/:attId',
-      this.authed((req) => this.download(req)),
+      this.authed(
+        (req) => ({ call: 'list_attachments', module: req.params.module }),
+        (req) => this.download(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Notes',
-      this.authed((req) => this.listNotes(req)),
+      this.authed(
+        (req) => ({ call: 'list_notes', module: req.params.module }),
+        (req) => this.listNotes(req),
+      ),
     );
   }
 
@@ -339,10 +405,15 @@ export class ZohoSim {
     return [...(this.consents.findLast((c) => c.approved)?.scopes ?? [])];
   }
 
-  /** The scopes a refresh token was granted (none recorded for the configured one); undefined for a token never issued. */
+  /** The scopes a refresh token was granted (the configured one: SELF_CLIENT_SCOPES); undefined for a token never issued. */
   scopesOf(refreshToken: string): string[] | undefined {
     const scopes = this.refreshGrants.get(refreshToken)?.scopes;
     return scopes && [...scopes];
+  }
+
+  /** A refresh token of the default client, as a consent with these scopes by `account` (the current one) would give. */
+  issueRefreshToken(scopes: string[], account: ZohoUserAccount = this.account): string {
+    return this.newRefreshToken(this.clientId, [...scopes], account);
   }
 
   /** Revokes a refresh token (the configured one by default) and the access tokens it gave. */
@@ -433,13 +504,30 @@ export class ZohoSim {
     if (params.get('response_type') !== 'code') return errorPage(400, 'Invalid response_type: it must be code.');
     const scopes = parseScopes(params.get('scope'));
     if (scopes.length === 0) return errorPage(400, 'Invalid OAuth Scope: no scope was given.');
-    return { client, redirectUri, scopes, state: params.get('state'), offline: params.get('access_type') === 'offline' };
+    const unknown = scopes.filter((scope) => !isKnownScope(scope));
+    if (unknown.length > 0) return errorPage(400, `Invalid OAuth Scope: ${unknown.join(', ')} is not a scope of Zoho CRM.`);
+    return {
+      client,
+      redirectUri,
+      scopes,
+      state: params.get('state'),
+      offline: params.get('access_type') === 'offline',
+      promptConsent: params.get('prompt') === 'consent',
+    };
   }
 
   private approve(request: AuthorizationRequest): SimResponse {
     const code = zohoToken();
-    const { client, redirectUri, scopes, offline } = request;
-    this.codes.set(code, { clientId: client.clientId, redirectUri, scopes, offline, expiresAt: Date.now() + this.authorizationCodeLifetimeMs });
+    const { client, redirectUri, scopes, offline, promptConsent } = request;
+    this.codes.set(code, {
+      clientId: client.clientId,
+      redirectUri,
+      scopes,
+      offline,
+      promptConsent,
+      account: this.account,
+      expiresAt: Date.now() + this.authorizationCodeLifetimeMs,
+    });
     this.recordConsent(request, true);
     return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsUrl, state: request.state });
   }
@@ -480,7 +568,7 @@ export class ZohoSim {
         },
       };
     }
-    return this.tokenAnswer(this.issueAccessToken(refreshToken), null);
+    return this.tokenAnswer(this.issueAccessToken(refreshToken, grant), null);
   }
 
   /**
@@ -496,9 +584,13 @@ export class ZohoSim {
     if (!issued || issued.clientId !== client.clientId || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
     if (params.get('redirect_uri') !== issued.redirectUri) return oauthError('invalid_redirect_uri');
     this.codes.delete(code);
-    // Only an offline authorization (access_type=offline) yields a refresh token.
-    const refreshToken = issued.offline ? this.newRefreshToken(client.clientId, issued.scopes) : null;
-    return this.tokenAnswer(this.issueAccessToken(refreshToken), refreshToken);
+    // Only an offline authorization (access_type=offline) yields a refresh token: the user's first for this client, or
+    // another when prompt=consent asked the user again.
+    const consentKey = `${client.clientId} ${issued.account.userId}`;
+    const firstOffline = issued.offline && !this.offlineConsents.has(consentKey);
+    if (issued.offline) this.offlineConsents.add(consentKey);
+    const refreshToken = firstOffline || (issued.offline && issued.promptConsent) ? this.newRefreshToken(client.clientId, issued.scopes, issued.account) : null;
+    return this.tokenAnswer(this.issueAccessToken(refreshToken, { scopes: issued.scopes, account: issued.account }), refreshToken);
   }
 
   private authenticates(params: URLSearchParams, clientId: string): boolean {
@@ -515,27 +607,41 @@ export class ZohoSim {
     return false;
   }
 
-  private newRefreshToken(clientId: string, scopes: string[]): string {
+  private newRefreshToken(clientId: string, scopes: string[], account: ZohoUserAccount): string {
     const refreshToken = zohoToken();
-    this.refreshGrants.set(refreshToken, { clientId, scopes });
+    this.refreshGrants.set(refreshToken, { clientId, scopes, account });
     return refreshToken;
   }
 
-  private issueAccessToken(refreshToken: string | null): string {
+  private issueAccessToken(refreshToken: string | null, grant: { scopes: string[]; account: ZohoUserAccount }): string {
     const accessToken = zohoToken();
-    this.tokens.set(accessToken, { refreshToken, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000, expired: false });
+    this.tokens.set(accessToken, {
+      refreshToken,
+      scopes: grant.scopes,
+      account: grant.account,
+      expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000,
+      expired: false,
+    });
     this.issued += 1;
     return accessToken;
   }
 
   private tokenAnswer(accessToken: string, refreshToken: string | null): SimResponse {
+    const scopes = this.tokens.get(accessToken)?.scopes ?? [];
     const lifetime = this.legacyExpiresInMs
       ? { expires_in_sec: this.tokenLifetimeSeconds, expires_in: this.tokenLifetimeSeconds * 1000 }
       : { expires_in: this.tokenLifetimeSeconds };
     const refresh = refreshToken ? { refresh_token: refreshToken } : {};
     return {
       status: 200,
-      body: { access_token: accessToken, ...refresh, api_domain: this.answeredApiDomain ?? this.apiDomain, token_type: 'Bearer', ...lifetime },
+      body: {
+        access_token: accessToken,
+        ...refresh,
+        ...(this.scopeInTokenAnswers ? { scope: scopes.join(' ') } : {}),
+        api_domain: this.answeredApiDomain ?? this.apiDomain,
+        token_type: 'Bearer',
+        ...lifetime,
+      },
     };
   }
 
@@ -556,7 +662,8 @@ export class ZohoSim {
 
   // --- API ---
 
-  private authed(handler: SimHandler): SimHandler {
+  /** A call with a valid token holding the scopes `target` needs under `scopeReading`, else Zoho's refusal. */
+  private authed(target: (req: SimRequest) => ScopedCall, handler: (req: SimRequest, token: IssuedToken) => SimResponse | Promise<SimResponse>): SimHandler {
     return (req) => {
       const header = String(req.headers.authorization ?? '');
       if (!header) {
@@ -567,12 +674,29 @@ export class ZohoSim {
       if (!token || token.expired || Date.now() >= token.expiresAt) {
         return { status: 401, body: zohoError('INVALID_TOKEN', 'invalid oauth token') };
       }
-      if (this.scopeMismatch) {
+      if (this.scopeMismatch || lacking(token.scopes, requiredScopes(target(req), this.scopeReading)).length > 0) {
         const message = this.scopeMismatchStatus === 403 ? 'required oauth scope is missing' : 'invalid oauth scope to access this URL';
         return { status: this.scopeMismatchStatus, body: zohoError('OAUTH_SCOPE_MISMATCH', message) };
       }
-      return handler(req);
+      return handler(req, token);
     };
+  }
+
+  /** GET /crm/v8/org (crm-oas v8 org.yaml); a user in no CRM organization gets no organization (204, no body). */
+  private org(token: IssuedToken): SimResponse {
+    const org = token.account.org;
+    if (!org) return { status: 204 };
+    return { status: 200, body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production' }] } };
+  }
+
+  /** GET /crm/v8/users?type=CurrentUser (users.yaml): the user the token was issued to. */
+  private users(req: SimRequest, token: IssuedToken): SimResponse {
+    if (req.query.get('type') !== 'CurrentUser') {
+      return { status: 400, body: zohoError('INVALID_DATA', 'invalid data', { param_name: 'type' }) };
+    }
+    if (!token.account.org) return { status: 204 };
+    const { userId, email, fullName } = token.account;
+    return { status: 200, body: { users: [{ id: userId, email, full_name: fullName, status: 'active' }], info: { count: 1, more_records: false } } };
   }
 
   /** Resolves the `:module/:id` of a path, or the error Zoho answers. */
