@@ -130,7 +130,9 @@ export class ConnectionChecksService {
         if (!account) return { ok: false, code: 'no_crm_org', detail: NO_CRM_ORGANIZATION };
         return { ok: true, code: null, detail: describeAccount(account) };
       } catch (err) {
-        return failed(err);
+        // A scope Zoho refused for these reads is a shortfall to reconnect for, as the adapter now says.
+        const problem = await this.recordCrmAdapter.accessProblem();
+        return problem ? { ok: false, code: recordCrmProblemCode(problem), detail: problem } : failed(err);
       }
     });
   }
