@@ -168,7 +168,8 @@ export class ZohoClient implements RecordCrm {
         notes.push({ id: zohoId('GET /{module}/{id}/Notes', n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
       }
       if (!data?.info?.more_records) return notes;
-      nextPage(params, data.info);
+      // Notes are a related list: Zoho's SDK pages them by number only (GetNotesParam has no page_token).
+      params.page = Number(params.page) + 1;
     }
     throw new OutboundError('zoho', 'GET /{module}/{id}/Notes', 'invalid_response', 200, `more than ${MAX_PAGES} pages of notes`);
   }

@@ -536,23 +536,43 @@ describe(ZohoSim.name, () => {
       expect(second.info.more_records).toBe(false);
     });
 
-    it('pages by number only up to pageRecordsLimit records, past it by the next_page_token it offers', async () => {
+    it('pages attachments by number only up to pageRecordsLimit records, past it by the next_page_token it offers', async () => {
       const id = sim.addRecord('Deals');
-      for (let n = 1; n <= 5; n++) sim.addNoteByHand('Deals', id, `t${n}`, `c${n}`);
+      for (let n = 1; n <= 5; n++) sim.addAttachment('Deals', id, `t${n}.pdf`, makePdf(`t${n}`));
       sim.pageRecordsLimit = 4;
       try {
-        type Page = { data: { Note_Title: string }[]; info: { more_records: boolean; next_page_token?: string; page: number } };
-        const list = async (query: string) => call(`/Deals/${id}/Notes?fields=id,Note_Title&per_page=2&${query}`);
+        type Page = { data: { File_Name: string }[]; info: { more_records: boolean; next_page_token?: string; page: number } };
+        const list = async (query: string) => call(`/Deals/${id}/Attachments?fields=id,File_Name&per_page=2&${query}`);
         const second = (await (await list('page=2')).json()) as Page;
-        expect(second.data.map((n) => n.Note_Title)).toEqual(['t3', 't4']);
+        expect(second.data.map((n) => n.File_Name)).toEqual(['t3.pdf', 't4.pdf']);
         expect(second.info).toMatchObject({ more_records: true, page: 2, next_page_token: expect.any(String) });
         const refused = await list('page=3');
         expect(refused.status).toBe(400);
         expect(await refused.json()).toMatchObject({ code: 'DISCRETE_PAGINATION_LIMIT_EXCEEDED', status: 'error' });
         const third = (await (await list(`page_token=${second.info.next_page_token}`)).json()) as Page;
-        expect(third.data.map((n) => n.Note_Title)).toEqual(['t5']);
+        expect(third.data.map((n) => n.File_Name)).toEqual(['t5.pdf']);
         expect(third.info.more_records).toBe(false);
         expect(third.info.next_page_token).toBeUndefined();
+      } finally {
+        sim.pageRecordsLimit = 2000;
+      }
+    });
+
+    it("pages a record's notes by number, as the SDK pages related records: no page_token offered, one sent is refused", async () => {
+      const id = sim.addRecord('Deals');
+      for (let n = 1; n <= 5; n++) sim.addNoteByHand('Deals', id, `t${n}`, `c${n}`);
+      sim.pageRecordsLimit = 4;
+      try {
+        type Page = { data: { Note_Title: string }[]; info: Record<string, unknown> };
+        const list = async (query: string) => call(`/Deals/${id}/Notes?fields=id,Note_Title&per_page=2&${query}`);
+        const second = (await (await list('page=2')).json()) as Page;
+        expect(second.info).toMatchObject({ more_records: true, page: 2 });
+        expect(second.info).not.toHaveProperty('next_page_token');
+        const third = (await (await list('page=3')).json()) as Page;
+        expect(third.data.map((n) => n.Note_Title)).toEqual(['t5']);
+        const token = await list(`page_token=${Buffer.from('2').toString('base64url')}`);
+        expect(token.status).toBe(400);
+        expect(await token.json()).toMatchObject({ code: 'INVALID_DATA', details: { param_name: 'page_token' } });
       } finally {
         sim.pageRecordsLimit = 2000;
       }

@@ -802,10 +802,13 @@ export class ZohoSim {
    * One page of a related list: by `page` (and `per_page`) up to `pageRecordsLimit` records, past that only by the
    * `page_token` an earlier page offered in `info.next_page_token` (an opaque string; here the offset).
    */
-  private pageOf<T>(req: SimRequest, items: T[]): { slice: T[]; info: Record<string, unknown> } | SimResponse {
+  private pageOf<T>(req: SimRequest, items: T[], paging: 'tokens' | 'numbers' = 'tokens'): { slice: T[]; info: Record<string, unknown> } | SimResponse {
     const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
     const pageToken = req.query.get('page_token');
     let start: number;
+    if (pageToken && paging === 'numbers') {
+      return { status: 400, body: zohoError('INVALID_DATA', 'the given parameter is not supported', { param_name: 'page_token' }) };
+    }
     if (pageToken) {
       start = Number(Buffer.from(pageToken, 'base64url').toString());
       if (!Number.isInteger(start) || start < 0) {
@@ -814,7 +817,7 @@ export class ZohoSim {
     } else {
       const page = Number(req.query.get('page') ?? 1) || 1;
       start = (page - 1) * perPage;
-      if (start >= this.pageRecordsLimit) {
+      if (paging === 'tokens' && start >= this.pageRecordsLimit) {
         return {
           status: 400,
           body: zohoError(
@@ -830,7 +833,7 @@ export class ZohoSim {
     const slice = items.slice(start, start + perPage);
     const more = start + perPage < items.length;
     const info: Record<string, unknown> = { per_page: perPage, count: slice.length, page: Math.floor(start / perPage) + 1, more_records: more };
-    if (more) info.next_page_token = Buffer.from(String(start + perPage)).toString('base64url');
+    if (more && paging === 'tokens') info.next_page_token = Buffer.from(String(start + perPage)).toString('base64url');
     return { slice, info };
   }
 
@@ -850,7 +853,10 @@ export class ZohoSim {
     };
   }
 
-  /** The Notes related list of a record: `fields` mandatory, 204 when there are none, paged like attachments. */
+  /**
+   * The Notes related list of a record: `fields` mandatory, 204 when there are none, paged as the SDK pages related
+   * records (GetNotesParam: `page`, `per_page`, `fields`; no `page_token`, which is refused).
+   */
   private listNotes(req: SimRequest): SimResponse {
     const fields = req.query.get('fields');
     if (!fields) {
@@ -859,7 +865,7 @@ export class ZohoSim {
     const record = this.findRecord(req);
     if ('status' in record) return record;
     if (record.notes.length === 0) return this.emptyList(req);
-    const paged = this.pageOf(req, record.notes);
+    const paged = this.pageOf(req, record.notes, 'numbers');
     if ('status' in paged) return paged;
     const { slice, info } = paged;
     const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);
