@@ -74,6 +74,13 @@ export function zohoForm(screen, def, c) {
       el('span', 'conn-hint warn-text', 'PUBLIC_URL is not set, so this address is only right when your browser runs on the same machine as crm-sync.'),
     );
   }
+  step1.appendChild(
+    el(
+      'span',
+      'conn-hint',
+      'Zoho account outside the US data centre? In that client’s Settings in Zoho’s API console, turn on your data centre and choose the same client secret for all data centres; or pick your data centre below and enter the secret Zoho shows for it.',
+    ),
+  );
   shell.fields.appendChild(step1);
   shell.fields.appendChild(el('span', 'conn-label wide', '2. Enter what Zoho shows for that client, and where your Zoho account lives:'));
 

@@ -15,6 +15,11 @@ export interface ZohoOAuthClient {
   redirectUris: string[];
   /** Shown on the consent page; the client id when absent. */
   name?: string;
+  /**
+   * A secret of its own in some data centres (by `location`), as Zoho's API console allows once a data centre is
+   * turned on for the client without "use the same OAuth credentials for all data centers"; elsewhere `clientSecret`.
+   */
+  secrets?: Record<string, string>;
 }
 
 export interface ZohoSimOptions {
@@ -27,8 +32,10 @@ export interface ZohoSimOptions {
   oauthClients?: ZohoOAuthClient[];
   /** `GET /oauth/v2/auth` skips the consent page and redirects with a code at once. */
   autoApprove?: boolean;
-  /** The user's data centre, named by `location` in the redirect; `us` by default. */
+  /** The user's data centre, named by `location` in the redirect; `us` by default. Its accounts server is `accounts`. */
   dataCenter?: string;
+  /** Other data centres (their `location`s), each with an accounts server of its own (`accountsOf`). */
+  otherDataCenters?: string[];
 }
 
 /** A Zoho user: who signs in on the consent page, and whose CRM organization (if any) the tokens then reach. */
@@ -105,11 +112,15 @@ interface AuthorizationCode {
   offline: boolean;
   promptConsent: boolean;
   account: ZohoUserAccount;
+  /** The data centre of the account: only its accounts server exchanges the code. */
+  location: string;
   expiresAt: number;
 }
 
 interface RefreshGrant {
   clientId: string;
+  /** The data centre whose accounts server issued it, the only one that takes it. */
+  location: string;
   scopes: string[];
   account: ZohoUserAccount;
 }
@@ -153,6 +164,9 @@ function redirect(uri: string, params: Record<string, string | null>): SimRespon
     .join('&');
   return { status: 302, headers: { location: `${uri}${uri.includes('?') ? '&' : '?'}${query}` } };
 }
+
+/** The client's secret at a data centre's accounts server. */
+const secretIn = (client: ZohoOAuthClient, location: string): string => client.secrets?.[location] ?? client.clientSecret;
 
 /** Zoho separates the scopes of a request with commas. */
 function parseScopes(scope: string | null): string[] {
@@ -259,6 +273,8 @@ export class ZohoSim {
   readonly revokedTokens: string[] = [];
 
   private readonly clients = new Map<string, ZohoOAuthClient>();
+  /** Every data centre's accounts server, by `location`; the first data centre's is `accounts`. */
+  private readonly accountsServers = new Map<string, SimServer>();
   private readonly codes = new Map<string, AuthorizationCode>();
   private readonly refreshGrants = new Map<string, RefreshGrant>();
   private readonly records = new Map<ZohoModule, Map<string, StoredRecord>>(ZOHO_MODULES.map((m) => [m, new Map()]));
@@ -277,15 +293,19 @@ export class ZohoSim {
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
     this.autoApprove = options.autoApprove ?? false;
     this.dataCenter = options.dataCenter ?? 'us';
+    this.accountsServers.set(this.dataCenter, this.accounts);
+    for (const location of options.otherDataCenters ?? []) this.accountsServers.set(location, new SimServer(`zoho-accounts-${location}`));
     this.registerClient({ clientId: this.clientId, clientSecret: this.clientSecret, redirectUris: [] });
     for (const client of options.oauthClients ?? []) this.registerClient(client);
-    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, scopes: SELF_CLIENT_SCOPES, account: this.account });
+    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, location: this.dataCenter, scopes: SELF_CLIENT_SCOPES, account: this.account });
 
-    this.accounts.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
-    this.accounts.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
-    this.accounts.route('POST', REJECT_PATH, (req) => this.decide(req, false));
-    this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
-    this.accounts.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req));
+    for (const [location, server] of this.accountsServers) {
+      server.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
+      server.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
+      server.route('POST', REJECT_PATH, (req) => this.decide(req, false));
+      server.route('POST', '/oauth/v2/token', (req) => this.grant(req, location));
+      server.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req, location));
+    }
 
     this.api.route(
       'POST',
@@ -362,15 +382,22 @@ export class ZohoSim {
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.accounts.start(), this.api.start()]);
+    await Promise.all([...[...this.accountsServers.values()].map((server) => server.start()), this.api.start()]);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.accounts.stop(), this.api.stop()]);
+    await Promise.all([...[...this.accountsServers.values()].map((server) => server.stop()), this.api.stop()]);
   }
 
   get accountsUrl(): string {
     return this.accounts.url;
+  }
+
+  /** The accounts server of a data centre, by `location`. */
+  accountsOf(location: string): SimServer {
+    const server = this.accountsServers.get(location);
+    if (!server) throw new Error(`no Zoho data centre ${location} in this simulator`);
+    return server;
   }
 
   get apiDomain(): string {
@@ -526,10 +553,12 @@ export class ZohoSim {
       offline,
       promptConsent,
       account: this.account,
+      location: this.dataCenter,
       expiresAt: Date.now() + this.authorizationCodeLifetimeMs,
     });
     this.recordConsent(request, true);
-    return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsUrl, state: request.state });
+    // Zoho sends the user back naming the data centre of their account, whichever accounts server they started at.
+    return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsOf(this.dataCenter).url, state: request.state });
   }
 
   private reject(request: AuthorizationRequest): SimResponse {
@@ -543,22 +572,24 @@ export class ZohoSim {
 
   // --- accounts: tokens ---
 
-  private grant(req: SimRequest): SimResponse {
+  private grant(req: SimRequest, location: string): SimResponse {
     const params = paramsOf(req);
     switch (params.get('grant_type')) {
       case 'refresh_token':
-        return this.refreshGrant(params);
+        return this.refreshGrant(params, location);
       case 'authorization_code':
-        return this.codeGrant(params);
+        return this.codeGrant(params, location);
       default:
         return oauthError('unsupported_grant_type');
     }
   }
 
-  private refreshGrant(params: URLSearchParams): SimResponse {
+  private refreshGrant(params: URLSearchParams, location: string): SimResponse {
     const refreshToken = params.get('refresh_token') ?? '';
     const grant = this.refreshGrants.get(refreshToken);
-    if (!grant || this.revoked.has(refreshToken) || !this.authenticates(params, grant.clientId)) return oauthError('invalid_code');
+    if (!grant || grant.location !== location || this.revoked.has(refreshToken) || !this.authenticates(params, grant.clientId, location)) {
+      return oauthError('invalid_code');
+    }
     if (this.throttled(refreshToken)) {
       return {
         status: 200,
@@ -575,13 +606,13 @@ export class ZohoSim {
    * The error names are those Zoho's users report it answering (all with status 200): `invalid_client`,
    * `invalid_client_secret`, `invalid_code` (unknown, used or expired code) and `invalid_redirect_uri`.
    */
-  private codeGrant(params: URLSearchParams): SimResponse {
+  private codeGrant(params: URLSearchParams, location: string): SimResponse {
     const client = this.clients.get(params.get('client_id') ?? '');
     if (!client) return oauthError('invalid_client');
-    if (params.get('client_secret') !== client.clientSecret) return oauthError('invalid_client_secret');
+    if (params.get('client_secret') !== secretIn(client, location)) return oauthError('invalid_client_secret');
     const code = params.get('code') ?? '';
     const issued = this.codes.get(code);
-    if (!issued || issued.clientId !== client.clientId || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
+    if (!issued || issued.clientId !== client.clientId || issued.location !== location || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
     if (params.get('redirect_uri') !== issued.redirectUri) return oauthError('invalid_redirect_uri');
     this.codes.delete(code);
     // Only an offline authorization (access_type=offline) yields a refresh token: the user's first for this client, or
@@ -589,12 +620,14 @@ export class ZohoSim {
     const consentKey = `${client.clientId} ${issued.account.userId}`;
     const firstOffline = issued.offline && !this.offlineConsents.has(consentKey);
     if (issued.offline) this.offlineConsents.add(consentKey);
-    const refreshToken = firstOffline || (issued.offline && issued.promptConsent) ? this.newRefreshToken(client.clientId, issued.scopes, issued.account) : null;
+    const refreshToken =
+      firstOffline || (issued.offline && issued.promptConsent) ? this.newRefreshToken(client.clientId, issued.scopes, issued.account, location) : null;
     return this.tokenAnswer(this.issueAccessToken(refreshToken, { scopes: issued.scopes, account: issued.account }), refreshToken);
   }
 
-  private authenticates(params: URLSearchParams, clientId: string): boolean {
-    return params.get('client_id') === clientId && params.get('client_secret') === this.clients.get(clientId)?.clientSecret;
+  private authenticates(params: URLSearchParams, clientId: string, location: string): boolean {
+    const client = this.clients.get(clientId);
+    return params.get('client_id') === clientId && client !== undefined && params.get('client_secret') === secretIn(client, location);
   }
 
   /** Counts a token request against the refresh token's allowance; true when it is spent. */
@@ -607,9 +640,9 @@ export class ZohoSim {
     return false;
   }
 
-  private newRefreshToken(clientId: string, scopes: string[], account: ZohoUserAccount): string {
+  private newRefreshToken(clientId: string, scopes: string[], account: ZohoUserAccount, location = this.dataCenter): string {
     const refreshToken = zohoToken();
-    this.refreshGrants.set(refreshToken, { clientId, scopes, account });
+    this.refreshGrants.set(refreshToken, { clientId, location, scopes, account });
     return refreshToken;
   }
 
@@ -650,10 +683,11 @@ export class ZohoSim {
    * `{"status":"success"}`, or status 400 for a token it does not know. Zoho documents no body for the 400; this one is
    * the simulator's.
    */
-  private revoke(req: SimRequest): SimResponse {
+  private revoke(req: SimRequest, location: string): SimResponse {
     const token = paramsOf(req).get('token') ?? '';
     const accessToken = this.tokens.get(token);
-    if (this.refreshGrants.has(token) && !this.revoked.has(token)) this.revokeRefreshToken(token);
+    const grant = this.refreshGrants.get(token);
+    if (grant && grant.location === location && !this.revoked.has(token)) this.revokeRefreshToken(token);
     else if (accessToken && !accessToken.expired) accessToken.expired = true;
     else return { status: 400, body: { error: 'invalid_token' } };
     this.revokedTokens.push(token);
