@@ -1,6 +1,7 @@
 /** The calls on a record of any of the four modules: under the stricter reading each needs the module's scope. */
 const RECORD_CALLS = [
   'GET /{module}',
+  'GET /{module}?ids',
   'GET /{module}/search',
   'GET /{module}/{id}/Attachments',
   'POST /{module}/{id}/Attachments',
@@ -19,7 +20,7 @@ export const ZOHO_SCOPE_ENDPOINTS = {
   'ZohoCRM.modules.Deals.ALL': [...RECORD_CALLS, 'PUT /Deals/{id}'],
   'ZohoCRM.modules.Quotes.ALL': [...RECORD_CALLS, 'POST /Quotes', 'PUT /Quotes/{id}'],
   'ZohoCRM.modules.Leads.ALL': [...RECORD_CALLS],
-  'ZohoCRM.modules.Contacts.ALL': [...RECORD_CALLS, 'GET /{module}?ids'],
+  'ZohoCRM.modules.Contacts.ALL': [...RECORD_CALLS],
   'ZohoCRM.modules.Products.READ': ['GET /Products/search'],
   'ZohoCRM.modules.attachments.ALL': ['GET /{module}/{id}/Attachments', 'POST /{module}/{id}/Attachments'],
   'ZohoCRM.modules.notes.ALL': ['GET /{module}/{id}/Notes', 'POST /Notes'],
