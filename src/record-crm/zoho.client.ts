@@ -383,14 +383,25 @@ export function envelopeItems(endpoint: string, envelope: unknown): Array<Record
   return data;
 }
 
-/** A record as Zoho sent it, its id and its lookups' ids as exact strings. */
-function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
+/**
+ * A record as Zoho sent it, its id and its lookups' ids as exact strings. A lookup whose id is no id is left as sent:
+ * a field the caller may not use never costs the record (the record's own id must be one).
+ */
+export function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
   const record: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(item)) {
     const lookup = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: zohoId(endpoint, lookup.id) } : value;
+    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: lookupId(lookup.id) } : value;
   }
   return { ...record, id: zohoId(endpoint, item.id) };
+}
+
+function lookupId(value: unknown): unknown {
+  try {
+    return idString(value);
+  } catch {
+    return value;
+  }
 }
 
 /** An id of an answer as its exact string; anything else is an invalid answer (not idString's TypeError). */
