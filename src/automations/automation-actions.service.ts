@@ -30,6 +30,11 @@ export class AutomationActionsService {
     return pollOutcome('appointment', await this.poller.poll('appointment', entry.id));
   }
 
+  @RunsAction('poll_changes', { crm: 'record', queue: QUEUES.recordCrm })
+  async pollRecords(entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
+    return pollOutcome('record', await this.poller.poll('record', entry.id));
+  }
+
   /**
    * One record's project, once: nothing when the record is mapped (by anyone, any way); the project an earlier try
    * created when P5 finds its name; else P2. Then the mapping (source `automation`), associated by the entry that
