@@ -184,6 +184,20 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(await mappingOf(id)).toMatchObject({ project_id: projectsNamed(`(${id})`)[0].id, source: 'automation' });
   });
 
+  it('reads nothing while creation is off, and what changed meanwhile once it is on again', async () => {
+    await setAutomation({ create_projects: false });
+    const id = nextId();
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'While Off' } } as never);
+    const listings = crm().requests.length;
+    const off = await read();
+    expect(off).toMatchObject({ status: 'skipped', detail: expect.stringContaining('off') });
+    expect(crm().requests.length).toBe(listings);
+    expect(projectsNamed(`(${id})`)).toHaveLength(0);
+    await setAutomation({ create_projects: true });
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
+  });
+
   it('two replicas reading at once record one entry and make one project per appointment', async () => {
     // The same database, queues, service and CRM: a second replica of the first.
     const second = await startHarness({
