@@ -7,11 +7,13 @@ type Json = Record<string, any>;
 const BACKLOG = 10_000;
 const SOLD_EVERY = 100;
 const OWNER = 'owner@example.com';
+/** The service's rate cap for the deployment: the projects' P5 and P2 calls keep to it. */
+const MAX_RPS = 40;
 
 describe('automations: a long backlog, a read cut off, the schedule', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0', SERVICE_API_MAX_RPS: String(MAX_RPS) } });
     const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { create_projects: true, statuses: ['Sold'], owner: OWNER } });
     expect(res.status).toBe(200);
   });
@@ -22,7 +24,7 @@ describe('automations: a long backlog, a read cut off, the schedule', () => {
   const listings = () => h.appointmentCrm!.requests.filter((r) => r.method === 'GET' && r.path === '/appointments');
   const createEntries = async () => Number((await h.database.query<Json[]>(`SELECT count(*) AS n FROM sync_log WHERE kind = 'create_project'`))[0].n);
 
-  it(`reads ${BACKLOG} changes page by page, resumes a read cut off after the last page it recorded, and makes each project once`, async () => {
+  it(`reads ${BACKLOG} changes page by page, resumes a read cut off after the last page it recorded, and makes each project once within the rate cap`, async () => {
     const start = Date.parse('2026-01-01T00:00:00Z');
     const ids: string[] = [];
     for (let i = 0; i < BACKLOG; i++) {
@@ -54,6 +56,7 @@ describe('automations: a long backlog, a read cut off, the schedule', () => {
       'the projects',
     );
     await allActionsFinished(h);
+    expect(h.service.maxApiRequestsInWindow(1_000)).toBeLessThanOrEqual(MAX_RPS);
     const names = [...h.service.projects.values()].map((p) => p.name);
     expect(new Set(names).size).toBe(names.length);
     expect(await createEntries()).toBe(BACKLOG / SOLD_EVERY);
