@@ -1,9 +1,9 @@
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
 
 /** The `mapping` table's columns, for raw queries whose rows are read back with `rowToMapping`. */
 export const MAPPING_COLUMNS =
-  'id, crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status, error, claimed_by, created_at, updated_at';
+  'id, crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status, source, error, claimed_by, created_at, updated_at';
 
 export interface MappingRow {
   id: string;
@@ -13,6 +13,7 @@ export interface MappingRow {
   record_crm_record_id: string | null;
   project_id: string;
   status: MappingStatus;
+  source: MappingSource;
   error: string | null;
   claimed_by: string | null;
   created_at: Date;
@@ -28,6 +29,7 @@ export function rowToMapping(row: MappingRow): Mapping {
     recordCrmRecordId: row.record_crm_record_id,
     projectId: row.project_id,
     status: row.status,
+    source: row.source,
     error: row.error,
     claimedBy: row.claimed_by === null ? null : String(row.claimed_by),
     createdAt: row.created_at,

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
-import type { Mapping } from './mapping.entity.js';
+import { MAPPING_SOURCES, type Mapping, type MappingSource } from './mapping.entity.js';
 
 /** A mapping as the admin API shows it (docs/operations.md, "The admin API"): ids as JSON strings, times ISO 8601 UTC. */
 export class MappingView {
@@ -11,6 +11,8 @@ export class MappingView {
   @ApiProperty({ nullable: true, type: String, example: '4150868000004357001' }) record_crm_record_id: string | null;
   @ApiProperty({ example: '36029621652695017' }) project_id: string;
   @ApiProperty({ enum: ['pending', 'associated', 'failed'] }) status: 'pending' | 'associated' | 'failed';
+  @ApiProperty({ enum: MAPPING_SOURCES, description: 'Who made it: an admin, the CSV import, or an automation that created its project.' })
+  source: MappingSource;
   @ApiProperty({ nullable: true, type: String, description: 'The reason when failed, else null.' }) error: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
@@ -25,6 +27,7 @@ export function mappingView(m: Mapping): MappingView {
     record_crm_record_id: m.recordCrmRecordId,
     project_id: m.projectId,
     status: m.status,
+    source: m.source,
     error: m.status === 'failed' ? m.error : null,
     created_at: new Date(m.createdAt).toISOString(),
     updated_at: new Date(m.updatedAt).toISOString(),
