@@ -21,6 +21,8 @@ const KINDS = [
   'update_deal',
   'push_quote',
   'reconcile',
+  'create_project',
+  'poll_changes',
 ];
 const COUNT_LIMIT = 100;
 const COLUMNS = 10;

@@ -40,9 +40,10 @@ describe('automations: a project for each qualifying appointment, once', () => {
   }
   const projectsNamed = (part: string) => [...h.service.projects.values()].filter((p) => p.name.includes(part));
   const entriesFor = (appointmentId: string) =>
-    h.database.query<Json[]>(`SELECT id::text, status, trigger, detail, error FROM sync_log WHERE kind = 'create_project' AND target = $1 ORDER BY id`, [
-      appointmentId,
-    ]);
+    h.database.query<Json[]>(
+      `SELECT id::text, status, trigger, detail, error, project_id FROM sync_log WHERE kind = 'create_project' AND target = $1 ORDER BY id`,
+      [appointmentId],
+    );
   const mappingOf = async (appointmentId: string) =>
     json(await h.admin(`/api/mappings?crm=appointment`)).then((b) => b.items.find((m: Json) => m.appointment_id === appointmentId));
 
@@ -91,7 +92,7 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(h.service.calls.a2 - a2Before).toBe(1); // both mappings in one A2 call
     expect(await mappingOf(sold)).toMatchObject({ project_id: project.id, source: 'automation', status: 'associated' });
     const [entry] = await entriesFor(sold);
-    expect(entry).toMatchObject({ status: 'succeeded', trigger: 'automation' });
+    expect(entry).toMatchObject({ status: 'succeeded', trigger: 'automation', project_id: project.id });
     expect(entry.detail).toContain(`project ${project.id}`);
     expect(entry.detail).toContain(`owner ${OWNER}`);
     expect((await json(await h.admin('/api/automations'))).appointment_crm).toMatchObject({
@@ -181,6 +182,20 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(entry.status).toBe('succeeded');
     expect(entry.detail).toContain('found by its name');
     expect(await mappingOf(id)).toMatchObject({ project_id: projectsNamed(`(${id})`)[0].id, source: 'automation' });
+  });
+
+  it('reads nothing while creation is off, and what changed meanwhile once it is on again', async () => {
+    await setAutomation({ create_projects: false });
+    const id = nextId();
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'While Off' } } as never);
+    const listings = crm().requests.length;
+    const off = await read();
+    expect(off).toMatchObject({ status: 'skipped', detail: expect.stringContaining('off') });
+    expect(crm().requests.length).toBe(listings);
+    expect(projectsNamed(`(${id})`)).toHaveLength(0);
+    await setAutomation({ create_projects: true });
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
   });
 
   it('two replicas reading at once record one entry and make one project per appointment', async () => {

@@ -1,7 +1,28 @@
 import type { Readable } from 'node:stream';
 import type { RecordRef } from '../domain/actions.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
 
 export type { RecordRef };
+
+/** A Zoho record as Zoho sent it (ids as exact strings, lookups as { id, name }). */
+export type ZohoRecord = Record<string, unknown> & { id: string };
+
+/** One page of Get Records: `pageToken` (Zoho's `info.next_page_token`) goes past the first 2,000 records. */
+export interface ChangedRecordsQuery {
+  fields: string[];
+  modifiedSince: Date | null;
+  pageToken: string | null;
+  page?: number;
+  perPage?: number;
+}
+
+export interface ChangedRecordsPage {
+  records: ZohoRecord[];
+  nextPageToken: string | null;
+  moreRecords: boolean;
+  /** Zoho answered 304: nothing was modified since `modifiedSince`. */
+  notModified: boolean;
+}
 
 export interface RecordAttachment {
   id: string;
@@ -20,6 +41,14 @@ export interface RecordNote {
   content: string;
 }
 
+/** Whose CRM the connection reaches: its organization and the user who gave consent. */
+export interface RecordCrmAccount {
+  orgId: string;
+  orgName: string;
+  userEmail: string | null;
+  userName: string | null;
+}
+
 /** What the push flows need of the record CRM; `ZohoClient` implements it over Zoho CRM's v8 REST API. */
 export interface RecordCrm {
   /** The first attachment of the record whose file name matches, reading every page; null when none does. */
@@ -33,8 +62,17 @@ export interface RecordCrm {
   listNotes(record: RecordRef): Promise<RecordNote[]>;
   /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
   addNote(record: RecordRef, title: string, content: string): Promise<string>;
-  /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
+  /** One page of the module's records modified since the date (all when null), oldest change first. */
+  listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage>;
+  /** The records of these ids that exist, asked 100 ids per call (Zoho's limit); ids not found are left out. */
+  getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]>;
+  /**
+   * Whether the CRM can be called: null when a token can be obtained with every scope crm-sync needs and it reaches a
+   * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
+   */
   accessProblem(): Promise<string | null>;
+  /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
+  connectedAccount(): Promise<RecordCrmAccount | null>;
 }
 
 export const RECORD_CRM = Symbol('RECORD_CRM');

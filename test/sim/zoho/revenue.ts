@@ -1,4 +1,5 @@
 import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
+import type { ScopedCall } from './scopes.js';
 
 /**
  * Zoho CRM's revenue side, as Zoho's v8 OpenAPI files (`v8.0/record/record.yaml`, `v8.0/fields/fields.yaml`) and
@@ -9,9 +10,9 @@ import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/s
  * Grand_Total = Sub_Total − Discount + Tax + Adjustment.
  */
 
-/** What the revenue routes need of ZohoSim: its token check, its records of a module, its ids. */
+/** What the revenue routes need of ZohoSim: its token and scope check, its records of a module, its ids. */
 export interface RevenueHost {
-  authed(handler: SimHandler): SimHandler;
+  authed(call: ScopedCall, handler: SimHandler): SimHandler;
   records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown> }>;
   addRecord(module: 'Quotes', id: string, fields: Record<string, unknown>): string;
   newId(): string;
@@ -57,36 +58,36 @@ export class ZohoRevenueSim {
 
   /** Routes; registered before ZohoSim's `/:module/:id` ones, which would take `Products/search` and `settings/fields`. */
   install(api: SimServer): void {
-    const a = (h: SimHandler) => this.host.authed(h);
+    const a = (call: ScopedCall, h: SimHandler) => this.host.authed(call, h);
     api.route(
       'GET',
       '/crm/v8/settings/fields',
-      a((req) => this.fields(req)),
+      a({ call: 'fields_metadata' }, (req) => this.fields(req)),
     );
     api.route(
       'GET',
       '/crm/v8/Products/search',
-      a((req) => this.search(req, 'Products')),
+      a({ call: 'search_records', module: 'Products' }, (req) => this.search(req, 'Products')),
     );
     api.route(
       'GET',
       '/crm/v8/Quotes/search',
-      a((req) => this.search(req, 'Quotes')),
+      a({ call: 'search_records', module: 'Quotes' }, (req) => this.search(req, 'Quotes')),
     );
     api.route(
       'POST',
       '/crm/v8/Quotes',
-      a((req) => this.createQuotes(req)),
+      a({ call: 'create_record', module: 'Quotes' }, (req) => this.createQuotes(req)),
     );
     api.route(
       'PUT',
       '/crm/v8/Quotes/:id',
-      a((req) => this.update(req, 'Quotes')),
+      a({ call: 'update_record', module: 'Quotes' }, (req) => this.update(req, 'Quotes')),
     );
     api.route(
       'PUT',
       '/crm/v8/Deals/:id',
-      a((req) => this.update(req, 'Deals')),
+      a({ call: 'update_record', module: 'Deals' }, (req) => this.update(req, 'Deals')),
     );
   }
 
