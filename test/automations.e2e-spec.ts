@@ -79,6 +79,25 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect((await automation()).cursor).toBe(readTo);
   });
 
+  it('a start saved while a read is under way wins: that read stops at its page, the next one starts there', async () => {
+    const listings = () => crm().requests.filter((r) => r.method === 'GET' && r.path === '/appointments').length;
+    const before = listings();
+    crm().injectFault({ method: 'GET', path: '/appointments', times: 1, delayMs: 1_500 });
+    const reading = h.app.get(AutomationPollerService).poll('appointment');
+    await waitFor(() => listings() > before, 5_000, 'the read to ask for its page');
+    const startFrom = new Date(Date.now() - 120_000).toISOString();
+    await setAutomation({ start_from: startFrom });
+    expect(await reading).toMatchObject({ state: 'read', pages: 1, more: true });
+    expect((await automation()).cursor).toBe(startFrom);
+    await read();
+    expect(
+      crm()
+        .requests.filter((r) => r.path === '/appointments')
+        .at(-1)!
+        .query.get('updated_since'),
+    ).toBe(startFrom);
+  });
+
   it('creates the project with what the appointment says, maps it (source automation) and associates it by A2', async () => {
     const sold = nextId();
     const other = nextId();
