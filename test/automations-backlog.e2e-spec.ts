@@ -14,7 +14,10 @@ describe('automations: a long backlog, a read cut off, the schedule', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0', SERVICE_API_MAX_RPS: String(MAX_RPS) } });
-    const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { create_projects: true, statuses: ['Sold'], owner: OWNER } });
+    const res = await h.admin('/api/automations/appointment-crm', {
+      method: 'PUT',
+      json: { create_projects: true, statuses: ['Sold'], owner: OWNER, start_from: '2025-12-31T00:00:00Z' },
+    });
     expect(res.status).toBe(200);
   });
   afterAll(() => h.close());

@@ -134,8 +134,13 @@ export class AutomationPollerService {
         outcome.created += page.created;
         cursor = page.latest ?? cursor;
         if (page.nextToken && page.nextToken === token) throw new Error(`the ${crm} CRM answered the same page again (its page token did not move)`);
+        const from = { cursor: start.cursor, pageToken: token };
         token = page.nextToken;
-        await this.polls.savePosition(crm, token ? start.cursor : cursor, token);
+        if (!(await this.polls.savePosition(crm, from, { cursor: token ? start.cursor : cursor, pageToken: token }))) {
+          this.logger.log(`${crm} CRM: the position was set anew while reading (a save of the settings); the next read starts there`);
+          await this.polls.finishRun(crm, entryId, null);
+          return { ...outcome, more: true };
+        }
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;
