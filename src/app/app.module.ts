@@ -9,6 +9,7 @@ import { ConnectionsModule } from '../connections/connections.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ReconcileModule } from '../reconcile/reconcile.module.js';
 import { RelayModule } from '../relay/relay.module.js';
@@ -33,6 +34,7 @@ export class AppModule {
         QueuesModule,
         HealthModule,
         ServiceApiModule,
+        ProjectsModule,
         SyncLogModule,
         WebhooksModule,
         RelayModule,

@@ -1,7 +1,8 @@
 import { AppointmentDrawingPush } from '../appointment-crm/drawing-push.entity.js';
 import { Mapping } from '../mappings/mapping.entity.js';
+import { KnownProject } from '../projects/project.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
 /** Every entity of the daemon, for DatabaseModule and the TypeORM CLI; modules add theirs here. */
-export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush];
+export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush, KnownProject];

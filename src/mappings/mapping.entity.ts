@@ -31,6 +31,10 @@ export class Mapping {
   @Column({ type: 'text' })
   status: MappingStatus;
 
+  /** The CRM record's name as people know it (the appointment's customer, the Zoho record's name); null while unknown. */
+  @Column({ name: 'crm_record_name', type: 'text', nullable: true })
+  crmRecordName: string | null;
+
   /** The reason when failed. */
   @Column({ type: 'text', nullable: true })
   error: string | null;

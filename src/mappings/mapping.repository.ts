@@ -38,16 +38,24 @@ export class MappingRepository {
   async insertMany(inputs: MappingInput[]): Promise<Mapping[]> {
     const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
     const rows = await this.database.query<MappingRow[]>(
-      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status)
-       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending'
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
-              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, n)
+      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, status)
+       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, t.crm_record_name, 'pending'
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
+              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, n)
         ORDER BY t.n
        ON CONFLICT DO NOTHING
        RETURNING ${MAPPING_COLUMNS}`,
-      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId')],
+      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId'), inputs.map((i) => i.crmRecordName ?? null)],
     );
     return rows.map(rowToMapping);
+  }
+
+  /** Keeps the CRM record's name (read from the CRM) on the mappings of that record. */
+  async setRecordName(mappingIds: string[], name: string): Promise<void> {
+    await this.database.query(`UPDATE mapping SET crm_record_name = $2 WHERE id = ANY($1::bigint[]) AND crm_record_name IS DISTINCT FROM $2`, [
+      mappingIds,
+      name,
+    ]);
   }
 
   /** Existing mappings that could be in the way of these inputs: same appointment, same record, or same project and CRM. */

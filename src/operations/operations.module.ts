@@ -4,6 +4,7 @@ import { ConnectionSetupModule } from '../connection-setup/connection-setup.modu
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -21,7 +22,17 @@ import { ProjectsController } from './projects.controller.js';
  * onto the queues. Also the daily retention of finished sync log entries, deliveries and alerts.
  */
 @Module({
-  imports: [AlertsModule, ConnectionsModule, ConnectionSetupModule, MappingsModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
+  imports: [
+    AlertsModule,
+    ConnectionsModule,
+    ConnectionSetupModule,
+    MappingsModule,
+    ObservabilityModule,
+    ProjectsModule,
+    QueuesModule,
+    SyncLogModule,
+    WebhooksModule,
+  ],
   controllers: [OverviewController, ProjectsController, DeliveriesController, BulkRetryController],
   providers: [OperationsService, RetentionService],
 })

@@ -6,7 +6,8 @@ import { ConnectionViewsService } from '../connection-setup/connection-views.ser
 import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
-import { mappingView } from '../mappings/mapping.view.js';
+import { MappingNamesService } from '../mappings/mapping-names.service.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
 import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
@@ -32,7 +33,14 @@ export class OperationsService {
     private readonly audit: AdminAuditService,
     private readonly connectionViews: ConnectionViewsService,
     private readonly connectionSettings: ConnectionsService,
+    private readonly projects: ProjectsService,
+    private readonly mappingNames: MappingNamesService,
   ) {}
+
+  /** The names of the projects of these rows (by id), for their views. */
+  projectNames(projectIds: Array<string | null>): Promise<Map<string, string>> {
+    return this.projects.names(projectIds);
+  }
 
   async overview(window: OverviewWindow): Promise<OverviewView> {
     const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
@@ -76,16 +84,20 @@ export class OperationsService {
   }
 
   async project(projectId: string): Promise<ProjectView> {
-    const [mappings, deliveries, actions] = await Promise.all([
+    const [project, mappings, deliveries, actions] = await Promise.all([
+      this.projects.one(projectId),
       this.mappings.findAllByProject(projectId),
       this.inbox.findNewestByProject(projectId, PROJECT_DELIVERIES_LIMIT),
       this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
     ]);
+    const names = new Map(project ? [[projectId, project.name]] : []);
     return {
       project_id: projectId,
-      mappings: mappings.map(mappingView),
-      deliveries: deliveries.map(deliveryView),
-      actions: actions.map(syncLogEntryView),
+      name: project?.name ?? null,
+      customer: project ? project.customer : null,
+      mappings: await this.mappingNames.views(mappings),
+      deliveries: deliveries.map((d) => deliveryView(d, names)),
+      actions: actions.map((a) => syncLogEntryView(a, names)),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
     };
   }
@@ -106,7 +118,8 @@ export class OperationsService {
       json = null;
     }
     const actions = await this.syncLog.findByInbox(id);
-    return { ...deliveryView(row), body: text, json, actions: actions.map(syncLogEntryView) };
+    const names = await this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]);
+    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names)) };
   }
 
   /**

@@ -3,6 +3,7 @@ import { AlertsModule } from '../alerts/alerts.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
@@ -39,10 +40,12 @@ export class RecordCrmModule implements OnModuleInit {
     private readonly checks: ReadinessRegistry,
     private readonly registry: ActionRegistryService,
     private readonly actions: RecordActionsService,
+    private readonly names: MappingNamesService,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.actions);
+    this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { RecordRef } from '../domain/actions.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
 
 export type { RecordRef };
 
@@ -33,8 +34,29 @@ export interface RecordCrm {
   listNotes(record: RecordRef): Promise<RecordNote[]>;
   /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
   addNote(record: RecordRef, title: string, content: string): Promise<string>;
+  /** The record's name as people know it (Deal_Name, Full_Name or Subject); null when it has none or is gone. */
+  recordName(record: RecordRef): Promise<string | null>;
+  /** Records of a module matching a search (Zoho's search API); none: []. */
+  searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoSearchHit[]>;
   /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
   accessProblem(): Promise<string | null>;
+}
+
+/** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */
+export type RecordSearch = { word: string } | { email: string } | { phone: string } | { field: string; equals: string };
+
+/** A record a search found, as Zoho sent it (ids as exact strings). */
+export type ZohoSearchHit = Record<string, unknown> & { id: string };
+
+/** The fields that name a record, by module: what people call a deal, a quote, a lead or a contact. */
+export const RECORD_NAME_FIELDS = ['Deal_Name', 'Subject', 'Full_Name', 'Last_Name'] as const;
+
+export function recordNameOf(record: Record<string, unknown>): string | null {
+  for (const field of RECORD_NAME_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return null;
 }
 
 export const RECORD_CRM = Symbol('RECORD_CRM');

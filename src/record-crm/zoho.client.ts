@@ -11,7 +11,18 @@ import { notConnected, OutboundError, type OutboundFailure } from '../http/outbo
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
-import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
+import {
+  RECORD_NAME_FIELDS,
+  recordNameOf,
+  type RecordAttachment,
+  type RecordCrm,
+  type RecordNote,
+  type RecordRef,
+  type RecordSearch,
+  type UploadSource,
+  type ZohoSearchHit,
+} from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
 import { ZOHO_SCOPES } from './zoho-scopes.js';
@@ -21,6 +32,8 @@ const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHE
 /** 4xx answers read here rather than thrown by OutboundHttp, so that Zoho's `code` decides what happens. */
 const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
+/** A picker shows a first page; a suggestion wants few candidates. */
+const SEARCH_PAGE = 20;
 const MAX_PAGES = 500;
 const enc = encodeURIComponent;
 
@@ -162,6 +175,31 @@ export class ZohoClient implements RecordCrm {
     return firstResultId('POST /Notes', data);
   }
 
+  async recordName(record: RecordRef): Promise<string | null> {
+    const endpoint = 'GET /{module}/{id}';
+    const { data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: recordPath(record),
+      params: { fields: RECORD_NAME_FIELDS.join(',') },
+    });
+    const found = envelopeItems(endpoint, data)[0];
+    return found ? recordNameOf(found) : null;
+  }
+
+  /** The first page (at most 20) of Zoho's search API; 204 (nothing matched) is []. `criteria` compares with `equals`. */
+  async searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoSearchHit[]> {
+    const endpoint = 'GET /{module}/search';
+    const search = 'field' in query ? { criteria: `(${query.field}:equals:${escapeCriteriaValue(query.equals)})` } : query;
+    const { data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: `/${enc(module)}/search`,
+      params: { ...search, page: 1, per_page: SEARCH_PAGE },
+    });
+    return envelopeItems(endpoint, data).map((record) => ({ ...record, id: zohoId(endpoint, record.id) }));
+  }
+
   /**
    * Why no call can succeed now (no token, or a refused scope), or null; null too when Zoho CRM is not connected
    * (nothing is wrong then). Asks the accounts server only when there is neither a valid token nor a remembered refusal.
@@ -243,6 +281,11 @@ function nextPage(params: Record<string, string | number>, info: NonNullable<Zoh
     delete params.page_token;
     params.page = Number(params.page ?? 1) + 1;
   }
+}
+
+/** Zoho's criteria syntax: parentheses, commas and backslashes in a value are escaped with a backslash. */
+function escapeCriteriaValue(value: string): string {
+  return value.replace(/[\\(),]/g, (c) => `\\${c}`);
 }
 
 function recordPath(record: RecordRef): string {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { queueWorker } from '../queues/queue-worker.js';
 import { QUEUES } from '../queues/queues.js';
 import { QueuesModule } from '../queues/queues.module.js';
@@ -18,7 +19,7 @@ import { SyncLogsController } from './sync-logs.controller.js';
  * action as entries of their own.
  */
 @Module({
-  imports: [AlertsModule, ObservabilityModule, QueuesModule],
+  imports: [AlertsModule, ObservabilityModule, QueuesModule, ProjectsModule],
   controllers: [SyncLogsController],
   providers: [
     SyncLogRepository,
