@@ -14,6 +14,7 @@ import { QueuesModule } from '../queues/queues.module.js';
 import { ReconcileModule } from '../reconcile/reconcile.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
+import { SearchModule } from '../search/search.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         AlertsModule,
         AppointmentCrmModule,
         RecordCrmModule,
+        SearchModule,
       ],
     };
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { parseMultipart } from './multipart.js';
+import { searchRecords } from './zoho-search.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
 export type ZohoModule = (typeof ZOHO_MODULES)[number];
@@ -257,6 +258,12 @@ export class ZohoSim {
       'POST',
       '/crm/v8/Notes',
       this.authed((req) => this.addNotes(req)),
+    );
+    // Before `/:module/:id`, which would take `search` for a record id.
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/search',
+      this.authed((req) => (isModule(req.params.module) ? searchRecords([...this.moduleRecords(req.params.module).values()], req.query) : invalidModule())),
     );
     this.api.route(
       'GET',
