@@ -115,7 +115,7 @@ export function entryDetail(e, columns, { close, retried }) {
   field(grid, 'Trigger', show(e.trigger) + (e.actor ? ' (' + show(e.actor) + ')' : ''));
   field(grid, 'CRM', show(e.crm));
   field(grid, 'Target', show(e.target), true);
-  field(grid, 'Project', projectLink(e.project_id), true);
+  field(grid, 'Project', projectLink(e.project_id, e.project_name), true);
   field(grid, 'Attempts', show(e.attempts));
   field(grid, 'Created', timeWithIso(e.created_at));
   field(grid, 'Finished', timeWithIso(e.finished_at));

@@ -128,8 +128,8 @@ export function initSyncLog({ showTab }) {
       const crm = td(show(e.crm));
       if (e.target) crm.appendChild(el('span', 'sub mono', show(e.target)));
       tr.appendChild(crm);
-      const project = td('', 'mono nowrap');
-      project.appendChild(projectLink(e.project_id));
+      const project = td('', 'nowrap project');
+      project.appendChild(projectLink(e.project_id, e.project_name));
       tr.appendChild(project);
       const st = el('td');
       st.appendChild(badge(e.status, STATUSES));
