@@ -62,6 +62,7 @@ describe('admin API: auth, mappings, CSV import', () => {
         project_id: '36029621652695017',
         project_name: null,
         status: 'pending',
+        source: 'admin',
         error: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         updated_at: expect.stringMatching(/Z$/),

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
 import { AuthModule } from '../auth/auth.module.js';
+import { AutomationsModule } from '../automations/automations.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { ConnectionSetupModule } from '../connection-setup/connection-setup.module.js';
@@ -45,6 +46,7 @@ export class AppModule {
         AlertsModule,
         AppointmentCrmModule,
         RecordCrmModule,
+        AutomationsModule,
         SearchModule,
       ],
     };

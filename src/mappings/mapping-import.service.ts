@@ -100,7 +100,10 @@ export class MappingImportService {
     let batch: Array<{ input: MappingInput; result: ImportRowResult }> = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      const created = await this.mappings.createMany(batch.map((b) => b.input));
+      const created = await this.mappings.createMany(
+        batch.map((b) => b.input),
+        'import',
+      );
       created.forEach((outcome, i) => {
         const result = batch[i].result;
         if (outcome.status === 'created') result.mapping_id = outcome.mapping.id;

@@ -1,9 +1,9 @@
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
 
 /** The `mapping` table's columns, for raw queries whose rows are read back with `rowToMapping`. */
 export const MAPPING_COLUMNS =
-  'id, crm, appointment_id, record_crm_module, record_crm_record_id, crm_record_name, project_id, status, error, claimed_by, created_at, updated_at';
+  'id, crm, appointment_id, record_crm_module, record_crm_record_id, crm_record_name, project_id, status, source, error, claimed_by, created_at, updated_at';
 
 export interface MappingRow {
   id: string;
@@ -14,6 +14,7 @@ export interface MappingRow {
   crm_record_name: string | null;
   project_id: string;
   status: MappingStatus;
+  source: MappingSource;
   error: string | null;
   claimed_by: string | null;
   created_at: Date;
@@ -30,6 +31,7 @@ export function rowToMapping(row: MappingRow): Mapping {
     crmRecordName: row.crm_record_name,
     projectId: row.project_id,
     status: row.status,
+    source: row.source,
     error: row.error,
     claimedBy: row.claimed_by === null ? null : String(row.claimed_by),
     createdAt: row.created_at,

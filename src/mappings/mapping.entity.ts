@@ -3,6 +3,9 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 
 export type MappingCrm = 'appointment' | 'record';
 export type MappingStatus = 'pending' | 'associated' | 'failed';
+/** Who made a mapping: an admin (API or console), the CSV import, or an automation that created its project. */
+export const MAPPING_SOURCES = ['admin', 'import', 'automation'] as const;
+export type MappingSource = (typeof MAPPING_SOURCES)[number];
 
 /**
  * Where a project's pushes go: an appointment of the appointment CRM, or a record of Zoho CRM. Unique per
@@ -30,6 +33,9 @@ export class Mapping {
 
   @Column({ type: 'text' })
   status: MappingStatus;
+
+  @Column({ type: 'text', default: 'admin' })
+  source: MappingSource;
 
   /** The CRM record's name as people know it (the appointment's customer, the Zoho record's name); null while unknown. */
   @Column({ name: 'crm_record_name', type: 'text', nullable: true })

@@ -5,7 +5,7 @@ import { WhereClause } from '../database/where-clause.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
-import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
 
 export interface MappingListFilter {
   crm?: MappingCrm;
@@ -35,17 +35,25 @@ export class MappingRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /** Inserts the inputs in one statement; those colliding with an existing mapping (or an earlier input) are left out. */
-  async insertMany(inputs: MappingInput[]): Promise<Mapping[]> {
+  async insertMany(inputs: MappingInput[], source: MappingSource = 'admin'): Promise<Mapping[]> {
     const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
     const rows = await this.database.query<MappingRow[]>(
-      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, status)
-       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, t.crm_record_name, 'pending'
+      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, status, source)
+       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, t.crm_record_name, 'pending', $7
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
               AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, n)
         ORDER BY t.n
        ON CONFLICT DO NOTHING
        RETURNING ${MAPPING_COLUMNS}`,
-      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId'), inputs.map((i) => i.crmRecordName ?? null)],
+      [
+        col('crm'),
+        col('appointmentId'),
+        col('recordCrmModule'),
+        col('recordCrmRecordId'),
+        col('projectId'),
+        inputs.map((i) => i.crmRecordName ?? null),
+        source,
+      ],
     );
     return rows.map(rowToMapping);
   }
@@ -238,6 +246,24 @@ export class MappingRepository {
         RETURNING m.id`,
     );
     return rows.length;
+  }
+
+  /** Which of these appointments have a mapping, whatever its state. */
+  async findAppointmentsMappedAmong(appointmentIds: string[]): Promise<Set<string>> {
+    const rows = await this.database.query<Array<{ id: string }>>(
+      `SELECT appointment_id AS id FROM mapping WHERE crm = 'appointment' AND appointment_id = ANY($1::text[])`,
+      [appointmentIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Which of these records of a module have a mapping, whatever its state. */
+  async findRecordsMappedAmong(module: RecordModule, recordIds: string[]): Promise<Set<string>> {
+    const rows = await this.database.query<Array<{ id: string }>>(
+      `SELECT record_crm_record_id AS id FROM mapping WHERE crm = 'record' AND record_crm_module = $1 AND record_crm_record_id = ANY($2::text[])`,
+      [module, recordIds],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Which of these projects have a pending or associated mapping. */

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
-import type { Mapping } from './mapping.entity.js';
+import { MAPPING_SOURCES, type Mapping, type MappingSource } from './mapping.entity.js';
 
 const NO_NAMES: ReadonlyMap<string, string> = new Map();
 
@@ -17,6 +17,8 @@ export class MappingView {
   @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen', description: "The project's name; null while unknown." })
   project_name: string | null;
   @ApiProperty({ enum: ['pending', 'associated', 'failed'] }) status: 'pending' | 'associated' | 'failed';
+  @ApiProperty({ enum: MAPPING_SOURCES, description: 'Who made it: an admin, the CSV import, or an automation that created its project.' })
+  source: MappingSource;
   @ApiProperty({ nullable: true, type: String, description: 'The reason when failed, else null.' }) error: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
@@ -34,6 +36,7 @@ export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string
     project_id: m.projectId,
     project_name: projectNames.get(m.projectId) ?? null,
     status: m.status,
+    source: m.source,
     error: m.status === 'failed' ? m.error : null,
     created_at: new Date(m.createdAt).toISOString(),
     updated_at: new Date(m.updatedAt).toISOString(),

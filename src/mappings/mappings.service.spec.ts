@@ -27,6 +27,7 @@ const row = (id: number, crm: MappingCrm, projectId: string, fields: Partial<Map
   crm_record_name: null,
   project_id: projectId,
   status: 'pending',
+  source: 'admin',
   error: null,
   claimed_by: null,
   created_at: CREATED,
@@ -171,7 +172,7 @@ describe(MappingsService.name, () => {
       const results = await m.service.createMany(inputs);
 
       expect(m.repository.insertMany).toHaveBeenCalledTimes(1);
-      expect(m.repository.insertMany).toHaveBeenCalledWith(inputs);
+      expect(m.repository.insertMany).toHaveBeenCalledWith(inputs, 'admin');
       expect(m.repository.findConflicting).not.toHaveBeenCalled();
       expect(results.map((r) => (r.status === 'created' ? r.mapping.id : r.status))).toEqual(['1', '2', '3']);
       expect(results[1]).toMatchObject({ status: 'created', mapping: { crm: 'record', recordCrmModule: 'Deals', recordCrmRecordId: '55', projectId: '102' } });

@@ -6,7 +6,7 @@ import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
-import type { Mapping, MappingCrm, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
 import { MappingRepository } from './mapping.repository.js';
 import { describeMapping } from './mapping.view.js';
 
@@ -58,8 +58,8 @@ export class MappingsService {
     private readonly actions: ActionRecorderService,
   ) {}
 
-  async create(input: MappingInput): Promise<CreateResult> {
-    return (await this.createMany([input]))[0];
+  async create(input: MappingInput, source: MappingSource = 'admin'): Promise<CreateResult> {
+    return (await this.createMany([input], source))[0];
   }
 
   /**
@@ -67,9 +67,9 @@ export class MappingsService {
    * earlier input of the same call) are not inserted and come back as conflicts naming the mapping in the way.
    * Results are in input order.
    */
-  async createMany(inputs: MappingInput[]): Promise<CreateResult[]> {
+  async createMany(inputs: MappingInput[], source: MappingSource = 'admin'): Promise<CreateResult[]> {
     if (inputs.length === 0) return [];
-    const rows = await this.mappings.insertMany(inputs);
+    const rows = await this.mappings.insertMany(inputs, source);
     // RETURNING promises no order: match rows back to inputs by their content. Of equal inputs, the first one won.
     const created = new Map<string, Mapping[]>();
     for (const mapping of rows) {

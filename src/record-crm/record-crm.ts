@@ -4,6 +4,26 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 
 export type { RecordRef };
 
+/** A Zoho record as Zoho sent it (ids as exact strings, lookups as { id, name }). */
+export type ZohoRecord = Record<string, unknown> & { id: string };
+
+/** One page of Get Records: `pageToken` (Zoho's `info.next_page_token`) goes past the first 2,000 records. */
+export interface ChangedRecordsQuery {
+  fields: string[];
+  modifiedSince: Date | null;
+  pageToken: string | null;
+  page?: number;
+  perPage?: number;
+}
+
+export interface ChangedRecordsPage {
+  records: ZohoRecord[];
+  nextPageToken: string | null;
+  moreRecords: boolean;
+  /** Zoho answered 304: nothing was modified since `modifiedSince`. */
+  notModified: boolean;
+}
+
 export interface RecordAttachment {
   id: string;
   fileName: string;
@@ -34,19 +54,20 @@ export interface RecordCrm {
   listNotes(record: RecordRef): Promise<RecordNote[]>;
   /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
   addNote(record: RecordRef, title: string, content: string): Promise<string>;
+  /** One page of the module's records modified since the date (all when null), oldest change first. */
+  listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage>;
+  /** The records of these ids that exist, asked 100 ids per call (Zoho's limit); ids not found are left out. */
+  getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]>;
   /** The record's name as people know it (Deal_Name, Full_Name or Subject); null when it has none or is gone. */
   recordName(record: RecordRef): Promise<string | null>;
   /** Records of a module matching a search (Zoho's search API); none: []. */
-  searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoSearchHit[]>;
+  searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]>;
   /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
   accessProblem(): Promise<string | null>;
 }
 
 /** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */
 export type RecordSearch = { word: string } | { email: string } | { phone: string } | { field: string; equals: string };
-
-/** A record a search found, as Zoho sent it (ids as exact strings). */
-export type ZohoSearchHit = Record<string, unknown> & { id: string };
 
 /** The fields that name a record, by module: what people call a deal, a quote, a lead or a contact. */
 export const RECORD_NAME_FIELDS = ['Deal_Name', 'Subject', 'Full_Name', 'Last_Name'] as const;

@@ -15,13 +15,15 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 import {
   RECORD_NAME_FIELDS,
   recordNameOf,
+  type ChangedRecordsPage,
+  type ChangedRecordsQuery,
   type RecordAttachment,
   type RecordCrm,
   type RecordNote,
   type RecordRef,
   type RecordSearch,
   type UploadSource,
-  type ZohoSearchHit,
+  type ZohoRecord,
 } from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
@@ -34,6 +36,8 @@ const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
 /** A picker shows a first page; a suggestion wants few candidates. */
 const SEARCH_PAGE = 20;
+/** Get Records takes at most 100 ids per call. */
+const IDS_PER_CALL = 100;
 const MAX_PAGES = 500;
 const enc = encodeURIComponent;
 
@@ -47,6 +51,11 @@ interface ZohoGrant {
 interface ZohoEnvelope {
   data?: Array<Record<string, unknown>>;
   info?: { more_records?: boolean; next_page_token?: string | null };
+}
+
+/** Zoho writes and reads times as ISO 8601 with an offset and no milliseconds (its SDK sends If-Modified-Since so). */
+export function zohoDateTime(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
 /**
@@ -188,7 +197,7 @@ export class ZohoClient implements RecordCrm {
   }
 
   /** The first page (at most 20) of Zoho's search API; 204 (nothing matched) is []. `criteria` compares with `equals`. */
-  async searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoSearchHit[]> {
+  async searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]> {
     const endpoint = 'GET /{module}/search';
     const search = 'field' in query ? { criteria: `(${query.field}:equals:${escapeCriteriaValue(query.equals)})` } : query;
     const { data } = await this.call<ZohoEnvelope | null>({
@@ -198,6 +207,54 @@ export class ZohoClient implements RecordCrm {
       params: { ...search, page: 1, per_page: SEARCH_PAGE },
     });
     return envelopeItems(endpoint, data).map((record) => ({ ...record, id: zohoId(endpoint, record.id) }));
+  }
+
+  async listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage> {
+    const endpoint = 'GET /{module}';
+    const params: Record<string, string | number> = {
+      fields: query.fields.join(','),
+      sort_by: 'Modified_Time',
+      sort_order: 'asc',
+      per_page: Math.min(query.perPage ?? PAGE_SIZE, PAGE_SIZE),
+    };
+    // A page token is bound to the other parameters of the first request; it replaces the page number.
+    if (query.pageToken) params.page_token = query.pageToken;
+    else params.page = query.page ?? 1;
+    const headers: Record<string, string> = query.modifiedSince ? { 'if-modified-since': zohoDateTime(query.modifiedSince) } : {};
+    const { status, data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: `/${enc(module)}`,
+      params,
+      headers,
+      acceptStatus: [304],
+    });
+    if (status === 304) return { records: [], nextPageToken: null, moreRecords: false, notModified: true };
+    const moreRecords = data?.info?.more_records === true;
+    const token = data?.info?.next_page_token;
+    return {
+      records: envelopeItems(endpoint, data).map((item) => zohoRecord(endpoint, item)),
+      nextPageToken: moreRecords && typeof token === 'string' && token !== '' ? token : null,
+      moreRecords,
+      notModified: false,
+    };
+  }
+
+  async getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]> {
+    const endpoint = 'GET /{module}?ids';
+    const unique = [...new Set(ids)];
+    const records: ZohoRecord[] = [];
+    for (let at = 0; at < unique.length; at += IDS_PER_CALL) {
+      const { data } = await this.call<ZohoEnvelope | null>({
+        endpoint,
+        method: 'GET',
+        path: `/${enc(module)}`,
+        params: { ids: unique.slice(at, at + IDS_PER_CALL).join(','), fields: fields.join(',') },
+      });
+      // 204 (none of the ids exists) has no body.
+      for (const item of envelopeItems(endpoint, data)) records.push(zohoRecord(endpoint, item));
+    }
+    return records;
   }
 
   /**
@@ -248,7 +305,7 @@ export class ZohoClient implements RecordCrm {
         ...req,
         path: `${token.apiDomain}/crm/v8${req.path}`,
         headers: { ...(req.headers ?? {}), authorization: `Zoho-oauthtoken ${token.accessToken}` },
-        acceptStatus: READ_STATUSES,
+        acceptStatus: [...READ_STATUSES, ...(req.acceptStatus ?? [])],
       });
       if (response.status < 400) {
         grant.scopeProblem = null;
@@ -327,6 +384,16 @@ export function envelopeItems(endpoint: string, envelope: unknown): Array<Record
     throw new OutboundError('zoho', endpoint, 'invalid_response', 200, 'answer data is not a list of objects');
   }
   return data;
+}
+
+/** A record as Zoho sent it, its id and its lookups' ids as exact strings. */
+function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    const lookup = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: zohoId(endpoint, lookup.id) } : value;
+  }
+  return { ...record, id: zohoId(endpoint, item.id) };
 }
 
 /** An id of an answer as its exact string; anything else is an invalid answer (not idString's TypeError). */

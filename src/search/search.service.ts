@@ -2,7 +2,7 @@ import { BadGatewayException, BadRequestException, ConflictException, Inject, In
 import { APPOINTMENT_CRM, type AppointmentCrm, type AppointmentDetails } from '../appointment-crm/appointment-crm.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import { RECORD_CRM, recordNameOf, type RecordCrm, type ZohoSearchHit } from '../record-crm/record-crm.js';
+import { RECORD_CRM, recordNameOf, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { CrmRecordHitView, ProjectHitView } from './search.dto.js';
 
@@ -41,7 +41,7 @@ function appointmentHit(a: AppointmentDetails): CrmRecordHitView {
   return { id: a.id, module: null, name: a.customer?.name ?? null, detail: detail.length > 0 ? detail.join(' · ') : null };
 }
 
-function recordHit(module: RecordModule, record: ZohoSearchHit): CrmRecordHitView {
+function recordHit(module: RecordModule, record: ZohoRecord): CrmRecordHitView {
   const detail = RECORD_DETAIL_FIELDS.map((f) => record[f])
     .map((v) => (v && typeof v === 'object' && 'name' in v ? (v as { name: unknown }).name : v))
     .filter((v): v is string => typeof v === 'string' && v !== '')

@@ -13,6 +13,7 @@ import { ReconcilePasses1763700012000 } from './1763700012000-reconcile-passes.j
 import { ConnectionCheckCode1763700012500 } from './1763700012500-connection-check-code.js';
 import { LegacySeals1763700013000 } from './1763700013000-legacy-seals.js';
 import { AdminSessionEpoch1763700013500 } from './1763700013500-admin-session-epoch.js';
+import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   ConnectionCheckCode1763700012500,
   LegacySeals1763700013000,
   AdminSessionEpoch1763700013500,
+  Automations1763700014200,
   ProjectNames1763700014500,
 ];

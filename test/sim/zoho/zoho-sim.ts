@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
+import { getRecords } from './get-records.js';
 import { parseMultipart } from './multipart.js';
 import { searchRecords } from './zoho-search.js';
 
@@ -63,6 +64,8 @@ export interface ZohoNote {
 interface StoredRecord {
   id: string;
   fields: Record<string, unknown>;
+  createdAt: number;
+  modifiedAt: number;
   attachments: ZohoAttachment[];
   notes: ZohoNote[];
 }
@@ -210,6 +213,8 @@ export class ZohoSim {
    * DISCRETE_PAGINATION_LIMIT_EXCEEDED and only `page_token` (from `info.next_page_token`) goes on.
    */
   pageRecordsLimit = 2000;
+  /** How far page tokens reach in Get Records (Zoho: 100,000 records). */
+  tokenRecordsLimit = 100_000;
   /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
   notesSuccessStatus: 200 | 201 = 201;
   /**
@@ -264,6 +269,11 @@ export class ZohoSim {
       'GET',
       '/crm/v8/:module/search',
       this.authed((req) => (isModule(req.params.module) ? searchRecords([...this.moduleRecords(req.params.module).values()], req.query) : invalidModule())),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module',
+      this.authed((req) => this.listRecords(req)),
     );
     this.api.route(
       'GET',
@@ -352,11 +362,20 @@ export class ZohoSim {
     for (const token of this.tokens.values()) token.expired = true;
   }
 
-  /** Adds a record and returns its id (a 19-digit decimal string). */
-  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}): string {
+  /** Adds a record and returns its id (a 19-digit decimal string); created and modified `at` (now by default). */
+  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}, at: Date = new Date()): string {
     const recordId = id ?? this.newId();
-    this.moduleRecords(module).set(recordId, { id: recordId, fields, attachments: [], notes: [] });
+    const time = at.getTime();
+    this.moduleRecords(module).set(recordId, { id: recordId, fields, createdAt: time, modifiedAt: time, attachments: [], notes: [] });
     return recordId;
+  }
+
+  /** Changes a record's fields as someone would in Zoho's UI, setting its Modified_Time to `at` (now by default). */
+  modifyRecord(module: ZohoModule, id: string, changes: Record<string, unknown>, at: Date = new Date()): void {
+    const record = this.moduleRecords(module).get(id);
+    if (!record) throw new Error(`no ${module} record ${id}`);
+    record.fields = { ...record.fields, ...changes };
+    record.modifiedAt = at.getTime();
   }
 
   /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */
@@ -568,6 +587,15 @@ export class ZohoSim {
     const { module, id } = req.params;
     if (!isModule(module)) return invalidModule();
     return this.moduleRecords(module).get(id) ?? invalidRecord();
+  }
+
+  private listRecords(req: SimRequest): SimResponse {
+    const { module } = req.params;
+    if (!isModule(module)) return invalidModule();
+    return getRecords(req, [...this.moduleRecords(module).values()], {
+      pageRecordsLimit: this.pageRecordsLimit,
+      tokenRecordsLimit: this.tokenRecordsLimit,
+    });
   }
 
   private getRecord(req: SimRequest): SimResponse {

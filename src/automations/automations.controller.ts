@@ -1,0 +1,115 @@
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, Put, UnprocessableEntityException } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import type { AdminActor } from '../config/roles.js';
+import type { FieldError } from '../common/validation-errors.js';
+import {
+  validateAppointmentCrmAutomation,
+  validateRecordCrmAutomation,
+  type AutomationCrm,
+  type AutomationSettingsByCrm,
+  type Validated,
+} from '../automation-settings/automation-settings.js';
+import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
+import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AutomationPollRepository } from './automation-poll.repository.js';
+import { AutomationPollerService } from './automation-poller.service.js';
+import { automationView, type AutomationView } from './automations.view.js';
+
+/** The CRMs whose changes can be read now, by their name in the route. */
+const READERS: Record<string, AutomationCrm | undefined> = { 'appointment-crm': 'appointment', appointment: 'appointment' };
+
+const CRM_LABEL: Record<AutomationCrm, string> = { appointment: 'appointment CRM', record: 'record CRM' };
+
+@ApiTags('automations')
+@AdminRoute()
+@Controller('api/automations')
+export class AutomationsController {
+  constructor(
+    private readonly settings: AutomationSettingsService,
+    private readonly polls: AutomationPollRepository,
+    private readonly poller: AutomationPollerService,
+    private readonly audit: AdminAuditService,
+  ) {}
+
+  @Get()
+  @RequiresRole('viewer')
+  @ApiOperation({ summary: "Each CRM's automation: its settings, when its changes were last read (`last_run_at`), how far (`cursor`), the last error." })
+  @ApiOkResponse({ description: '`{ "appointment_crm": {...}, "record_crm": {...} }`' })
+  async get(): Promise<{ appointment_crm: AutomationView<'appointment'>; record_crm: AutomationView<'record'> }> {
+    const [appointment, record] = await Promise.all([this.view('appointment'), this.view('record')]);
+    return { appointment_crm: appointment, record_crm: record };
+  }
+
+  @Put('appointment-crm')
+  @RequiresRole('admin')
+  @ApiOperation({
+    summary: "Sets the appointment CRM's automation; a field left out keeps its value.",
+    description:
+      '`create_projects`, `statuses` (empty: any), `owner` (e-mail; required with create_projects), `owner_from_sales_rep`, `match_on`, `auto_accept`.',
+  })
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiOkResponse({ description: 'The automation as GET shows it.' })
+  @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
+  async putAppointmentCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'appointment'>> {
+    const current = await this.settings.record('appointment');
+    return this.save('appointment', validateAppointmentCrmAutomation(body, current.settings), actor);
+  }
+
+  @Put('record-crm')
+  @RequiresRole('admin')
+  @ApiOperation({
+    summary: "Sets the record CRM's (Zoho's) automation; a field left out keeps its value.",
+    description:
+      '`create_projects`, `module`, `field`, `values`, `owner`, `owner_from_sales_rep`, `match_on`, `match_fields`, `auto_accept`, ' +
+      '`deal_stage_on_approved`, `deal_stage_on_lost`, `quote_line_items`, `fallback_product_id`.',
+  })
+  @ApiBody({ schema: { type: 'object' } })
+  @ApiOkResponse({ description: 'The automation as GET shows it.' })
+  @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
+  async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'record'>> {
+    const current = await this.settings.record('record');
+    return this.save('record', validateRecordCrmAutomation(body, current.settings), actor);
+  }
+
+  @Post(':crm/run')
+  @HttpCode(202)
+  @RequiresRole('operator')
+  @ApiOperation({
+    summary: "Reads the CRM's new and changed records now (`appointment-crm`); answers the read's sync log entry (kind poll_changes).",
+    description: 'A read still waiting to start is joined. Skipped when project creation is off for that CRM, or when another read is running.',
+  })
+  @ApiAcceptedResponse({ description: '`{ "id": "<sync log id>", "status": "queued" | "running" | ... }`' })
+  @ApiNotFoundResponse({ description: 'No reader of that CRM.' })
+  async run(@Param('crm') name: string, @Actor() actor: AdminActor): Promise<{ id: string; status: string }> {
+    const crm = READERS[name];
+    if (!crm) throw new NotFoundException({ statusCode: 404, message: `no reader of changes for "${name}": use appointment-crm`, error: 'Not Found' });
+    const entry = await this.poller.requestRead(crm, actor.name);
+    return { id: entry.id, status: entry.status };
+  }
+
+  private async save<K extends AutomationCrm>(crm: K, validated: Validated<AutomationSettingsByCrm[K]>, actor: AdminActor): Promise<AutomationView<K>> {
+    if (!validated.ok) throw unprocessable(validated.errors);
+    const record = await this.settings.save(crm, validated.settings, actor.name);
+    await this.audit.record(actor, {
+      detail: `${CRM_LABEL[crm]} automation saved (project creation ${validated.settings.create_projects ? 'on' : 'off'})`,
+      crm,
+      payload: { settings: validated.settings },
+    });
+    return automationView(record, await this.polls.find(crm));
+  }
+
+  private async view<K extends AutomationCrm>(crm: K): Promise<AutomationView<K>> {
+    const [record, poll] = await Promise.all([this.settings.record(crm), this.polls.find(crm)]);
+    return automationView(record, poll);
+  }
+}
+
+function unprocessable(errors: FieldError[]): UnprocessableEntityException {
+  return new UnprocessableEntityException({
+    statusCode: 422,
+    message: errors.map((e) => e.message),
+    error: 'Unprocessable Entity',
+    errors,
+  });
+}
