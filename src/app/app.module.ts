@@ -16,6 +16,7 @@ import { ReconcileModule } from '../reconcile/reconcile.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { SearchModule } from '../search/search.module.js';
+import { SuggestionsModule } from '../suggestions/suggestions.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         RecordCrmModule,
         AutomationsModule,
         SearchModule,
+        SuggestionsModule,
       ],
     };
   }

@@ -3,8 +3,9 @@ import { AutomationSetting } from '../automation-settings/automation-setting.ent
 import { AutomationPoll } from '../automations/automation-poll.entity.js';
 import { Mapping } from '../mappings/mapping.entity.js';
 import { KnownProject } from '../projects/project.entity.js';
+import { MappingSuggestion } from '../suggestions/suggestion.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
 /** Every entity of the daemon, for DatabaseModule and the TypeORM CLI; modules add theirs here. */
-export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush, AutomationSetting, AutomationPoll, KnownProject];
+export const ENTITIES = [SyncLogEntry, InboxDelivery, Mapping, AppointmentDrawingPush, AutomationSetting, AutomationPoll, KnownProject, MappingSuggestion];
