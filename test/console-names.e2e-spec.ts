@@ -133,4 +133,56 @@ describe('the console in names: pickers and names beside ids', () => {
     },
     90_000,
   );
+
+  browserIt(
+    'the Suggestions screen: several candidates, one chosen and mapped; a lone candidate dismissed',
+    async () => {
+      for (const [crm, body] of [
+        ['appointment-crm', { match_on: ['email'] }],
+        ['record-crm', { module: 'Contacts', match_on: ['email'] }],
+      ] as const) {
+        expect((await h.admin(`/api/automations/${crm}`, { method: 'PUT', json: body })).status).toBe(200);
+      }
+      const email = 'quinn.suggest@example.com';
+      h.appointmentCrm!.addAppointment('90071992547409301', { customer: { name: 'Quinn Avery', email, phone: null, address: null } });
+      h.appointmentCrm!.addAppointment('90071992547409302', { customer: { name: 'Quinn Avery (spouse)', email, phone: null, address: null } });
+      const contact = h.zoho!.addRecord('Contacts', undefined, { Full_Name: 'Quinn Avery', Email: email });
+      const project = h.service.addProject({ name: 'Avery sunroom', customer: { name: 'Quinn Avery', email } });
+      const answer = await new WebhookSender().deliverOnce(`${h.url}/webhooks/events`, events.projectCreated(project), { secret: EVENTS_SECRET });
+      expect(answer.status).toBe(200);
+      await waitFor(
+        async () => ((await (await h.admin('/api/suggestions')).json()) as Json).items.filter((s: Json) => s.project_id === project.id).length === 2,
+        15_000,
+        'both suggestions',
+      );
+
+      const { context, page, errors } = await openConsole();
+      await page.click('#tab-suggestions');
+      const appointmentCard = page.locator('.card.suggestion', { hasText: 'in the appointment CRM' }).filter({ hasText: 'Avery sunroom' });
+      await appointmentCard.waitFor();
+      expect(await appointmentCard.locator('li.candidate').count()).toBe(2);
+      expect(await appointmentCard.textContent()).toContain('same e-mail');
+      expect(await appointmentCard.textContent()).toContain(project.id);
+      await shot(page, 'suggestions');
+      await appointmentCard.locator('li.candidate[data-id="90071992547409302"] input[type="radio"]').check();
+      await appointmentCard.locator('button[data-action="accept"]').click();
+      await appointmentCard.locator('.inline-msg.ok').waitFor();
+      const [mapping] = ((await (await h.admin(`/api/mappings?project_id=${project.id}&crm=appointment`)).json()) as Json).items;
+      expect(mapping).toMatchObject({ appointment_id: '90071992547409302', source: 'suggestion', crm_record_name: 'Quinn Avery (spouse)' });
+
+      const zohoCard = page.locator('.card.suggestion', { hasText: 'in Zoho CRM' }).filter({ hasText: 'Avery sunroom' });
+      expect(await zohoCard.textContent()).toContain(`Contacts / ${contact}`);
+      await zohoCard.locator('button[data-action="dismiss"]').click();
+      await zohoCard.locator('.confirm').waitFor();
+      await shot(page, 'suggestions-dismiss');
+      await zohoCard.locator('button[data-confirm="ok"]').click();
+      await waitFor(async () => (await page.locator('.card.suggestion', { hasText: 'Avery sunroom' }).count()) === 0, 10_000, 'both cards gone');
+      await page.selectOption('#suggestions-status', 'accepted');
+      await page.locator('.card.suggestion', { hasText: 'Avery sunroom' }).waitFor();
+      await shot(page, 'suggestions-accepted');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
 });
