@@ -162,4 +162,31 @@ describe('suggested mappings', () => {
       await settings('appointment-crm', { auto_accept: false });
     }
   });
+
+  it('the full pass sweeps P1: a project made before crm-sync (no webhook) gets its name and its suggestion, once', async () => {
+    appointment('70000000000000008', { job_number: 'JOB-BEFORE', customer: { name: 'Hal Ito', email: null, phone: null, address: null } });
+    const project = newProject({ job_number: 'JOB-BEFORE' });
+    const fullPass = async () => {
+      const res = await h.admin('/api/reconcile', { method: 'POST', json: { scope: 'full' } });
+      expect(res.status).toBe(202);
+      const { id } = await json(res);
+      return waitFor(
+        async () => {
+          const entry = await json(await h.admin(`/api/sync-logs/${id}`));
+          return entry.status === 'succeeded' ? entry : null;
+        },
+        30_000,
+        'the full pass',
+      );
+    };
+    const first = await fullPass();
+    expect(first.detail).toMatch(/project\(s\) of the service swept \(P1\)/);
+    const s = await suggestionOf(project.id, 'appointment');
+    expect(s).toMatchObject({ project_name: project.name, candidates: [{ id: '70000000000000008', matched_on: ['job_number'] }] });
+    expect((await entriesOf(project.id, 'suggest_mapping'))[0]).toMatchObject({ trigger: 'reconcile' });
+    await looked(project.id);
+    await fullPass();
+    expect(await entriesOf(project.id, 'suggest_mapping')).toHaveLength(1);
+    expect(searchesFor('job_number', 'JOB-BEFORE')).toBe(1);
+  });
 });
