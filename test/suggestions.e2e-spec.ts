@@ -1,5 +1,5 @@
-import { events, WebhookSender } from './sim/service/index.js';
-import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
@@ -188,5 +188,31 @@ describe('suggested mappings', () => {
     await fullPass();
     expect(await entriesOf(project.id, 'suggest_mapping')).toHaveLength(1);
     expect(searchesFor('job_number', 'JOB-BEFORE')).toBe(1);
+  });
+
+  it("done when: a project with a Zoho Contact's e-mail suggests the Contact's Deal; one click maps it, and the next export reaches that Deal", async () => {
+    await settings('record-crm', { module: 'Deals', match_on: ['email'] });
+    try {
+      const email = 'done.when@example.com';
+      const contact = h.zoho!.addRecord('Contacts', undefined, { Full_Name: 'Ivy Done', Email: email });
+      const deal = h.zoho!.addRecord('Deals', undefined, { Deal_Name: 'Ivy Done roof', Contact_Name: { id: contact, name: 'Ivy Done' } });
+      h.zoho!.addRecord('Deals', undefined, { Deal_Name: 'Someone else', Contact_Name: { id: '4150868000999999999', name: 'Other' } });
+      const project = newProject({ customer: { name: 'Ivy Done', email } });
+      const drawing = h.service.addDrawing(project.id);
+      h.service.addTemplate('Standard');
+      await deliver(events.projectCreated(project));
+      const s = await suggestionOf(project.id, 'record');
+      expect(s.candidates).toEqual([{ id: deal, module: 'Deals', name: 'Ivy Done roof', matched_on: ['email'] }]);
+      const accepted = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });
+      expect(accepted.status).toBe(201);
+      expect(await json(accepted)).toMatchObject({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: deal, crm_record_name: 'Ivy Done roof' });
+      await waitFor(() => h.service.recordAssociations.get(project.id)?.recordId === deal, 15_000, 'the association (C1)');
+      const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: deal, yes_no: true });
+      const res = await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
+      expect(res.status).toBe(200);
+      await waitFor(() => h.zoho!.attachmentsOf('Deals', deal).length === 1, 15_000, 'the proposal PDF on the Deal');
+    } finally {
+      await settings('record-crm', { module: 'Contacts', match_on: ['email', 'phone'] });
+    }
   });
 });

@@ -74,7 +74,10 @@ function parseCriteria(text: string): ((record: SearchableRecord) => boolean) | 
     const [whole, field, op, raw] = match;
     const value = raw.replace(/\\(.)/g, '$1').toLowerCase();
     const test = (r: SearchableRecord) => {
-      const actual = textOf(r.fields[field]).toLowerCase();
+      const raw = r.fields[field];
+      // A lookup ({ id, name }) is compared on its id.
+      if (raw && typeof raw === 'object' && 'id' in raw) return op === 'not_equal' ? String(raw.id) !== value : String(raw.id) === value;
+      const actual = textOf(raw).toLowerCase();
       if (op === 'starts_with') return actual.startsWith(value);
       if (op === 'not_equal') return actual !== value;
       return actual.includes(value);
