@@ -41,6 +41,14 @@ export interface RecordNote {
   content: string;
 }
 
+/** Whose CRM the connection reaches: its organization and the user who gave consent. */
+export interface RecordCrmAccount {
+  orgId: string;
+  orgName: string;
+  userEmail: string | null;
+  userName: string | null;
+}
+
 /** What the push flows need of the record CRM; `ZohoClient` implements it over Zoho CRM's v8 REST API. */
 export interface RecordCrm {
   /** The first attachment of the record whose file name matches, reading every page; null when none does. */
@@ -62,8 +70,13 @@ export interface RecordCrm {
   recordName(record: RecordRef): Promise<string | null>;
   /** Records of a module matching a search (Zoho's search API); none: []. */
   searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]>;
-  /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
+  /**
+   * Whether the CRM can be called: null when a token can be obtained with every scope crm-sync needs and it reaches a
+   * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
+   */
   accessProblem(): Promise<string | null>;
+  /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
+  connectedAccount(): Promise<RecordCrmAccount | null>;
 }
 
 /** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */
