@@ -130,4 +130,18 @@ describe('names beside ids', () => {
     const one = await json(await h.admin(`/api/sync-logs/${entries[0].id}`));
     expect(one.project_name).toBe(project.name);
   });
+
+  it('asks P4 once about a project the service does not know, however often the list is shown', async () => {
+    const unknown = '36029621652698888';
+    expect(
+      (await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: `APT-U-${++seq}`, project_id: unknown } })).status,
+    ).toBe(201);
+    await mappingsOf(unknown);
+    await waitFor(() => p4Calls(unknown) === 1, 10_000, 'the background P4');
+    for (let i = 0; i < 3; i++) {
+      expect((await mappingsOf(unknown))[0].project_name).toBeNull();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(p4Calls(unknown)).toBe(1);
+  });
 });

@@ -9,6 +9,10 @@ export type RecordNameReader = (mapping: Mapping) => Promise<string | null>;
 
 /** Records read from their CRM in the background per list shown; the rest wait for the next showing. */
 const BACKGROUND_READS_PER_CALL = 10;
+/** A record its CRM could not name (no name, gone, the CRM away) is not read again for this long (lists refresh every 10 s). */
+const UNNAMED_FOR_MS = 15 * 60_000;
+/** At most this many unnamed records are remembered (then the memory starts again). */
+const UNNAMED_KEPT = 10_000;
 
 /**
  * Mappings as screens show them: with their project's name and their CRM record's name. A record's name comes with
@@ -20,6 +24,8 @@ export class MappingNamesService {
   private readonly logger = new Logger(MappingNamesService.name);
   private readonly readers = new Map<MappingCrm, RecordNameReader>();
   private readonly reading = new Set<string>();
+  /** Mappings whose record could not be named, and when. */
+  private readonly unnamed = new Map<string, number>();
 
   constructor(
     private readonly repository: MappingRepository,
@@ -43,7 +49,10 @@ export class MappingNamesService {
   }
 
   private readRecordNames(mappings: Mapping[]): void {
-    const wanted = mappings.filter((m) => !this.reading.has(m.id) && this.readers.has(m.crm)).slice(0, BACKGROUND_READS_PER_CALL);
+    const now = Date.now();
+    const wanted = mappings
+      .filter((m) => !this.reading.has(m.id) && this.readers.has(m.crm) && !(now - (this.unnamed.get(m.id) ?? -Infinity) < UNNAMED_FOR_MS))
+      .slice(0, BACKGROUND_READS_PER_CALL);
     for (const mapping of wanted) {
       this.reading.add(mapping.id);
       void this.readRecordName(mapping).finally(() => this.reading.delete(mapping.id));
@@ -53,9 +62,14 @@ export class MappingNamesService {
   private async readRecordName(mapping: Mapping): Promise<void> {
     try {
       const name = await this.readers.get(mapping.crm)!(mapping);
-      if (name) await this.repository.setRecordName([mapping.id], name);
+      if (name) {
+        await this.repository.setRecordName([mapping.id], name);
+        return;
+      }
     } catch (err) {
       this.logger.warn(`mapping ${mapping.id}: its CRM record's name could not be read: ${(err as Error).message}`);
     }
+    if (this.unnamed.size >= UNNAMED_KEPT) this.unnamed.clear();
+    this.unnamed.set(mapping.id, Date.now());
   }
 }

@@ -5,6 +5,13 @@ import { ProjectRepository } from './project.repository.js';
 
 /** Projects read from the service (P4) in the background per list shown; the rest wait for the next showing. */
 const BACKGROUND_READS_PER_CALL = 10;
+/**
+ * A project the service could not name (gone, or the service away) is not read again in the background for this
+ * long: lists refresh every 10 s, and would otherwise ask P4 about it on each refresh.
+ */
+const UNREADABLE_FOR_MS = 15 * 60_000;
+/** At most this many unreadable projects are remembered (then the memory starts again). */
+const UNREADABLE_KEPT = 10_000;
 /** P5 answers at most this many projects to a picker. */
 const SEARCH_PAGE = 20;
 
@@ -18,6 +25,8 @@ export class ProjectsService {
   private readonly logger = new Logger(ProjectsService.name);
   /** Projects being read in the background, so that two screens do not read one twice. */
   private readonly reading = new Set<string>();
+  /** Projects whose last background read failed, and when. */
+  private readonly unreadable = new Map<string, number>();
 
   constructor(
     private readonly repository: ProjectRepository,
@@ -77,10 +86,17 @@ export class ProjectsService {
   }
 
   private readInBackground(projectIds: string[]): void {
-    const wanted = projectIds.filter((id) => !this.reading.has(id)).slice(0, BACKGROUND_READS_PER_CALL);
-    for (const id of wanted) {
+    const now = Date.now();
+    const wanted = projectIds.filter((id) => !this.reading.has(id) && !(now - (this.unreadable.get(id) ?? -Infinity) < UNREADABLE_FOR_MS));
+    for (const id of wanted.slice(0, BACKGROUND_READS_PER_CALL)) {
       this.reading.add(id);
-      void this.read(id).finally(() => this.reading.delete(id));
+      void this.read(id)
+        .then((found) => {
+          if (found) return this.unreadable.delete(id);
+          if (this.unreadable.size >= UNREADABLE_KEPT) this.unreadable.clear();
+          this.unreadable.set(id, Date.now());
+        })
+        .finally(() => this.reading.delete(id));
     }
   }
 }
