@@ -45,7 +45,15 @@ export class MappingNamesService {
 
   /** A write's answer: the names known now, no read started (a mapping is made to be used, not shown). */
   async answer(mapping: Mapping): Promise<MappingView> {
-    return mappingView(mapping, await this.projects.names([mapping.projectId], false));
+    return (await this.answers([mapping]))[0];
+  }
+
+  async answers(mappings: Mapping[]): Promise<MappingView[]> {
+    const names = await this.projects.names(
+      mappings.map((m) => m.projectId),
+      false,
+    );
+    return mappings.map((m) => mappingView(m, names));
   }
 
   private readRecordNames(mappings: Mapping[]): void {

@@ -219,12 +219,14 @@ export class MappingsController {
       else results[index] = { index, status: 'error', error: `items[${index}]: ${parsed.error}` };
     });
     const outcomes = await this.mappings.createMany(valid.map((v) => v.input));
+    const shown = outcomes.flatMap((o) => (o.status === 'created' ? [o.mapping] : o.existing ? [o.existing] : []));
+    const views = new Map((await this.names.answers(shown)).map((v) => [v.id, v]));
     outcomes.forEach((outcome, i) => {
       const index = valid[i].index;
       results[index] =
         outcome.status === 'created'
-          ? { index, status: 'created', mapping: mappingView(outcome.mapping) }
-          : { index, status: 'error', error: outcome.error, ...(outcome.existing ? { existing: mappingView(outcome.existing) } : {}) };
+          ? { index, status: 'created', mapping: views.get(String(outcome.mapping.id))! }
+          : { index, status: 'error', error: outcome.error, ...(outcome.existing ? { existing: views.get(String(outcome.existing.id))! } : {}) };
     });
     const errors = results.filter((r) => r.status === 'error').length;
     return { created: results.length - errors, errors, items: results };
