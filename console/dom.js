@@ -253,6 +253,15 @@ export function namedId(name, id, href) {
 }
 
 /**
+ * A sync log entry's CRM target: its record's name with the id when the mapping knows it, else the id.
+ * @param {unknown} name
+ * @param {unknown} id
+ */
+export function targetOf(name, id) {
+  return name ? namedId(name, id) : el('span', 'mono', show(id));
+}
+
+/**
  * A project: its name linking to its project view, its id beside it.
  * @param {unknown} id
  * @param {unknown} [name]

@@ -5,7 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, td, timeCell } from './dom.js';
+import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
 
@@ -76,7 +76,8 @@ function actionLine(a) {
   line.appendChild(link('#' + show(a.id), '#logs/' + encodeURIComponent(show(a.id)), 'mono chain-id'));
   line.appendChild(el('span', 'chain-kind', show(a.kind)));
   line.appendChild(badge(show(a.status), null));
-  if (a.crm || a.target) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' → ' + show(a.target) : '')));
+  if (a.crm) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' →' : '')));
+  if (a.target) line.appendChild(targetOf(a.target_name, a.target));
   line.appendChild(
     el('span', 'muted', fmtTime(a.created_at) + (a.duration_ms !== null && a.duration_ms !== undefined ? ' · ' + fmtDuration(a.duration_ms) : '')),
   );

@@ -111,6 +111,11 @@ describe('names beside ids', () => {
     );
     expect(Object.fromEntries(items.map((m: Json) => [m.crm, m.crm_record_name]))).toEqual({ appointment: 'Eva Diaz', record: 'Diaz pool deal' });
     expect(items.every((m: Json) => m.project_name === project.name)).toBe(true);
+    // The sync log names the records its entries are about, as their mappings keep them.
+    const entries: Json[] = (await json(await h.admin(`/api/sync-logs?project_id=${project.id}`))).items;
+    expect(Object.fromEntries(entries.map((e) => [e.target, e.target_name]))).toEqual({ [`APT-P-${seq}`]: 'Eva Diaz', [`Deals/${deal}`]: 'Diaz pool deal' });
+    const view = await projectView(project.id);
+    expect(view.actions.map((a: Json) => a.target_name).sort()).toEqual(['Diaz pool deal', 'Eva Diaz']);
   });
 
   it('names the project on sync log entries and inbox deliveries', async () => {

@@ -110,6 +110,7 @@ describe('sync log routes', () => {
       project_name: project.name,
       crm: 'record',
       target: 'Deals/555',
+      target_name: null,
       status: 'succeeded',
       attempts: 1,
       error: null,

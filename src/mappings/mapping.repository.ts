@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
+import type { CrmTarget } from '../sync-log/target-names.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
@@ -56,6 +57,22 @@ export class MappingRepository {
       ],
     );
     return rows.map(rowToMapping);
+  }
+
+  /** The names kept for these CRM targets (an appointment id, or `Module/record id`), by `crm:target`. */
+  async recordNamesOf(targets: CrmTarget[]): Promise<Map<string, string>> {
+    const appointments = targets.filter((t) => t.crm === 'appointment').map((t) => t.target);
+    const records = targets.filter((t) => t.crm === 'record').map((t) => t.target.split('/'));
+    const rows = await this.database.query<Array<{ key: string; name: string }>>(
+      `SELECT crm || ':' || CASE crm WHEN 'appointment' THEN appointment_id ELSE record_crm_module || '/' || record_crm_record_id END AS key,
+              crm_record_name AS name
+         FROM mapping
+        WHERE crm_record_name IS NOT NULL
+          AND ((crm = 'appointment' AND appointment_id = ANY($1::text[]))
+           OR (crm = 'record' AND (record_crm_module, record_crm_record_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))))`,
+      [appointments, records.map((r) => r[0]), records.map((r) => r.slice(1).join('/'))],
+    );
+    return new Map(rows.map((r) => [r.key, r.name]));
   }
 
   /** Keeps the CRM record's name (read from the CRM) on the mappings of that record. */

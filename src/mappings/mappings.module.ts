@@ -3,6 +3,7 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { TargetNamesService } from '../sync-log/target-names.service.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
 import { MappingLookupService } from './mapping-lookup.service.js';
@@ -35,9 +36,12 @@ export class MappingsModule implements OnModuleInit {
     private readonly registry: ActionRegistryService,
     private readonly associations: MappingActionsService,
     private readonly deliveries: MappingDeliveriesService,
+    private readonly targetNames: TargetNamesService,
+    private readonly repository: MappingRepository,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.associations, this.deliveries);
+    this.targetNames.register((targets) => this.repository.recordNamesOf(targets));
   }
 }

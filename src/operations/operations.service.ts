@@ -1,6 +1,7 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../config/roles.js';
 import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { TargetNamesService } from '../sync-log/target-names.service.js';
 import { syncLogEntryView } from '../sync-log/sync-log.view.js';
 import { ConnectionViewsService } from '../connection-setup/connection-views.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
@@ -35,6 +36,7 @@ export class OperationsService {
     private readonly connectionSettings: ConnectionsService,
     private readonly projects: ProjectsService,
     private readonly mappingNames: MappingNamesService,
+    private readonly targetNames: TargetNamesService,
   ) {}
 
   /** The names of the projects of these rows (by id), for their views. */
@@ -91,13 +93,14 @@ export class OperationsService {
       this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
     ]);
     const names = new Map(project ? [[projectId, project.name]] : []);
+    const targets = await this.targetNames.namesOf(actions);
     return {
       project_id: projectId,
       name: project?.name ?? null,
       customer: project ? project.customer : null,
       mappings: await this.mappingNames.views(mappings),
       deliveries: deliveries.map((d) => deliveryView(d, names)),
-      actions: actions.map((a) => syncLogEntryView(a, names)),
+      actions: actions.map((a) => syncLogEntryView(a, names, targets)),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
     };
   }
@@ -118,8 +121,8 @@ export class OperationsService {
       json = null;
     }
     const actions = await this.syncLog.findByInbox(id);
-    const names = await this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]);
-    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names)) };
+    const [names, targets] = await Promise.all([this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]), this.targetNames.namesOf(actions)]);
+    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets)) };
   }
 
   /**

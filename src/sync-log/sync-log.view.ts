@@ -14,6 +14,8 @@ export class SyncLogEntryView {
   project_name: string | null;
   @ApiProperty({ nullable: true, enum: ['appointment', 'record'] }) crm: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'The appointment id, or `Module/record id`.' }) target: string | null;
+  @ApiProperty({ nullable: true, type: String, description: "The target's name, as its mapping keeps it; null while unknown." })
+  target_name: string | null;
   @ApiProperty({ enum: SYNC_STATUSES }) status: string;
   @ApiProperty({ description: 'How many times the action ran.' }) attempts: number;
   @ApiProperty({ nullable: true, type: String, description: "The last failure's reason." }) error: string | null;
@@ -74,8 +76,12 @@ const iso = (date: Date | null): string | null => (date ? new Date(date).toISOSt
 
 const NO_NAMES: ReadonlyMap<string, string> = new Map();
 
-/** The view of an entry; `projectNames` gives the names known of projects (by project id). */
-export function syncLogEntryView(entry: SyncLogEntry, projectNames: ReadonlyMap<string, string> = NO_NAMES): SyncLogEntryView {
+/** The view of an entry; `projectNames` by project id, `targetNames` by `targetKey` (target-names.service.ts). */
+export function syncLogEntryView(
+  entry: SyncLogEntry,
+  projectNames: ReadonlyMap<string, string> = NO_NAMES,
+  targetNames: ReadonlyMap<string, string> = NO_NAMES,
+): SyncLogEntryView {
   return {
     id: String(entry.id),
     kind: entry.kind,
@@ -84,6 +90,7 @@ export function syncLogEntryView(entry: SyncLogEntry, projectNames: ReadonlyMap<
     project_name: entry.projectId === null ? null : (projectNames.get(entry.projectId) ?? null),
     crm: entry.crm,
     target: entry.target,
+    target_name: entry.target && entry.crm ? (targetNames.get(`${entry.crm}:${entry.target}`) ?? null) : null,
     status: entry.status,
     attempts: entry.attempts,
     error: entry.error,

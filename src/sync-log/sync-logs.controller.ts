@@ -11,6 +11,7 @@ import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { viewFor } from '../http/redact-urls.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
+import { TargetNamesService } from './target-names.service.js';
 import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 
 @ApiTags('sync-logs')
@@ -23,6 +24,7 @@ export class SyncLogsController {
     private readonly audit: AdminAuditService,
     private readonly callTraces: CallTraceRepository,
     private readonly projects: ProjectsService,
+    private readonly targetNames: TargetNamesService,
   ) {}
 
   @Get()
@@ -39,10 +41,10 @@ export class SyncLogsController {
       limit: pageLimit(query),
       cursor: idCursor(query),
     });
-    const names = await this.projects.names(page.items.map((e) => e.projectId));
+    const [names, targets] = await Promise.all([this.projects.names(page.items.map((e) => e.projectId)), this.targetNames.namesOf(page.items)]);
     return viewFor(
       actor,
-      pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names)),
+      pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names, targets)),
     );
   }
 
@@ -54,8 +56,8 @@ export class SyncLogsController {
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
     const calls = await this.callTraces.forEntry(id);
-    const names = await this.projects.names([entry.projectId]);
-    return viewFor(actor, { ...syncLogEntryView(entry, names), calls: calls.map(syncLogCallView) });
+    const [names, targets] = await Promise.all([this.projects.names([entry.projectId]), this.targetNames.namesOf([entry])]);
+    return viewFor(actor, { ...syncLogEntryView(entry, names, targets), calls: calls.map(syncLogCallView) });
   }
 
   @Post(':id/retry')
