@@ -14,6 +14,7 @@ import { initInbox } from './inbox.js';
 import { initMappings } from './mappings.js';
 import { initOverview } from './overview.js';
 import { initProject } from './project.js';
+import { initSuggestions } from './suggestions.js';
 import { initSyncLog } from './sync-log.js';
 
 const AUTO_KEY = 'crm-sync.auto-refresh';
@@ -32,6 +33,7 @@ const screens = {
   inbox: initInbox(),
   logs,
   mappings: initMappings({ refreshAll, loadCounters: logs.loadCounters, signedIn: () => session.signedIn }),
+  suggestions: initSuggestions(),
   alerts: initAlerts(),
   settings: initSettings(),
   connections: initConnections(),

@@ -234,12 +234,50 @@ export function link(text, hash, className) {
 }
 
 /**
- * A project id linking to its project view.
+ * A name with its id beside it (muted, monospace): how the console shows projects and CRM records. A name not known
+ * yet says so, so an id never stands alone.
+ * @param {unknown} name
+ * @param {unknown} id
+ * @param {string} [href] makes the name a link
+ */
+export function namedId(name, id, href) {
+  const box = el('span', 'named-id');
+  const label = name === null || name === undefined || name === '' ? el('span', 'name-unknown', 'name not known yet') : el('span', 'name', show(name));
+  if (href) {
+    const a = link('', href, 'name-link');
+    a.appendChild(label);
+    box.appendChild(a);
+  } else box.appendChild(label);
+  box.appendChild(el('span', 'mono id', show(id)));
+  return box;
+}
+
+/**
+ * A sync log entry's CRM target: its record's name with the id when the mapping knows it, else the id.
+ * @param {unknown} name
  * @param {unknown} id
  */
-export function projectLink(id) {
+export function targetOf(name, id) {
+  return name ? namedId(name, id) : el('span', 'mono', show(id));
+}
+
+/**
+ * A project: its name linking to its project view, its id beside it.
+ * @param {unknown} id
+ * @param {unknown} [name]
+ */
+export function projectLink(id, name) {
   if (id === null || id === undefined || id === '') return document.createTextNode('—');
-  return link(show(id), '#project/' + encodeURIComponent(show(id)), 'mono');
+  return namedId(name, id, '#project/' + encodeURIComponent(show(id)));
+}
+
+/**
+ * A mapping's CRM record: its name and its id (`Module / id` for a Zoho record).
+ * @param {Record<string, any>} m the mapping
+ */
+export function crmRecordOf(m) {
+  const id = m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id);
+  return namedId(m.crm_record_name, id);
 }
 
 /**

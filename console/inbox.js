@@ -91,8 +91,8 @@ export function initInbox() {
       tr.appendChild(timeCell(d.received_at || d.created_at));
       tr.appendChild(td(show(d.endpoint), 'mono nowrap'));
       tr.appendChild(td(show(d.event)));
-      const p = td('', 'mono nowrap');
-      p.appendChild(projectLink(d.project_id));
+      const p = td('', 'nowrap project');
+      p.appendChild(projectLink(d.project_id, d.project_name));
       tr.appendChild(p);
       const st = el('td');
       st.appendChild(badge(show(d.status), null));

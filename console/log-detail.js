@@ -4,7 +4,7 @@
  * "Retry all matching", which first counts the failed entries the filters match and asks to confirm.
  */
 import { ApiError, AuthError, api, describe, query } from './api.js';
-import { badge, can, confirmInline, el, fmtDuration, fmtTime, inlineMessage, link, projectLink, show, table, td } from './dom.js';
+import { badge, can, confirmInline, el, fmtDuration, fmtTime, inlineMessage, link, projectLink, show, table, targetOf, td } from './dom.js';
 import { pretty } from './json.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
@@ -114,8 +114,8 @@ export function entryDetail(e, columns, { close, retried }) {
   field(grid, 'Kind', show(e.kind));
   field(grid, 'Trigger', show(e.trigger) + (e.actor ? ' (' + show(e.actor) + ')' : ''));
   field(grid, 'CRM', show(e.crm));
-  field(grid, 'Target', show(e.target), true);
-  field(grid, 'Project', projectLink(e.project_id), true);
+  field(grid, 'Target', e.target ? targetOf(e.target_name, e.target) : '—', !e.target);
+  field(grid, 'Project', projectLink(e.project_id, e.project_name), true);
   field(grid, 'Attempts', show(e.attempts));
   field(grid, 'Created', timeWithIso(e.created_at));
   field(grid, 'Finished', timeWithIso(e.finished_at));

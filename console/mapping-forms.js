@@ -2,9 +2,12 @@
 /**
  * The Mappings screen's forms: add one mapping (`POST /api/mappings`; a 400 or 409 is shown next to the field the
  * daemon names in `errors[].field` or `field`) and import a CSV file (`POST /api/mappings/import`, text/csv; the per-line results as a table).
+ * Adding picks both sides by name: the project (`GET /api/search/projects`) and the appointment or Zoho record
+ * (`GET /api/search/crm-records`); what will be linked is shown before it is confirmed. Ids can still be pasted.
  */
-import { ApiError, AuthError, api, describe } from './api.js';
-import { $, clearFields, el, inlineMessage, show, table, td } from './dom.js';
+import { ApiError, AuthError, api, describe, query } from './api.js';
+import { $, clearFields, el, inlineMessage, namedId, show, table, td } from './dom.js';
+import { picker } from './picker.js';
 
 const FIELDS = ['appointment_id', 'record_crm_module', 'record_crm_record_id', 'project_id'];
 const MAX_CSV_BYTES = 50 * 1024 * 1024;
@@ -22,6 +25,13 @@ function fieldOf(err) {
   return FIELDS.find((f) => f === named) || null;
 }
 
+/**
+ * The items of a list answer.
+ * @param {any} res
+ * @returns {any[]}
+ */
+const listOf = (res) => (res && Array.isArray(res.items) ? res.items : []);
+
 /** @param {{ created: () => void }} hooks */
 export function initMappingForms({ created }) {
   const form = $('map-add', HTMLFormElement);
@@ -32,6 +42,53 @@ export function initMappingForms({ created }) {
     clearErrors();
   }
   $('add-crm', HTMLSelectElement).addEventListener('change', crmChanged);
+
+  const digits = (/** @type {string} */ typed) => /^\d+$/.test(typed);
+  const projects = picker($('add-project_id', HTMLInputElement), {
+    minLength: 2,
+    isId: digits,
+    changed: preview,
+    search: (q) =>
+      api('GET', '/api/search/projects' + query({ q })).then((/** @type {any} */ res) =>
+        listOf(res).map((p) => ({ id: show(p.id), name: p.name, detail: p.customer_name ? 'Customer: ' + show(p.customer_name) : null })),
+      ),
+  });
+  /**
+   * @param {'appointment' | 'record'} crm
+   * @returns {(q: string) => Promise<import('./picker.js').Choice[]>}
+   */
+  const recordSearch = (crm) => (q) =>
+    api('GET', '/api/search/crm-records' + query({ crm, module: crm === 'record' ? $('add-record_crm_module', HTMLSelectElement).value : '', q })).then(
+      (/** @type {any} */ res) => listOf(res).map((r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
+    );
+  const appointments = picker($('add-appointment_id', HTMLInputElement), { minLength: 2, isId: digits, changed: preview, search: recordSearch('appointment') });
+  const records = picker($('add-record_crm_record_id', HTMLInputElement), { minLength: 2, isId: digits, changed: preview, search: recordSearch('record') });
+  $('add-record_crm_module', HTMLSelectElement).addEventListener('change', () => {
+    records.reset();
+    $('add-record_crm_record_id', HTMLInputElement).value = '';
+    preview();
+  });
+  $('add-crm', HTMLSelectElement).addEventListener('change', preview);
+
+  /** The CRM side's picker for the CRM chosen. */
+  const recordPicker = () => ($('add-crm', HTMLSelectElement).value === 'record' ? records : appointments);
+
+  /** What will be linked, once both sides are filled: names when they were picked, ids as typed otherwise. */
+  function preview() {
+    const box = $('add-preview');
+    const crm = $('add-crm', HTMLSelectElement).value;
+    const side = recordPicker();
+    const [project, record] = [projects.value(), side.value()];
+    box.hidden = !project || !record;
+    if (box.hidden) return box.replaceChildren();
+    const recordId = crm === 'record' ? $('add-record_crm_module', HTMLSelectElement).value + ' / ' + record : record;
+    box.replaceChildren(
+      el('span', '', 'Will link ' + (crm === 'record' ? 'Zoho record ' : 'appointment ')),
+      namedId(side.chosen()?.name ?? null, recordId),
+      el('span', '', ' with project '),
+      namedId(projects.chosen()?.name ?? null, project),
+    );
+  }
 
   function clearErrors() {
     for (const f of FIELDS) {
@@ -56,12 +113,14 @@ export function initMappingForms({ created }) {
     clearErrors();
     const crm = $('add-crm', HTMLSelectElement).value;
     /** @type {Record<string, string>} */
-    const body = { crm, project_id: $('add-project_id', HTMLInputElement).value.trim() };
-    if (crm === 'appointment') body.appointment_id = $('add-appointment_id', HTMLInputElement).value.trim();
+    const body = { crm, project_id: projects.value() };
+    if (crm === 'appointment') body.appointment_id = appointments.value();
     else {
       body.record_crm_module = $('add-record_crm_module', HTMLSelectElement).value;
-      body.record_crm_record_id = $('add-record_crm_record_id', HTMLInputElement).value.trim();
+      body.record_crm_record_id = records.value();
     }
+    const pickedName = recordPicker().chosen()?.name;
+    if (pickedName) body.crm_record_name = pickedName;
     const button = $('add-submit', HTMLButtonElement);
     button.disabled = true;
     api('POST', '/api/mappings', body)
@@ -69,6 +128,8 @@ export function initMappingForms({ created }) {
         (m) => {
           $('add-message').replaceChildren(el('span', 'inline-msg ok', 'Mapping ' + show(m && m.id) + ' created (' + show(m && m.status) + ').'));
           clearFields(['add-appointment_id', 'add-record_crm_record_id', 'add-project_id']);
+          for (const p of [projects, appointments, records]) p.reset();
+          preview();
           created();
         },
         (err) => {

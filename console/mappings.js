@@ -4,7 +4,7 @@
  * the CSV import are in mapping-forms.js.
  */
 import { AuthError, api, describe, failed } from './api.js';
-import { $, clearFields, badge, can, confirmInline, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, can, confirmInline, crmRecordOf, el, emptyRow, inlineMessage, notify, projectLink, show, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { initMappingForms } from './mapping-forms.js';
 
@@ -14,7 +14,7 @@ const STATUSES = ['pending', 'associated', 'failed'];
  * Wires the tab up. `refreshAll` reloads the page's data, `loadCounters` the header's counters, `signedIn` says
  * whether a delayed refresh still makes sense. Returns `load(more)` for the page's refresh.
  */
-/** A mapping as the API answers it. @typedef {{ id: string, crm: string, appointment_id: string | null, record_crm_module: string | null, record_crm_record_id: string | null, project_id: string, status: string, error: string | null, created_at: string, updated_at: string }} Mapping */
+/** A mapping as the API answers it. @typedef {{ id: string, crm: string, appointment_id: string | null, record_crm_module: string | null, record_crm_record_id: string | null, crm_record_name?: string | null, project_id: string, project_name?: string | null, status: string, error: string | null, created_at: string, updated_at: string }} Mapping */
 
 /** @param {{ refreshAll: () => void, loadCounters: () => void, signedIn: () => boolean }} hooks */
 export function initMappings({ refreshAll, loadCounters, signedIn }) {
@@ -58,10 +58,11 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
       tr.dataset.status = m.status;
       tr.appendChild(td(m.id, 'mono nowrap'));
       tr.appendChild(td(show(m.crm)));
-      const source = m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id);
-      tr.appendChild(td(source, 'mono'));
-      const project = td('', 'mono nowrap project');
-      project.appendChild(projectLink(m.project_id));
+      const source = td('', 'record');
+      source.appendChild(crmRecordOf(m));
+      tr.appendChild(source);
+      const project = td('', 'project');
+      project.appendChild(projectLink(m.project_id, m.project_name));
       tr.appendChild(project);
       const st = el('td');
       st.appendChild(badge(m.status, STATUSES));
@@ -89,7 +90,8 @@ export function initMappings({ refreshAll, loadCounters, signedIn }) {
    * @param {HTMLButtonElement} button
    */
   function removeMapping(m, button) {
-    const what = 'Delete mapping ' + show(m.id) + ' (' + show(m.crm) + ', project ' + show(m.project_id) + ')?';
+    const project = m.project_name ? show(m.project_name) + ' ' + show(m.project_id) : show(m.project_id);
+    const what = 'Delete mapping ' + show(m.id) + ' (' + show(m.crm) + ', project ' + project + ')?';
     confirmInline(button, what, 'Delete').then((yes) => {
       if (!yes) return;
       button.disabled = true;

@@ -5,7 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, el, fmtDuration, fmtTime, link, show, table, td, timeCell } from './dom.js';
+import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
 
@@ -36,7 +36,9 @@ function mappingsTable(mappings) {
     const tr = el('tr');
     tr.appendChild(td(show(m.id), 'mono'));
     tr.appendChild(td(show(m.crm)));
-    tr.appendChild(td(m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id), 'mono'));
+    const record = el('td');
+    record.appendChild(crmRecordOf(m));
+    tr.appendChild(record);
     const st = el('td');
     st.appendChild(badge(show(m.status), null));
     tr.appendChild(st);
@@ -74,7 +76,8 @@ function actionLine(a) {
   line.appendChild(link('#' + show(a.id), '#logs/' + encodeURIComponent(show(a.id)), 'mono chain-id'));
   line.appendChild(el('span', 'chain-kind', show(a.kind)));
   line.appendChild(badge(show(a.status), null));
-  if (a.crm || a.target) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' → ' + show(a.target) : '')));
+  if (a.crm) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' →' : '')));
+  if (a.target) line.appendChild(targetOf(a.target_name, a.target));
   line.appendChild(
     el('span', 'muted', fmtTime(a.created_at) + (a.duration_ms !== null && a.duration_ms !== undefined ? ' · ' + fmtDuration(a.duration_ms) : '')),
   );
@@ -151,9 +154,12 @@ export function initProject() {
   function render(id, p) {
     body.replaceChildren();
     const head = el('div', 'panel-head');
-    const h = el('h2', '', 'Project ');
-    h.appendChild(el('span', 'mono', id));
+    const h = el('h2', 'project-title');
+    h.appendChild(namedId(p.name, id));
     head.appendChild(h);
+    const customer = p.customer && typeof p.customer === 'object' ? p.customer : null;
+    const who = customer ? [customer.name, customer.email, customer.phone].filter(Boolean).map(show) : [];
+    if (who.length) head.appendChild(el('span', 'muted project-customer', 'Customer: ' + who.join(' · ')));
     head.appendChild(el('div', 'grow'));
     const logs = link('Sync log of this project', '#logs', 'button-link');
     logs.addEventListener('click', () => {

@@ -4,7 +4,7 @@
  * counters.
  */
 import { api, failed, query } from './api.js';
-import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, td, timeCell } from './dom.js';
+import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, targetOf, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { entryDetail, retryAll } from './log-detail.js';
 
@@ -139,10 +139,14 @@ export function initSyncLog({ showTab }) {
       tr.appendChild(td(show(e.kind), 'nowrap'));
       tr.appendChild(td(show(e.trigger)));
       const crm = td(show(e.crm));
-      if (e.target) crm.appendChild(el('span', 'sub mono', show(e.target)));
+      if (e.target) {
+        const target = el('span', 'sub');
+        target.appendChild(targetOf(e.target_name, e.target));
+        crm.appendChild(target);
+      }
       tr.appendChild(crm);
-      const project = td('', 'mono nowrap');
-      project.appendChild(projectLink(e.project_id));
+      const project = td('', 'nowrap project');
+      project.appendChild(projectLink(e.project_id, e.project_name));
       tr.appendChild(project);
       const st = el('td');
       st.appendChild(badge(e.status, STATUSES));

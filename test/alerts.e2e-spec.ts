@@ -99,6 +99,8 @@ describe('alerts', () => {
   /** A send whose sale the CRM refuses with a 400: its push_line_items entry fails for good at once. */
   async function failingSend(): Promise<string> {
     const project = h.service.addProject();
+    // Shown once, so its name is known (P4) and the alert names it.
+    expect((await h.admin(`/api/projects/${project.id}`)).status).toBe(200);
     const drawing = h.service.addDrawing(project.id);
     const appointmentId = `90071992547409${100 + seq++}`;
     h.appointmentCrm!.addAppointment(appointmentId);
@@ -175,7 +177,7 @@ describe('alerts', () => {
       entries: [id],
       dashboard_url: 'https://sync.example.com/admin',
     });
-    expect(message.body.text).toContain(`#${id} push_line_items`);
+    expect(message.body.text).toMatch(new RegExp(`#${id} push_line_items \\(project Project \\d+ \\d{17}\\)`));
     const row = await waitFor(async () => (await alerts()).items.find((a) => a.kind === 'action_failed' && a.status === 'sent'), 15_000, 'the row');
     expect(row).toMatchObject({ count: 1, entries: [id], error: null });
     await new Promise((r) => setTimeout(r, 1_300));

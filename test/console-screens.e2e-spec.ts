@@ -67,7 +67,8 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
       if (await landed('GET', `/api/projects/${project.id}`)) {
         const chains = page.locator('#project-chains ul.chains');
         await chains.waitFor();
-        expect(await page.locator('#project-body h2').textContent()).toBe(`Project ${project.id}`);
+        // The project's name (read with P4, no event having told it) with its id.
+        expect(await page.locator('#project-body h2').textContent()).toBe(`${project.name}${project.id}`);
         expect(await page.locator('#project-body').textContent()).toContain(appointmentId);
         // set_status hangs under push_line_items: a chain drawn as a nested list.
         const child = chains.locator('ul.chain-children .chain-line', { hasText: 'set_status' });
@@ -80,7 +81,7 @@ describe('the console in a browser: project, inbox, mappings, alerts, settings, 
         await page.locator('#panel-logs').waitFor({ state: 'visible' });
         expect(await page.locator('#log-project').inputValue()).toBe(project.id);
         await waitFor(async () => (await page.locator('#log-rows tr.row').count()) >= 4, 5_000, "the project's entries");
-        expect(new Set(await page.locator('#log-rows tr.row td:nth-child(6)').allTextContents())).toEqual(new Set([project.id]));
+        expect(new Set(await page.locator('#log-rows tr.row td:nth-child(6)').allTextContents())).toEqual(new Set([`${project.name}${project.id}`]));
       } else await page.locator('#project-body .unavailable').waitFor();
 
       // The inbox: the list, then the delivery's detail with its raw body as received.

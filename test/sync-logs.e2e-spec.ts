@@ -90,10 +90,13 @@ describe('sync log routes', () => {
   });
 
   it('filters by status, kind, project and since, and pages with a cursor', async () => {
-    const recordProject = h.service.addProject().id;
+    const project = h.service.addProject();
+    const recordProject = project.id;
     await addMapping('record', recordProject, '555');
     const [recordEntry] = await associate();
     await finished(recordEntry, 'succeeded');
+    // The project view reads the project's name (P4) the first time it is shown; the entries carry it from then on.
+    await h.admin(`/api/projects/${recordProject}`);
 
     const byProject = await json(await h.admin(`/api/sync-logs?project_id=${recordProject}`));
     // The associate action, and before it the record of the admin's write that created the mapping.
@@ -104,8 +107,10 @@ describe('sync log routes', () => {
       kind: 'associate',
       trigger: 'admin',
       project_id: recordProject,
+      project_name: project.name,
       crm: 'record',
       target: 'Deals/555',
+      target_name: null,
       status: 'succeeded',
       attempts: 1,
       error: null,

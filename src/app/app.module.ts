@@ -10,10 +10,13 @@ import { ConnectionsModule } from '../connections/connections.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ReconcileModule } from '../reconcile/reconcile.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
+import { SearchModule } from '../search/search.module.js';
+import { SuggestionsModule } from '../suggestions/suggestions.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -34,6 +37,7 @@ export class AppModule {
         QueuesModule,
         HealthModule,
         ServiceApiModule,
+        ProjectsModule,
         SyncLogModule,
         WebhooksModule,
         RelayModule,
@@ -44,6 +48,8 @@ export class AppModule {
         AppointmentCrmModule,
         RecordCrmModule,
         AutomationsModule,
+        SearchModule,
+        SuggestionsModule,
       ],
     };
   }

@@ -5,6 +5,8 @@ import { Mapping } from '../mappings/mapping.entity.js';
 import { DealRevenueRow } from '../record-crm/deal-revenue.entity.js';
 import { ZohoProductRow } from '../record-crm/zoho-product.entity.js';
 import { ZohoQuoteRow } from '../record-crm/zoho-quote.entity.js';
+import { KnownProject } from '../projects/project.entity.js';
+import { MappingSuggestion } from '../suggestions/suggestion.entity.js';
 import { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../webhooks/inbox.entity.js';
 
@@ -19,4 +21,6 @@ export const ENTITIES = [
   ZohoQuoteRow,
   AutomationSetting,
   AutomationPoll,
+  KnownProject,
+  MappingSuggestion,
 ];

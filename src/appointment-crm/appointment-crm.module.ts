@@ -1,12 +1,14 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { HttpAppointmentCrm } from './appointment-crm.client.js';
-import { APPOINTMENT_CRM } from './appointment-crm.js';
+import { APPOINTMENT_CRM, type AppointmentCrm } from './appointment-crm.js';
+import { readAppointment } from './appointment-reader.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
@@ -34,9 +36,13 @@ export class AppointmentCrmModule implements OnModuleInit {
   constructor(
     private readonly registry: ActionRegistryService,
     private readonly actions: AppointmentActionsService,
+    private readonly names: MappingNamesService,
+    @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.actions);
+    // An appointment is known by its customer's name.
+    this.names.registerReader('appointment', async (mapping) => readAppointment(await this.crm.getAppointment(mapping.appointmentId!)).customer?.name ?? null);
   }
 }

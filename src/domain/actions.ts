@@ -33,6 +33,8 @@ export const ACTION_KINDS = {
   create_project: 'core',
   associate_automated: 'core',
   poll_changes: ['appointment', 'record'],
+  suggest_mapping: ['appointment', 'record'],
+  auto_map: 'core',
   route_delivery: 'never run',
   admin_write: 'never run',
 } as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;
@@ -133,6 +135,25 @@ export interface CreateProjectPayload {
   job_number?: string;
 }
 
+/**
+ * `suggest_mapping`: look in one CRM (the entry's) for records matching an unmapped project, as the project was when
+ * its event arrived. `looked_for` says what was looked for (the suggestion keeps it, so the same look is not made twice).
+ */
+export interface SuggestMappingPayload {
+  project_id: string;
+  job_number: string | null;
+  email: string | null;
+  phone: string | null;
+  looked_for: string;
+}
+
+/** `auto_map`: a suggestion with exactly one candidate, mapped without review (`auto_accept`). */
+export interface AutoMapPayload {
+  suggestion_id: string;
+  candidate: string;
+  matched_on: string[];
+}
+
 /** The payload each kind of action carries (its input, stored with the entry; enough to run it again). */
 export interface ActionPayloads {
   associate: AssociatePayload;
@@ -151,6 +172,8 @@ export interface ActionPayloads {
   associate_automated: Record<string, never>;
   /** A read of the CRM's changes for the automations, asked for now (the schedule's reads record no entry). */
   poll_changes: Record<string, never>;
+  suggest_mapping: SuggestMappingPayload;
+  auto_map: AutoMapPayload;
   route_delivery: Record<string, never>;
   /** An admin write that created no action (a mapping created, removed or imported, a retry): its record. */
   admin_write: Record<string, unknown>;

@@ -4,12 +4,14 @@ import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import { MappingRepository } from './mapping.repository.js';
 import { MappingsService } from './mappings.service.js';
 
 /**
- * `project.created` for a project that has a pending mapping: associate it now instead of waiting for the
- * schedule. Recorded as an action of its own, so the trigger survives a crash like any other work.
+ * `project.created` and `project.updated`: the project's name, customer and job number are kept (screens show
+ * them). `project.created` for a project that has a pending mapping: associate it now instead of waiting for the
+ * schedule, recorded as an action of its own, so the trigger survives a crash like any other work.
  */
 @Injectable()
 @DeliveryHandler()
@@ -19,9 +21,14 @@ export class MappingDeliveriesService implements WebhookEventHandler {
   constructor(
     private readonly repository: MappingRepository,
     private readonly mappings: MappingsService,
+    private readonly projects: ProjectsService,
   ) {}
 
   async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
+    if (delivery.event === 'project.created' || delivery.event === 'project.updated') {
+      // Kept while routing (routing again stores the same facts): a name is no work to queue.
+      await this.projects.remember([delivery.data], delivery.receivedAt);
+    }
     if (delivery.event !== 'project.created' || !delivery.projectId) return [];
     const pending = await this.repository.countPending({ projectId: delivery.projectId });
     if (pending === 0) return [];

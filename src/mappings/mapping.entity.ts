@@ -4,7 +4,7 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 export type MappingCrm = 'appointment' | 'record';
 export type MappingStatus = 'pending' | 'associated' | 'failed';
 /** Who made a mapping: an admin (API or console), the CSV import, or an automation that created its project. */
-export const MAPPING_SOURCES = ['admin', 'import', 'automation'] as const;
+export const MAPPING_SOURCES = ['admin', 'import', 'automation', 'suggestion'] as const;
 export type MappingSource = (typeof MAPPING_SOURCES)[number];
 
 /**
@@ -36,6 +36,10 @@ export class Mapping {
 
   @Column({ type: 'text', default: 'admin' })
   source: MappingSource;
+
+  /** The CRM record's name as people know it (the appointment's customer, the Zoho record's name); null while unknown. */
+  @Column({ name: 'crm_record_name', type: 'text', nullable: true })
+  crmRecordName: string | null;
 
   /** The reason when failed. */
   @Column({ type: 'text', nullable: true })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
+import type { CrmTarget } from '../sync-log/target-names.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
@@ -38,16 +39,48 @@ export class MappingRepository {
   async insertMany(inputs: MappingInput[], source: MappingSource = 'admin'): Promise<Mapping[]> {
     const col = <K extends keyof MappingInput>(k: K) => inputs.map((i) => i[k]);
     const rows = await this.database.query<MappingRow[]>(
-      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, status, source)
-       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, 'pending', $6
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
-              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, n)
+      `INSERT INTO mapping (crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, status, source)
+       SELECT t.crm, t.appointment_id, t.record_crm_module, t.record_crm_record_id, t.project_id, t.crm_record_name, 'pending', $7
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
+              AS t(crm, appointment_id, record_crm_module, record_crm_record_id, project_id, crm_record_name, n)
         ORDER BY t.n
        ON CONFLICT DO NOTHING
        RETURNING ${MAPPING_COLUMNS}`,
-      [col('crm'), col('appointmentId'), col('recordCrmModule'), col('recordCrmRecordId'), col('projectId'), source],
+      [
+        col('crm'),
+        col('appointmentId'),
+        col('recordCrmModule'),
+        col('recordCrmRecordId'),
+        col('projectId'),
+        inputs.map((i) => i.crmRecordName ?? null),
+        source,
+      ],
     );
     return rows.map(rowToMapping);
+  }
+
+  /** The names kept for these CRM targets (an appointment id, or `Module/record id`), by `crm:target`. */
+  async recordNamesOf(targets: CrmTarget[]): Promise<Map<string, string>> {
+    const appointments = targets.filter((t) => t.crm === 'appointment').map((t) => t.target);
+    const records = targets.filter((t) => t.crm === 'record').map((t) => t.target.split('/'));
+    const rows = await this.database.query<Array<{ key: string; name: string }>>(
+      `SELECT crm || ':' || CASE crm WHEN 'appointment' THEN appointment_id ELSE record_crm_module || '/' || record_crm_record_id END AS key,
+              crm_record_name AS name
+         FROM mapping
+        WHERE crm_record_name IS NOT NULL
+          AND ((crm = 'appointment' AND appointment_id = ANY($1::text[]))
+           OR (crm = 'record' AND (record_crm_module, record_crm_record_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))))`,
+      [appointments, records.map((r) => r[0]), records.map((r) => r.slice(1).join('/'))],
+    );
+    return new Map(rows.map((r) => [r.key, r.name]));
+  }
+
+  /** Keeps the CRM record's name (read from the CRM) on the mappings of that record. */
+  async setRecordName(mappingIds: string[], name: string): Promise<void> {
+    await this.database.query(`UPDATE mapping SET crm_record_name = $2 WHERE id = ANY($1::bigint[]) AND crm_record_name IS DISTINCT FROM $2`, [
+      mappingIds,
+      name,
+    ]);
   }
 
   /** Existing mappings that could be in the way of these inputs: same appointment, same record, or same project and CRM. */

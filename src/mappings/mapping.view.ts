@@ -2,6 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
 import { MAPPING_SOURCES, type Mapping, type MappingSource } from './mapping.entity.js';
 
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+
 /** A mapping as the admin API shows it (docs/operations.md, "The admin API"): ids as JSON strings, times ISO 8601 UTC. */
 export class MappingView {
   @ApiProperty({ example: '12' }) id: string;
@@ -9,7 +11,11 @@ export class MappingView {
   @ApiProperty({ nullable: true, type: String, example: 'APT-1001' }) appointment_id: string | null;
   @ApiProperty({ nullable: true, enum: RECORD_MODULES }) record_crm_module: string | null;
   @ApiProperty({ nullable: true, type: String, example: '4150868000004357001' }) record_crm_record_id: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'Ana Ruiz', description: "The CRM record's name; null while unknown." })
+  crm_record_name: string | null;
   @ApiProperty({ example: '36029621652695017' }) project_id: string;
+  @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen', description: "The project's name; null while unknown." })
+  project_name: string | null;
   @ApiProperty({ enum: ['pending', 'associated', 'failed'] }) status: 'pending' | 'associated' | 'failed';
   @ApiProperty({ enum: MAPPING_SOURCES, description: 'Who made it: an admin, the CSV import, or an automation that created its project.' })
   source: MappingSource;
@@ -18,14 +24,17 @@ export class MappingView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
-export function mappingView(m: Mapping): MappingView {
+/** The view of a mapping; `projectNames` gives the names known of its project (by project id). */
+export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string> = NO_NAMES): MappingView {
   return {
     id: String(m.id),
     crm: m.crm,
     appointment_id: m.appointmentId,
     record_crm_module: m.recordCrmModule,
     record_crm_record_id: m.recordCrmRecordId,
+    crm_record_name: m.crmRecordName ?? null,
     project_id: m.projectId,
+    project_name: projectNames.get(m.projectId) ?? null,
     status: m.status,
     source: m.source,
     error: m.status === 'failed' ? m.error : null,

@@ -37,13 +37,14 @@ import { Readable } from 'node:stream';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { AdminAuditService } from '../sync-log/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
-import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
+import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { FieldError } from '../common/validation-errors.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
 import type { Mapping } from './mapping.entity.js';
 import { MappingsQueryDto } from './dto/mappings-query.dto.js';
 import { MappingImportService, type ImportResult } from './mapping-import.service.js';
+import { MappingNamesService } from './mapping-names.service.js';
 import { mappingView, MappingView } from './mapping.view.js';
 import { MappingsService } from './mappings.service.js';
 
@@ -68,6 +69,7 @@ export class MappingsController {
     private readonly mappings: MappingsService,
     private readonly imports: MappingImportService,
     private readonly audit: AdminAuditService,
+    private readonly names: MappingNamesService,
   ) {}
 
   @Get()
@@ -82,7 +84,8 @@ export class MappingsController {
       limit: pageLimit(query),
       cursor: idCursor(query),
     });
-    return pageOf(page.items, page.nextCursor, mappingView);
+    const views = await this.names.views(page.items);
+    return { items: views, next_cursor: page.nextCursor };
   }
 
   @Post()
@@ -143,7 +146,7 @@ export class MappingsController {
       });
     }
     await this.audit.record(actor, { detail: `mapping ${result.mapping.id} created (${describe(result.mapping)})`, ...auditFields(result.mapping) });
-    return mappingView(result.mapping);
+    return this.names.answer(result.mapping);
   }
 
   @Post('import')
@@ -216,12 +219,14 @@ export class MappingsController {
       else results[index] = { index, status: 'error', error: `items[${index}]: ${parsed.error}` };
     });
     const outcomes = await this.mappings.createMany(valid.map((v) => v.input));
+    const shown = outcomes.flatMap((o) => (o.status === 'created' ? [o.mapping] : o.existing ? [o.existing] : []));
+    const views = new Map((await this.names.answers(shown)).map((v) => [v.id, v]));
     outcomes.forEach((outcome, i) => {
       const index = valid[i].index;
       results[index] =
         outcome.status === 'created'
-          ? { index, status: 'created', mapping: mappingView(outcome.mapping) }
-          : { index, status: 'error', error: outcome.error, ...(outcome.existing ? { existing: mappingView(outcome.existing) } : {}) };
+          ? { index, status: 'created', mapping: views.get(String(outcome.mapping.id))! }
+          : { index, status: 'error', error: outcome.error, ...(outcome.existing ? { existing: views.get(String(outcome.existing.id))! } : {}) };
     });
     const errors = results.filter((r) => r.status === 'error').length;
     return { created: results.length - errors, errors, items: results };

@@ -24,6 +24,7 @@ const row = (id: number, crm: MappingCrm, projectId: string, fields: Partial<Map
   appointment_id: crm === 'appointment' ? `APT-${id}` : null,
   record_crm_module: crm === 'record' ? 'Deals' : null,
   record_crm_record_id: crm === 'record' ? `${RECORD}${id}` : null,
+  crm_record_name: null,
   project_id: projectId,
   status: 'pending',
   source: 'admin',

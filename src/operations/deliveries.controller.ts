@@ -43,7 +43,13 @@ export class DeliveriesController {
       limit,
       cursor: idCursor(query),
     });
-    return toPage(rows, limit, (r) => String(r.id), deliveryView);
+    const names = await this.operations.projectNames(rows.map((r) => r.projectId));
+    return toPage(
+      rows,
+      limit,
+      (r) => String(r.id),
+      (r) => deliveryView(r, names),
+    );
   }
 
   @Get(':id')

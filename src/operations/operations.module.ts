@@ -4,6 +4,7 @@ import { ConnectionSetupModule } from '../connection-setup/connection-setup.modu
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
@@ -28,6 +29,7 @@ import { ProjectsController } from './projects.controller.js';
     ConnectionSetupModule,
     MappingsModule,
     ObservabilityModule,
+    ProjectsModule,
     QueuesModule,
     RecordCrmModule,
     SyncLogModule,

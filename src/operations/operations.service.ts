@@ -1,12 +1,14 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../config/roles.js';
 import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { TargetNamesService } from '../sync-log/target-names.service.js';
 import { syncLogEntryView } from '../sync-log/sync-log.view.js';
 import { ConnectionViewsService } from '../connection-setup/connection-views.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { parseExactJson } from '../http/exact-json.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
-import { mappingView } from '../mappings/mapping.view.js';
+import { MappingNamesService } from '../mappings/mapping-names.service.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
 import { DealRevenueRepository } from '../record-crm/deal-revenue.repository.js';
 import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
@@ -34,7 +36,15 @@ export class OperationsService {
     private readonly audit: AdminAuditService,
     private readonly connectionViews: ConnectionViewsService,
     private readonly connectionSettings: ConnectionsService,
+    private readonly projects: ProjectsService,
+    private readonly mappingNames: MappingNamesService,
+    private readonly targetNames: TargetNamesService,
   ) {}
+
+  /** The names of the projects of these rows (by id), for their views. */
+  projectNames(projectIds: Array<string | null>): Promise<Map<string, string>> {
+    return this.projects.names(projectIds);
+  }
 
   async overview(window: OverviewWindow): Promise<OverviewView> {
     const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
@@ -78,17 +88,22 @@ export class OperationsService {
   }
 
   async project(projectId: string): Promise<ProjectView> {
-    const [mappings, deliveries, actions, deal] = await Promise.all([
+    const [project, mappings, deliveries, actions, deal] = await Promise.all([
+      this.projects.one(projectId),
       this.mappings.findAllByProject(projectId),
       this.inbox.findNewestByProject(projectId, PROJECT_DELIVERIES_LIMIT),
       this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
       this.dealRevenue.latestOfProject(projectId),
     ]);
+    const names = new Map(project ? [[projectId, project.name]] : []);
+    const targets = await this.targetNames.namesOf(actions);
     return {
       project_id: projectId,
-      mappings: mappings.map(mappingView),
-      deliveries: deliveries.map(deliveryView),
-      actions: actions.map(syncLogEntryView),
+      name: project?.name ?? null,
+      customer: project ? project.customer : null,
+      mappings: await this.mappingNames.views(mappings),
+      deliveries: deliveries.map((d) => deliveryView(d, names)),
+      actions: actions.map((a) => syncLogEntryView(a, names, targets)),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
       deal: deal && {
         target: `Deals/${deal.dealId}`,
@@ -118,7 +133,8 @@ export class OperationsService {
       json = null;
     }
     const actions = await this.syncLog.findByInbox(id);
-    return { ...deliveryView(row), body: text, json, actions: actions.map(syncLogEntryView) };
+    const [names, targets] = await Promise.all([this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]), this.targetNames.namesOf(actions)]);
+    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets)) };
   }
 
   /**

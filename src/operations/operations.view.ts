@@ -16,6 +16,7 @@ export class DeliveryView {
   @ApiProperty({ description: 'Failed routing attempts.' }) attempts: number;
   @ApiProperty({ description: 'How many times an admin replayed it.' }) replays: number;
   @ApiProperty({ nullable: true, type: String, description: 'The project routing found it to concern.' }) project_id: string | null;
+  @ApiProperty({ nullable: true, type: String, description: "That project's name; null while unknown." }) project_name: string | null;
   @ApiProperty({ nullable: true, type: String }) error: string | null;
   @ApiProperty({ format: 'date-time' }) received_at: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) routed_at: string | null;
@@ -32,7 +33,9 @@ export class DeliveryDetailView extends DeliveryView {
   actions: SyncLogEntryView[];
 }
 
-export function deliveryView(row: DeliveryRow): DeliveryView {
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+
+export function deliveryView(row: DeliveryRow, projectNames: ReadonlyMap<string, string> = NO_NAMES): DeliveryView {
   return {
     id: String(row.id),
     endpoint: row.endpoint,
@@ -42,6 +45,7 @@ export function deliveryView(row: DeliveryRow): DeliveryView {
     attempts: row.attempts,
     replays: row.replays,
     project_id: row.projectId,
+    project_name: row.projectId === null ? null : (projectNames.get(row.projectId) ?? null),
     error: row.error,
     received_at: iso(row.receivedAt)!,
     routed_at: iso(row.routedAt),
@@ -63,8 +67,17 @@ export class DealRevenueView {
   @ApiProperty({ description: 'The update_deal entry that wrote it.' }) sync_log_id: string;
 }
 
+export class ProjectCustomerView {
+  @ApiProperty({ nullable: true, type: String }) name: string | null;
+  @ApiProperty({ nullable: true, type: String }) email: string | null;
+  @ApiProperty({ nullable: true, type: String }) phone: string | null;
+}
+
 export class ProjectView {
   @ApiProperty({ example: '36029621652695017' }) project_id: string;
+  @ApiProperty({ nullable: true, type: String, description: "The project's name (from its events, or P4 when first shown); null when the service cannot say." })
+  name: string | null;
+  @ApiProperty({ nullable: true, type: ProjectCustomerView }) customer: ProjectCustomerView | null;
   @ApiProperty({ type: [MappingView] }) mappings: MappingView[];
   @ApiProperty({ type: [DeliveryView], description: 'Newest first, at most 100.' }) deliveries: DeliveryView[];
   @ApiProperty({ type: [SyncLogEntryView], description: 'Newest first, at most 200; `parent_id` links a chain.' }) actions: SyncLogEntryView[];

@@ -13,7 +13,7 @@ import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
-import type { PaymentReceivedData, PaymentReversedData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
+import type { PaymentReceivedData, PaymentReversedData, ProjectEventData, ProposalStatusChangedData, RoutedDelivery } from '../domain/service-events.js';
 import type { ReconcilePayload } from '../domain/actions.js';
 import { RelayRecoveryService } from '../relay/relay-recovery.service.js';
 import { fingerprintOf, ProposalFingerprints, type SeenProposal } from './proposal-fingerprints.js';
@@ -22,6 +22,8 @@ const CHANGES_LOCK_KEY = 8_127_303_552;
 const FULL_LOCK_KEY = 8_127_303_553;
 const PER_PAGE = 100;
 const PROJECTS_PER_READ = 500;
+/** The sweep of the service's projects saves its progress (the entry's detail) every this many projects. */
+const SWEEP_PROGRESS_EVERY = 500;
 
 interface Tally {
   projects: number;
@@ -138,13 +140,41 @@ export class ReconcileActionsService {
       }
       if (projects.length < PROJECTS_PER_READ) break;
     }
+    const swept = await this.sweepProjects(entryId, position, pace, tally);
     const summary =
       `full pass: ${count(position.done)} of ${count(position.total)} mapped project(s) checked` +
       `${resumed ? ` (resumed after project ${payload.after}; ${count(tally.projects)} in this run)` : ''}; ` +
       `${tally.approvals} approved proposal(s) and ${tally.payments} payment(s) replayed, ${tally.reversals} reversal(s); ` +
-      `${tally.created} action(s) created; ${pace.calls()} service call(s) in this run`;
+      `${tally.created} action(s) created; ${count(swept)} project(s) of the service swept (P1) for names and suggestions; ` +
+      `${pace.calls()} service call(s) in this run`;
     this.logger.log(`reconciliation: ${summary}`);
     return summary;
+  }
+
+  /**
+   * Every project of the service (P1, a page per call, at the pass's pace), routed as a made-up `project.updated`: its
+   * name is kept, and a project created before crm-sync, or whose webhook was lost, is looked for in the CRMs
+   * (suggestions). A look already made for the same fields is not made again, so a second sweep costs P1 pages only.
+   */
+  private async sweepProjects(entryId: string, position: { after: string | null; done: number; total: number }, pace: Pacer, tally: Tally): Promise<number> {
+    let swept = 0;
+    for await (const project of this.service.allProjects()) {
+      const data: ProjectEventData = { ...project, id: String(project.id), tags: project.tags ?? [], source: null };
+      tally.created += await this.router.routeSynthetic({
+        trigger: 'reconcile',
+        inboxId: null,
+        receivedAt: new Date(),
+        shortId: `p${data.id}`,
+        event: 'project.updated',
+        data,
+        projectId: data.id,
+      });
+      if (++swept % SWEEP_PROGRESS_EVERY === 0) {
+        await this.syncLog.saveProgress(entryId, position, `full pass: mapped projects checked; ${count(swept)} project(s) of the service swept`);
+      }
+      await pace.wait();
+    }
+    return swept;
   }
 
   private async reconcileProject(projectId: string, tally: Tally): Promise<void> {

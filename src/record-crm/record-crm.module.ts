@@ -4,6 +4,7 @@ import { AutomationSettingsModule } from '../automation-settings/automation-sett
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
 import { ObservabilityModule } from '../health/observability.module.js';
+import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
@@ -59,10 +60,12 @@ export class RecordCrmModule implements OnModuleInit {
     private readonly registry: ActionRegistryService,
     private readonly actions: RecordActionsService,
     private readonly revenue: RevenueActionsService,
+    private readonly names: MappingNamesService,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.actions, this.revenue);
+    this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -66,6 +66,10 @@ export interface RecordCrm {
   listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage>;
   /** The records of these ids that exist, asked 100 ids per call (Zoho's limit); ids not found are left out. */
   getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]>;
+  /** The record's name as people know it (Deal_Name, Full_Name or Subject); null when it has none or is gone. */
+  recordName(record: RecordRef): Promise<string | null>;
+  /** Records of a module matching a search (Zoho's search API); none: []. */
+  searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]>;
   /**
    * Whether the CRM can be called: null when a token can be obtained with every scope crm-sync needs and it reaches a
    * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
@@ -73,6 +77,20 @@ export interface RecordCrm {
   accessProblem(): Promise<string | null>;
   /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
   connectedAccount(): Promise<RecordCrmAccount | null>;
+}
+
+/** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */
+export type RecordSearch = { word: string } | { email: string } | { phone: string } | { field: string; equals: string };
+
+/** The fields that name a record, by module: what people call a deal, a quote, a lead or a contact. */
+export const RECORD_NAME_FIELDS = ['Deal_Name', 'Subject', 'Full_Name', 'Last_Name'] as const;
+
+export function recordNameOf(record: Record<string, unknown>): string | null {
+  for (const field of RECORD_NAME_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return null;
 }
 
 export const RECORD_CRM = Symbol('RECORD_CRM');

@@ -3,6 +3,7 @@ const RECORD_CALLS = [
   'GET /{module}',
   'GET /{module}?ids',
   'GET /{module}/search',
+  'GET /{module}/{id}',
   'GET /{module}/{id}/Attachments',
   'POST /{module}/{id}/Attachments',
   'GET /{module}/{id}/Notes',

@@ -12,16 +12,19 @@ import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../ht
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type {
-  ChangedRecordsPage,
-  ChangedRecordsQuery,
-  RecordAttachment,
-  RecordCrm,
-  RecordCrmAccount,
-  RecordNote,
-  RecordRef,
-  UploadSource,
-  ZohoRecord,
+import {
+  RECORD_NAME_FIELDS,
+  recordNameOf,
+  type ChangedRecordsPage,
+  type ChangedRecordsQuery,
+  type RecordAttachment,
+  type RecordCrm,
+  type RecordCrmAccount,
+  type RecordNote,
+  type RecordRef,
+  type RecordSearch,
+  type UploadSource,
+  type ZohoRecord,
 } from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
@@ -33,6 +36,8 @@ const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHE
 /** 4xx answers read here rather than thrown by OutboundHttp, so that Zoho's `code` decides what happens. */
 const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
+/** A picker shows a first page; a suggestion wants few candidates. */
+const SEARCH_PAGE = 20;
 /** How long readiness trusts the organization it read: two calls per this long, whatever the probes. */
 const ACCOUNT_RECHECK_MS = 10 * 60_000;
 /** Get Records takes at most 100 ids per call. */
@@ -184,6 +189,31 @@ export class ZohoClient implements RecordCrm {
       retry: false,
     });
     return firstResultId('POST /Notes', data);
+  }
+
+  async recordName(record: RecordRef): Promise<string | null> {
+    const endpoint = 'GET /{module}/{id}';
+    const { data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: recordPath(record),
+      params: { fields: RECORD_NAME_FIELDS.join(',') },
+    });
+    const found = envelopeItems(endpoint, data)[0];
+    return found ? recordNameOf(found) : null;
+  }
+
+  /** The first page (at most 20) of Zoho's search API; 204 (nothing matched) is []. `criteria` compares with `equals`. */
+  async searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]> {
+    const endpoint = 'GET /{module}/search';
+    const search = 'field' in query ? { criteria: `(${query.field}:equals:${escapeCriteriaValue(query.equals)})` } : query;
+    const { data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: `/${enc(module)}/search`,
+      params: { ...search, page: 1, per_page: SEARCH_PAGE },
+    });
+    return envelopeItems(endpoint, data).map((record) => ({ ...record, id: zohoId(endpoint, record.id) }));
   }
 
   async listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage> {
@@ -347,6 +377,11 @@ function nextPage(params: Record<string, string | number>, info: NonNullable<Zoh
     delete params.page_token;
     params.page = Number(params.page ?? 1) + 1;
   }
+}
+
+/** Zoho's criteria syntax: parentheses, commas and backslashes in a value are escaped with a backslash. */
+function escapeCriteriaValue(value: string): string {
+  return value.replace(/[\\(),]/g, (c) => `\\${c}`);
 }
 
 function recordPath(record: RecordRef): string {

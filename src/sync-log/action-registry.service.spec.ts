@@ -100,8 +100,26 @@ class AutomationActions {
   }
 }
 
+@Injectable()
+class SuggestionActions {
+  @RunsAction('suggest_mapping', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async suggestAppointments(_entry: ActionEntry<'suggest_mapping'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('suggest_mapping', { crm: 'record', queue: QUEUES.recordCrm })
+  async suggestRecords(_entry: ActionEntry<'suggest_mapping'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('auto_map', { queue: QUEUES.service })
+  async autoMap(_entry: ActionEntry<'auto_map'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+}
+
 /** Every kind handled: what a daemon with all its modules has. */
-const EVERY_HANDLER = [CoreActions, RecordNotes, RecordAttachments, AppointmentPushes, AutomationActions];
+const EVERY_HANDLER = [CoreActions, RecordNotes, RecordAttachments, AppointmentPushes, AutomationActions, SuggestionActions];
 
 @Injectable()
 class RecordNotesAgain {

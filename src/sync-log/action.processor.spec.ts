@@ -15,6 +15,7 @@ import { ActionRegistryService, noHandlerFor } from './action-registry.service.j
 import { ActionWorkerDeps, ServiceActionsWorker } from './action.processor.js';
 import { PermanentActionError, type ActionOutcome, type NewAction, type RegisteredHandler } from './action.types.js';
 import { CallTraceRepository } from './call-trace.repository.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
 
@@ -70,6 +71,7 @@ async function setUp() {
       { provide: ActionRecorderService, useValue: { record } },
       { provide: ALERT_SINK, useValue: { notify } },
       { provide: CallTraceRepository, useValue: { save: saveTrace } },
+      { provide: ProjectsService, useValue: { names: async () => new Map([['36029621652695017', 'Ruiz kitchen']]) } },
     ],
   }).compile();
   await moduleRef.init();
@@ -356,7 +358,9 @@ describe(ServiceActionsWorker.name, () => {
       expect(w.awaitRetry).not.toHaveBeenCalled();
       expect(moveToDelayed).not.toHaveBeenCalled();
       expect(await w.counted('failed')).toBe(1);
-      expect(w.notify.mock.calls).toEqual([['action_failed', { entryId: '7', detail: `#7 push_proposal_pdf: ${reason}` }]]);
+      expect(w.notify.mock.calls).toEqual([
+        ['action_failed', { entryId: '7', detail: `#7 push_proposal_pdf (project Ruiz kitchen 36029621652695017): ${reason}` }],
+      ]);
     });
 
     it('an entry whose kind no handler runs fails with the reason', async () => {

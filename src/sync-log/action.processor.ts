@@ -18,6 +18,7 @@ import { CallTraceRepository } from './call-trace.repository.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
+import { ProjectsService } from '../projects/projects.service.js';
 
 /** Everything a worker needs, injected once so each queue's worker class stays a one-liner. */
 @Injectable()
@@ -33,6 +34,8 @@ export class ActionWorkerDeps {
     @Inject(ALERT_SINK) readonly alerts: AlertSink,
     /** Stores each run's outbound calls. */
     readonly callTraces: CallTraceRepository,
+    /** Names the project of an alert. */
+    readonly projects: ProjectsService,
   ) {}
 }
 
@@ -99,13 +102,20 @@ export abstract class ActionWorker extends WorkerHost {
     }
   }
 
+  /** ` (project Ruiz kitchen 3602…)` for an alert: the name known now (nothing is read for it), with the id. */
+  private async projectOf(entry: SyncLogEntry): Promise<string> {
+    if (!entry.projectId) return '';
+    const name = (await this.deps.projects.names([entry.projectId], false).catch(() => new Map<string, string>())).get(entry.projectId);
+    return ` (project ${name ? `${name} ` : ''}${entry.projectId})`;
+  }
+
   private async fail(job: Job, token: string | undefined, entry: SyncLogEntry, err: unknown): Promise<void> {
     const reason = reasonOf(err);
     if (isPermanent(err) || entry.attempts - entry.retryBase >= this.deps.config.jobs.attempts) {
       await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
       this.count(entry, 'failed');
       this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
-      this.deps.alerts.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}: ${reason}` });
+      this.deps.alerts.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}${await this.projectOf(entry)}: ${reason}` });
       return;
     }
     const supersededBy = await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {

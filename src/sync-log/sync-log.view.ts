@@ -10,8 +10,12 @@ export class SyncLogEntryView {
   @ApiProperty({ example: 'associate' }) kind: string;
   @ApiProperty({ enum: SYNC_TRIGGERS }) trigger: string;
   @ApiProperty({ nullable: true, type: String, example: '36029621652695017' }) project_id: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen', description: "The project's name; null while unknown (or no project)." })
+  project_name: string | null;
   @ApiProperty({ nullable: true, enum: ['appointment', 'record'] }) crm: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'The appointment id, or `Module/record id`.' }) target: string | null;
+  @ApiProperty({ nullable: true, type: String, description: "The target's name, as its mapping keeps it; null while unknown." })
+  target_name: string | null;
   @ApiProperty({ enum: SYNC_STATUSES }) status: string;
   @ApiProperty({ description: 'How many times the action ran.' }) attempts: number;
   @ApiProperty({ nullable: true, type: String, description: "The last failure's reason." }) error: string | null;
@@ -70,14 +74,23 @@ export function syncLogCallView(call: StoredCall): SyncLogCallView {
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
 
-export function syncLogEntryView(entry: SyncLogEntry): SyncLogEntryView {
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+
+/** The view of an entry; `projectNames` by project id, `targetNames` by `targetKey` (target-names.service.ts). */
+export function syncLogEntryView(
+  entry: SyncLogEntry,
+  projectNames: ReadonlyMap<string, string> = NO_NAMES,
+  targetNames: ReadonlyMap<string, string> = NO_NAMES,
+): SyncLogEntryView {
   return {
     id: String(entry.id),
     kind: entry.kind,
     trigger: entry.trigger,
     project_id: entry.projectId,
+    project_name: entry.projectId === null ? null : (projectNames.get(entry.projectId) ?? null),
     crm: entry.crm,
     target: entry.target,
+    target_name: entry.target && entry.crm ? (targetNames.get(`${entry.crm}:${entry.target}`) ?? null) : null,
     status: entry.status,
     attempts: entry.attempts,
     error: entry.error,

@@ -9,7 +9,9 @@ import type { AdminActor } from '../config/roles.js';
 import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { viewFor } from '../http/redact-urls.js';
+import { ProjectsService } from '../projects/projects.service.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
+import { TargetNamesService } from './target-names.service.js';
 import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 
 @ApiTags('sync-logs')
@@ -21,6 +23,8 @@ export class SyncLogsController {
     private readonly actions: ActionRecorderService,
     private readonly audit: AdminAuditService,
     private readonly callTraces: CallTraceRepository,
+    private readonly projects: ProjectsService,
+    private readonly targetNames: TargetNamesService,
   ) {}
 
   @Get()
@@ -37,7 +41,11 @@ export class SyncLogsController {
       limit: pageLimit(query),
       cursor: idCursor(query),
     });
-    return viewFor(actor, pageOf(page.items, page.nextCursor, syncLogEntryView));
+    const [names, targets] = await Promise.all([this.projects.names(page.items.map((e) => e.projectId)), this.targetNames.namesOf(page.items)]);
+    return viewFor(
+      actor,
+      pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names, targets)),
+    );
   }
 
   @Get(':id')
@@ -48,7 +56,8 @@ export class SyncLogsController {
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
     const calls = await this.callTraces.forEntry(id);
-    return viewFor(actor, { ...syncLogEntryView(entry), calls: calls.map(syncLogCallView) });
+    const [names, targets] = await Promise.all([this.projects.names([entry.projectId]), this.targetNames.namesOf([entry])]);
+    return viewFor(actor, { ...syncLogEntryView(entry, names, targets), calls: calls.map(syncLogCallView) });
   }
 
   @Post(':id/retry')

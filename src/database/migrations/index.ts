@@ -15,6 +15,8 @@ import { LegacySeals1763700013000 } from './1763700013000-legacy-seals.js';
 import { AdminSessionEpoch1763700013500 } from './1763700013500-admin-session-epoch.js';
 import { Revenue1763700014000 } from './1763700014000-revenue.js';
 import { Automations1763700014200 } from './1763700014200-automations.js';
+import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
+import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -35,4 +37,6 @@ export const MIGRATIONS = [
   AdminSessionEpoch1763700013500,
   Revenue1763700014000,
   Automations1763700014200,
+  ProjectNames1763700014500,
+  MappingSuggestions1763700014600,
 ];

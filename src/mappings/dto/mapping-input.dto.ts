@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsString, Matches, MaxLength, ValidateIf, validateSync } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, validateSync } from 'class-validator';
 import { fieldErrors, type FieldError } from '../../common/validation-errors.js';
 import { RECORD_MODULES, type RecordModule } from '../../service-api/service-api.types.js';
 import { NO_CONTROL_OR_QUOTE } from '../../http/file-names.js';
@@ -61,6 +61,13 @@ export class MappingInputDto {
   @Matches(DIGITS, { message: 'project_id must be a string of digits' })
   @Matches(CANONICAL_DIGITS, { message: 'project_id must be a string of digits without leading zeros' })
   project_id: string;
+
+  @ApiPropertyOptional({ description: "The CRM record's name as a picker showed it (kept for the screens).", example: 'Ana Ruiz' })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() || undefined : (value ?? undefined)))
+  @IsOptional()
+  @IsString({ message: 'crm_record_name must be a string' })
+  @MaxLength(300, { message: 'crm_record_name must be at most 300 characters' })
+  crm_record_name?: string;
 }
 
 /** A validated mapping input, ids as exact strings. */
@@ -70,6 +77,8 @@ export interface MappingInput {
   recordCrmModule: RecordModule | null;
   recordCrmRecordId: string | null;
   projectId: string;
+  /** The CRM record's name when the caller knows it (a picker); null: read from the CRM when first shown. */
+  crmRecordName?: string | null;
 }
 
 /** A refusal: its text, and the same failures with their fields and stable codes (docs/operations.md "Codes"). */
@@ -101,6 +110,7 @@ export function parseMappingInput(raw: unknown): ParsedMappingInput {
       recordCrmModule: dto.record_crm_module ?? null,
       recordCrmRecordId: dto.record_crm_record_id ?? null,
       projectId: dto.project_id,
+      crmRecordName: dto.crm_record_name ?? null,
     },
   };
 }

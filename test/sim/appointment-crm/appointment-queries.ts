@@ -39,7 +39,8 @@ export function listChanged(appointments: Map<string, SimAppointment>, query: UR
 
 /**
  * `GET /appointments?q=` (any of id, job number, customer name, e-mail or phone, sales rep; case-insensitive, a
- * part is enough), or the exact `job_number`, `email` (case-insensitive) or `phone` (digits compared): the most
+ * part is enough), or the exact `job_number`, `email` (case-insensitive) or `phone` (digits compared, the last 10 when
+ * both have as many: a country code written on one side only still matches): the most
  * recently changed first.
  */
 export function search(appointments: Map<string, SimAppointment>, query: URLSearchParams): SimResponse {
@@ -65,8 +66,12 @@ function matcherOf(query: URLSearchParams): ((a: SimAppointment) => boolean) | n
   const email = query.get('email')?.toLowerCase();
   if (email) return (a) => a.customer?.email?.toLowerCase() === email;
   const phone = digits(query.get('phone'));
-  if (phone) return (a) => digits(a.customer?.phone) === phone;
+  if (phone) return (a) => samePhone(digits(a.customer?.phone), phone);
   return null;
+}
+
+function samePhone(one: string, other: string): boolean {
+  return one.length >= 10 && other.length >= 10 ? one.slice(-10) === other.slice(-10) : one === other;
 }
 
 function byChange(a: Pick<SimAppointment, 'updated_at' | 'id'>, b: Pick<SimAppointment, 'updated_at' | 'id'>): number {

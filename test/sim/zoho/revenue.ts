@@ -1,3 +1,4 @@
+import { searchRecords } from './zoho-search.js';
 import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
 import type { ScopedCall } from './scopes.js';
 
@@ -128,6 +129,7 @@ export class ZohoRevenueSim {
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
   private search(req: SimRequest, module: 'Products' | 'Quotes'): SimResponse {
     const criteria = req.query.get('criteria');
+    if (!criteria && module === 'Quotes') return searchRecords(this.quotes(), req.query);
     if (!criteria) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'criteria' }) };
     const match = /^\((\w+):(equals|starts_with):((?:\\.|[^\\()])*)\)$/.exec(criteria);
     if (!match)

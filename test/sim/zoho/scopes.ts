@@ -38,6 +38,7 @@ export function requiredScopes(target: ScopedCall, reading: ScopeReading): strin
   switch (target.call) {
     case 'get_records':
     case 'get_record':
+    case 'search_records':
       return [`ZohoCRM.modules.${target.module}.READ`];
     case 'list_attachments':
       return strict ? [`ZohoCRM.modules.${target.module}.READ`, 'ZohoCRM.modules.attachments.READ'] : ['ZohoCRM.modules.attachments.READ'];

@@ -642,4 +642,42 @@ describe(ZohoSim.name, () => {
       expect(await res.json()).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
     });
   });
+
+  describe('search (GET /{module}/search, module_search.yaml)', () => {
+    const ids: Record<string, string> = {};
+    beforeAll(() => {
+      ids.deal = sim.addRecord('Deals', undefined, { Deal_Name: 'Search deal (A, B)', Job_Number: 'JN-77', Stage: 'Won' });
+      ids.contact = sim.addRecord('Contacts', undefined, { Full_Name: 'Sam Searcher', Email: 'sam@search.example', Mobile: '+1 (512) 555-0142' });
+    });
+    const found = async (path: string): Promise<string[]> => {
+      const res = await call(path);
+      if (res.status === 204) return [];
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
+    };
+
+    it('finds by criteria (equals reads as contains, escaped values), e-mail, phone digits and word', async () => {
+      expect(await found(`/Deals/search?criteria=${encodeURIComponent('(Job_Number:equals:JN-77)')}`)).toEqual([ids.deal]);
+      expect(await found(`/Deals/search?criteria=${encodeURIComponent('(Deal_Name:equals:deal \\(A\\, B\\))')}`)).toEqual([ids.deal]);
+      expect(await found('/Contacts/search?email=sam@search.example')).toEqual([ids.contact]);
+      expect(await found(`/Contacts/search?phone=${encodeURIComponent('512-555-0142')}`)).toEqual([ids.contact]);
+      expect(await found('/Contacts/search?word=searcher')).toEqual([ids.contact]);
+    });
+
+    it('answers 204 with no body when nothing matches, 400 without a search parameter, and for a one-letter word', async () => {
+      const none = await call('/Deals/search?word=nothing-like-this');
+      expect(none.status).toBe(204);
+      expect(await none.text()).toBe('');
+      const missing = await call('/Deals/search');
+      expect(missing.status).toBe(400);
+      expect(await missing.json()).toMatchObject({ code: 'EXPECTED_PARAM_MISSING' });
+      expect((await call('/Deals/search?word=s')).status).toBe(400);
+      expect((await call('/Nope/search?word=sam')).status).toBe(400);
+    });
+
+    it('returns only the fields asked for, with the id', async () => {
+      const res = await call('/Deals/search?word=search&fields=Deal_Name');
+      expect(((await res.json()) as { data: unknown[] }).data).toEqual([{ id: ids.deal, Deal_Name: 'Search deal (A, B)' }]);
+    });
+  });
 });

@@ -5,6 +5,7 @@ import { getRecords } from './get-records.js';
 import { isKnownScope, lacking, requiredScopes, SELF_CLIENT_SCOPES, type ScopedCall, type ScopeReading } from './scopes.js';
 import { parseMultipart } from './multipart.js';
 import { ZohoRevenueSim } from './revenue.js';
+import { searchRecords } from './zoho-search.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
 export type ZohoModule = (typeof ZOHO_MODULES)[number];
@@ -344,6 +345,15 @@ export class ZohoSim {
       this.authed(
         () => ({ call: 'current_user' }),
         (req, token) => this.users(req, token),
+      ),
+    );
+    // Before `/:module/:id`, which would take `search` for a record id.
+    this.api.route(
+      'GET',
+      '/crm/v8/:module/search',
+      this.authed(
+        (req) => ({ call: 'search_records', module: req.params.module }),
+        (req) => (isModule(req.params.module) ? searchRecords([...this.moduleRecords(req.params.module).values()], req.query) : invalidModule()),
       ),
     );
     this.api.route(

@@ -1,0 +1,83 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ProjectsService } from '../projects/projects.service.js';
+import type { Mapping, MappingCrm } from './mapping.entity.js';
+import { MappingRepository } from './mapping.repository.js';
+import { mappingView, type MappingView } from './mapping.view.js';
+
+/** Reads the name of a mapping's CRM record from its CRM; null when the CRM gives none. */
+export type RecordNameReader = (mapping: Mapping) => Promise<string | null>;
+
+/** Records read from their CRM in the background per list shown; the rest wait for the next showing. */
+const BACKGROUND_READS_PER_CALL = 10;
+/** A record its CRM could not name (no name, gone, the CRM away) is not read again for this long (lists refresh every 10 s). */
+const UNNAMED_FOR_MS = 15 * 60_000;
+/** At most this many unnamed records are remembered (then the memory starts again). */
+const UNNAMED_KEPT = 10_000;
+
+/**
+ * Mappings as screens show them: with their project's name and their CRM record's name. A record's name comes with
+ * the mapping when a picker made it; otherwise it is read from its CRM the first time the mapping is shown (the CRM
+ * modules register how, in their onModuleInit, as mappings cannot import them) and kept on the mapping.
+ */
+@Injectable()
+export class MappingNamesService {
+  private readonly logger = new Logger(MappingNamesService.name);
+  private readonly readers = new Map<MappingCrm, RecordNameReader>();
+  private readonly reading = new Set<string>();
+  /** Mappings whose record could not be named, and when. */
+  private readonly unnamed = new Map<string, number>();
+
+  constructor(
+    private readonly repository: MappingRepository,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  registerReader(crm: MappingCrm, reader: RecordNameReader): void {
+    this.readers.set(crm, reader);
+  }
+
+  /** Lists and the project view: names not known yet are read in the background, for the next showing. */
+  async views(mappings: Mapping[]): Promise<MappingView[]> {
+    const names = await this.projects.names(mappings.map((m) => m.projectId));
+    this.readRecordNames(mappings.filter((m) => !m.crmRecordName));
+    return mappings.map((m) => mappingView(m, names));
+  }
+
+  /** A write's answer: the names known now, no read started (a mapping is made to be used, not shown). */
+  async answer(mapping: Mapping): Promise<MappingView> {
+    return (await this.answers([mapping]))[0];
+  }
+
+  async answers(mappings: Mapping[]): Promise<MappingView[]> {
+    const names = await this.projects.names(
+      mappings.map((m) => m.projectId),
+      false,
+    );
+    return mappings.map((m) => mappingView(m, names));
+  }
+
+  private readRecordNames(mappings: Mapping[]): void {
+    const now = Date.now();
+    const wanted = mappings
+      .filter((m) => !this.reading.has(m.id) && this.readers.has(m.crm) && !(now - (this.unnamed.get(m.id) ?? -Infinity) < UNNAMED_FOR_MS))
+      .slice(0, BACKGROUND_READS_PER_CALL);
+    for (const mapping of wanted) {
+      this.reading.add(mapping.id);
+      void this.readRecordName(mapping).finally(() => this.reading.delete(mapping.id));
+    }
+  }
+
+  private async readRecordName(mapping: Mapping): Promise<void> {
+    try {
+      const name = await this.readers.get(mapping.crm)!(mapping);
+      if (name) {
+        await this.repository.setRecordName([mapping.id], name);
+        return;
+      }
+    } catch (err) {
+      this.logger.warn(`mapping ${mapping.id}: its CRM record's name could not be read: ${(err as Error).message}`);
+    }
+    if (this.unnamed.size >= UNNAMED_KEPT) this.unnamed.clear();
+    this.unnamed.set(mapping.id, Date.now());
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '../database/database.service.js';
+import type { ProjectFacts } from './project-facts.js';
+
+interface ProjectRow {
+  project_id: string;
+  name: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+  job_number: string | null;
+}
+
+/** Every statement on `project`: what crm-sync knows of the service's projects, by primary key. */
+@Injectable()
+export class ProjectRepository {
+  constructor(private readonly database: DatabaseService) {}
+
+  /**
+   * Stores the facts as seen at `seenAt`, in one statement. A row seen later is kept: a delivery routed late (a
+   * replay, a retry) or a P4 answer read before a rename never puts an old name back.
+   */
+  async remember(facts: ProjectFacts[], seenAt: Date): Promise<void> {
+    if (facts.length === 0) return;
+    const col = <T>(pick: (f: ProjectFacts) => T) => facts.map(pick);
+    await this.database.query(
+      `INSERT INTO project (project_id, name, customer_name, customer_email, customer_phone, job_number, seen_at)
+       SELECT DISTINCT ON (t.project_id) t.project_id, t.name, t.customer_name, t.customer_email, t.customer_phone, t.job_number, $7::timestamptz
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+              AS t(project_id, name, customer_name, customer_email, customer_phone, job_number)
+       ON CONFLICT (project_id) DO UPDATE
+          SET name = EXCLUDED.name, customer_name = EXCLUDED.customer_name, customer_email = EXCLUDED.customer_email,
+              customer_phone = EXCLUDED.customer_phone, job_number = EXCLUDED.job_number, seen_at = EXCLUDED.seen_at, updated_at = now()
+        WHERE project.seen_at <= EXCLUDED.seen_at`,
+      [
+        col((f) => f.projectId),
+        col((f) => f.name),
+        col((f) => f.customer.name),
+        col((f) => f.customer.email),
+        col((f) => f.customer.phone),
+        col((f) => f.jobNumber),
+        seenAt,
+      ],
+    );
+  }
+
+  async findByIds(projectIds: string[]): Promise<ProjectFacts[]> {
+    if (projectIds.length === 0) return [];
+    const rows = await this.database.query<ProjectRow[]>(
+      `SELECT project_id, name, customer_name, customer_email, customer_phone, job_number FROM project WHERE project_id = ANY($1::text[])`,
+      [projectIds],
+    );
+    return rows.map((r) => ({
+      projectId: r.project_id,
+      name: r.name,
+      customer: { name: r.customer_name, email: r.customer_email, phone: r.customer_phone },
+      jobNumber: r.job_number,
+    }));
+  }
+}

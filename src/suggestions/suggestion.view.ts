@@ -1,0 +1,58 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { MATCH_KEYS } from '../automation-settings/automation-settings.js';
+import { PageQueryDto } from '../common/pagination.js';
+import { RECORD_MODULES } from '../service-api/service-api.types.js';
+import { SUGGESTION_STATUSES, type MappingSuggestion, type SuggestionStatus } from './suggestion.entity.js';
+
+const LISTED = SUGGESTION_STATUSES.filter((s) => s !== 'none');
+
+export class SuggestionsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: LISTED, default: 'open' })
+  @IsOptional()
+  @IsIn(LISTED, { message: `status must be one of ${LISTED.join(', ')}` })
+  status?: SuggestionStatus;
+}
+
+export class AcceptSuggestionDto {
+  @ApiPropertyOptional({ description: 'The candidate to map (its id); may be left out when there is only one.', example: '4150868000004357001' })
+  @IsOptional()
+  @IsString({ message: 'candidate must be a string (the id of one of the candidates)' })
+  @MaxLength(200, { message: 'candidate must be at most 200 characters' })
+  candidate?: string;
+}
+
+export class CandidateView {
+  @ApiProperty({ example: '4150868000004357001' }) id: string;
+  @ApiProperty({ nullable: true, enum: RECORD_MODULES, description: 'The Zoho module; null for an appointment.' }) module: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'Ana Ruiz' }) name: string | null;
+  @ApiProperty({ enum: MATCH_KEYS, isArray: true, description: 'What matched the project.' }) matched_on: string[];
+}
+
+export class SuggestionView {
+  @ApiProperty({ example: '7' }) id: string;
+  @ApiProperty({ example: '36029621652695017' }) project_id: string;
+  @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen' }) project_name: string | null;
+  @ApiProperty({ enum: ['appointment', 'record'] }) crm: string;
+  @ApiProperty({ type: [CandidateView] }) candidates: CandidateView[];
+  @ApiProperty({ enum: LISTED, description: '`closed`: the project was mapped meanwhile.' }) status: string;
+  @ApiProperty({ nullable: true, type: String, description: 'The mapping made when accepted.' }) mapping_id: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Who accepted or dismissed it (null: auto_accept).' }) decided_by: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export function suggestionView(s: MappingSuggestion, projectNames: ReadonlyMap<string, string>): SuggestionView {
+  return {
+    id: s.id,
+    project_id: s.projectId,
+    project_name: projectNames.get(s.projectId) ?? null,
+    crm: s.crm,
+    candidates: s.candidates.map((c) => ({ id: c.id, module: c.module, name: c.name, matched_on: c.matched_on })),
+    status: s.status,
+    mapping_id: s.mappingId,
+    decided_by: s.decidedBy,
+    created_at: new Date(s.createdAt).toISOString(),
+    updated_at: new Date(s.updatedAt).toISOString(),
+  };
+}
