@@ -198,7 +198,7 @@ describe('operations API', () => {
         deliveries: [],
         actions: [],
         chains: [],
-      deal: null,
+        deal: null,
       });
     });
   });

@@ -48,8 +48,6 @@ export function requiredScopes(target: ScopedCall, reading: ScopeReading): strin
       return [`ZohoCRM.modules.${target.module}.READ`, 'ZohoCRM.modules.notes.READ'];
     case 'add_note':
       return strict ? ['ZohoCRM.modules.notes.ALL'] : ['ZohoCRM.modules.notes.CREATE'];
-    case 'search_records':
-      return [`ZohoCRM.modules.${target.module}.READ`];
     case 'create_record':
       return [`ZohoCRM.modules.${target.module}.CREATE`];
     case 'update_record':
