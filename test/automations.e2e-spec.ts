@@ -116,6 +116,8 @@ describe('automations: a project for each qualifying appointment, once', () => {
     crm().addAppointment(other, { status: 'sold', customer: { name: 'Ann Other' } } as never);
     crm().addAppointment(scheduled, { status: 'Scheduled', customer: { name: 'Not Yet' } } as never);
     const a2Before = h.service.calls.a2;
+    const projectCalls = (path: string) => h.service.requestsTo('POST', path).length;
+    const [p2Before, p5Before] = [projectCalls('/v1/projects'), projectCalls('/v1/projects/search')];
 
     const run = await read();
     expect(run).toMatchObject({ kind: 'poll_changes', trigger: 'admin', status: 'succeeded' });
@@ -138,6 +140,8 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(h.service.projectOwners.get(project.id)).toBe(OWNER);
     expect(projectsNamed(`(${other})`)).toHaveLength(1);
     expect(projectsNamed(`(${scheduled})`)).toHaveLength(0);
+    // A first run creates at once: one P2 per project, no P5.
+    expect([projectCalls('/v1/projects') - p2Before, projectCalls('/v1/projects/search') - p5Before]).toEqual([2, 0]);
 
     await waitFor(() => h.service.appointmentAssociations.get(project.id) === sold, 10_000, 'the association');
     expect(h.service.calls.a2 - a2Before).toBe(1); // both mappings in one A2 call

@@ -39,7 +39,7 @@ export class AutomationActionsService {
 
   /**
    * One record's project, once: nothing when the record is mapped (by anyone, any way); the project an earlier try
-   * created when P5 finds its name; else P2. Then the mapping (source `automation`), associated by the entry that
+   * created, found by P5 on its name (on a later run, or when P2 says the name is taken); else P2. Then the mapping (source `automation`), associated by the entry that
    * follows, which gathers the mappings made meanwhile.
    */
   @RunsAction('create_project', { queue: QUEUES.service })
@@ -53,7 +53,7 @@ export class AutomationActionsService {
     }
     if (mapped) return this.created(record, `${where} has its project ${mapped.projectId} and its mapping ${mapped.id} already (an earlier try)`);
 
-    const found = await this.projects.findOrCreate(entry.payload);
+    const found = await this.projects.findOrCreate(entry.payload, entry.attempts <= 1);
     // The project view lists the entry that made the project.
     await this.syncLog.setProject(entry.id, found.project.id);
     const mapping = await this.map(record, found);

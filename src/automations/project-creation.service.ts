@@ -23,9 +23,11 @@ export interface ProjectFound {
 }
 
 /**
- * Creates a record's project on the service, or finds the one an earlier try created: P5 on the exact name first
- * (the name holds the CRM id, so it is this record's), else P2. P2 refused (400) is looked up by P5 again (an earlier
- * P2 whose answer was lost holds the name), then, when the sales rep was the owner, tried once with the default owner.
+ * Creates a record's project on the service, or finds the one an earlier try created. The name holds the CRM id, so
+ * a project of that exact name is this record's, and the service keeps names unique: a first run sends P2 at once
+ * (one call per project); a later run (an earlier one may have sent P2 and lost its answer, or died) looks it up by P5
+ * first. P2 refused (400) is looked up by P5 too (the name is taken: an earlier P2 got through), then, when the sales
+ * rep was the owner, tried once with the default owner.
  */
 @Injectable()
 export class ProjectCreationService {
@@ -34,8 +36,8 @@ export class ProjectCreationService {
     private readonly settings: AutomationSettingsService,
   ) {}
 
-  async findOrCreate(payload: CreateProjectPayload): Promise<ProjectFound> {
-    const existing = await this.findByName(payload.name);
+  async findOrCreate(payload: CreateProjectPayload, firstRun: boolean): Promise<ProjectFound> {
+    const existing = firstRun ? null : await this.findByName(payload.name);
     if (existing) return { project: existing, created: false, owner: null };
 
     const settings = payload.record.crm === 'appointment' ? await this.settings.appointmentCrm() : await this.settings.recordCrm();
