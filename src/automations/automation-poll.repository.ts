@@ -32,11 +32,12 @@ export class AutomationPollRepository {
     );
   }
 
-  /** A read ended (error null: it went through). */
-  async finishRun(crm: AutomationCrm, entryId: string, error: string | null): Promise<void> {
+  /** A read ended (error null: it went through); `entryId` when it ran as a sync log entry (asked for now). */
+  async finishRun(crm: AutomationCrm, entryId: string | null, error: string | null): Promise<void> {
     await this.database.query(
       `INSERT INTO automation_poll (crm, last_run_at, last_error, last_entry_id, updated_at) VALUES ($1, now(), $2, $3, now())
-       ON CONFLICT (crm) DO UPDATE SET last_run_at = now(), last_error = EXCLUDED.last_error, last_entry_id = EXCLUDED.last_entry_id, updated_at = now()`,
+       ON CONFLICT (crm) DO UPDATE SET last_run_at = now(), last_error = EXCLUDED.last_error,
+              last_entry_id = COALESCE(EXCLUDED.last_entry_id, automation_poll.last_entry_id), updated_at = now()`,
       [crm, error, entryId],
     );
   }

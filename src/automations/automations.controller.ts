@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Put, UnprocessableEntityException } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, Put, UnprocessableEntityException } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import type { AdminActor } from '../config/roles.js';
 import type { FieldError } from '../common/validation-errors.js';
@@ -13,7 +13,11 @@ import {
 import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
 import { AdminAuditService } from '../sync-log/admin-audit.service.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
+import { AutomationPollerService } from './automation-poller.service.js';
 import { automationView, type AutomationView } from './automations.view.js';
+
+/** The CRMs whose changes can be read now, by their name in the route. */
+const READERS: Record<string, AutomationCrm | undefined> = { 'appointment-crm': 'appointment', appointment: 'appointment' };
 
 const CRM_LABEL: Record<AutomationCrm, string> = { appointment: 'appointment CRM', record: 'record CRM' };
 
@@ -24,6 +28,7 @@ export class AutomationsController {
   constructor(
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
+    private readonly poller: AutomationPollerService,
     private readonly audit: AdminAuditService,
   ) {}
 
@@ -65,6 +70,22 @@ export class AutomationsController {
   async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'record'>> {
     const current = await this.settings.record('record');
     return this.save('record', validateRecordCrmAutomation(body, current.settings), actor);
+  }
+
+  @Post(':crm/run')
+  @HttpCode(202)
+  @RequiresRole('operator')
+  @ApiOperation({
+    summary: "Reads the CRM's new and changed records now (`appointment-crm`); answers the read's sync log entry (kind poll_changes).",
+    description: 'A read still waiting to start is joined. Skipped when project creation is off for that CRM, or when another read is running.',
+  })
+  @ApiAcceptedResponse({ description: '`{ "id": "<sync log id>", "status": "queued" | "running" | ... }`' })
+  @ApiNotFoundResponse({ description: 'No reader of that CRM.' })
+  async run(@Param('crm') name: string, @Actor() actor: AdminActor): Promise<{ id: string; status: string }> {
+    const crm = READERS[name];
+    if (!crm) throw new NotFoundException({ statusCode: 404, message: `no reader of changes for "${name}": use appointment-crm`, error: 'Not Found' });
+    const entry = await this.poller.requestRead(crm, actor.name);
+    return { id: entry.id, status: entry.status };
   }
 
   private async save<K extends AutomationCrm>(crm: K, validated: Validated<AutomationSettingsByCrm[K]>, actor: AdminActor): Promise<AutomationView<K>> {

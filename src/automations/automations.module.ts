@@ -1,13 +1,30 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
 import { AutomationSettingsModule } from '../automation-settings/automation-settings.module.js';
+import { MappingsModule } from '../mappings/mappings.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
+import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { AutomationActionsService } from './automation-actions.service.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
+import { AutomationPollerService } from './automation-poller.service.js';
 import { AutomationsController } from './automations.controller.js';
+import { ProjectCreationService } from './project-creation.service.js';
 
 /** Projects from the CRMs (docs/automations.md): the settings' routes, the readers of each CRM's changes, `create_project`. */
 @Module({
-  imports: [AutomationSettingsModule, SyncLogModule],
+  imports: [AutomationSettingsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule],
   controllers: [AutomationsController],
-  providers: [AutomationPollRepository],
+  providers: [AutomationPollRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
 })
-export class AutomationsModule {}
+export class AutomationsModule implements OnModuleInit {
+  constructor(
+    private readonly registry: ActionRegistryService,
+    private readonly actions: AutomationActionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this.actions);
+  }
+}

@@ -86,6 +86,8 @@ export interface AppConfig {
   };
   /** Period of the changes pass; 0: no scheduled pass at all. */
   reconcileIntervalSeconds: number;
+  /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
+  automationPollSeconds: number;
   /** Period of the scheduled full pass; 0: none (a changes pass may still be scheduled). */
   reconcileFullIntervalSeconds: number;
   /** The daemon's own address (`PUBLIC_URL`), without a trailing slash; null when unset. */
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
+    automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
     alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
     retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },

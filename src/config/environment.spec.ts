@@ -40,6 +40,7 @@ describe(loadConfig.name, () => {
       adminToken: 'admin-token-long-enough',
       adminTokens: [{ name: 'admin', role: 'admin', token: 'admin-token-long-enough' }],
       reconcileIntervalSeconds: 900,
+      automationPollSeconds: 60,
     });
   });
 

@@ -166,6 +166,12 @@ export class EnvironmentVariables {
   @toInt
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
+  AUTOMATION_POLL_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
   @Min(100, { message: 'must be at least 100' })
   HTTP_TIMEOUT_MS?: number;
 

@@ -1,4 +1,4 @@
-import type { RecordModule } from '../service-api/service-api.types.js';
+import type { Address, Customer, RecordModule, SalesRep } from '../service-api/service-api.types.js';
 
 /** The CRMs crm-sync pushes to. */
 export type CrmName = 'appointment' | 'record';
@@ -28,6 +28,9 @@ export const ACTION_KINDS = {
   set_status: ['appointment'],
   add_note: ['appointment', 'record'],
   attach_pdf: ['record'],
+  create_project: 'core',
+  associate_automated: 'core',
+  poll_changes: ['appointment'],
   route_delivery: 'never run',
   admin_write: 'never run',
 } as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;
@@ -90,6 +93,22 @@ export interface ReconcilePayload {
   total?: number;
 }
 
+/** A CRM record an automation read: an appointment, or a Zoho record of a module. Ids stay exact strings. */
+export type AutomatedRecord = { crm: 'appointment'; id: string } | { crm: 'record'; module: RecordModule; id: string };
+
+/**
+ * `create_project`: the project one CRM record gets, as the record was when read (the name is fixed then, so every
+ * try of the entry looks for, and creates, the same name). The owner is chosen when it runs, from the settings then.
+ */
+export interface CreateProjectPayload {
+  record: AutomatedRecord;
+  name: string;
+  customer?: Customer;
+  work_site_address?: Address;
+  sales_rep?: SalesRep;
+  job_number?: string;
+}
+
 /** The payload each kind of action carries (its input, stored with the entry; enough to run it again). */
 export interface ActionPayloads {
   associate: AssociatePayload;
@@ -101,6 +120,11 @@ export interface ActionPayloads {
   set_status: { status: string };
   add_note: AppointmentNotePayload | RecordNotePayload;
   attach_pdf: AttachPdfPayload;
+  create_project: CreateProjectPayload;
+  /** Starts the association of the CRM's pending mappings (the ones automations made gather behind its coalesce key). */
+  associate_automated: Record<string, never>;
+  /** A read of the CRM's changes for the automations, asked for now (the schedule's reads record no entry). */
+  poll_changes: Record<string, never>;
   route_delivery: Record<string, never>;
   /** An admin write that created no action (a mapping created, removed or imported, a retry): its record. */
   admin_write: Record<string, unknown>;

@@ -24,4 +24,14 @@ export class MappingLookupService {
   appointment(appointmentId: string): Promise<Mapping | null> {
     return this.mappings.findByAppointment(appointmentId);
   }
+
+  /** Which of these appointments are mapped (any state). */
+  appointmentsMappedAmong(appointmentIds: string[]): Promise<Set<string>> {
+    return this.mappings.findAppointmentsMappedAmong(appointmentIds);
+  }
+
+  /** Which of these records of a module are mapped (any state). */
+  recordsMappedAmong(module: RecordModule, recordIds: string[]): Promise<Set<string>> {
+    return this.mappings.findRecordsMappedAmong(module, recordIds);
+  }
 }

@@ -232,6 +232,24 @@ export class MappingRepository {
     return rows.length;
   }
 
+  /** Which of these appointments have a mapping, whatever its state. */
+  async findAppointmentsMappedAmong(appointmentIds: string[]): Promise<Set<string>> {
+    const rows = await this.database.query<Array<{ id: string }>>(
+      `SELECT appointment_id AS id FROM mapping WHERE crm = 'appointment' AND appointment_id = ANY($1::text[])`,
+      [appointmentIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Which of these records of a module have a mapping, whatever its state. */
+  async findRecordsMappedAmong(module: RecordModule, recordIds: string[]): Promise<Set<string>> {
+    const rows = await this.database.query<Array<{ id: string }>>(
+      `SELECT record_crm_record_id AS id FROM mapping WHERE crm = 'record' AND record_crm_module = $1 AND record_crm_record_id = ANY($2::text[])`,
+      [module, recordIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Which of these projects have a pending or associated mapping. */
   async findMappedProjectsAmong(projectIds: string[]): Promise<Set<string>> {
     const rows = await this.database.query<Array<{ project_id: string }>>(

@@ -67,8 +67,26 @@ class AppointmentPushes {
   }
 }
 
+@Injectable()
+class AutomationActions {
+  @RunsAction('create_project', { queue: QUEUES.service })
+  async createProject(_entry: ActionEntry<'create_project'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('associate_automated', { queue: QUEUES.service })
+  async associate(_entry: ActionEntry<'associate_automated'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+
+  @RunsAction('poll_changes', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async pollAppointments(_entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
+}
+
 /** Every kind handled: what a daemon with all its modules has. */
-const EVERY_HANDLER = [CoreActions, RecordNotes, RecordAttachments, AppointmentPushes];
+const EVERY_HANDLER = [CoreActions, RecordNotes, RecordAttachments, AppointmentPushes, AutomationActions];
 
 @Injectable()
 class RecordNotesAgain {

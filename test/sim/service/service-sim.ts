@@ -101,7 +101,7 @@ export class ServiceSim extends SimServer {
   readonly templates = new Map<string, ProposalTemplate>();
   readonly proposals = new Map<string, Proposal>();
   readonly payments = new Map<string, Payment[]>();
-  /** Users of the organization (emails or full names): P6 collaborators and P12 owners must be among them. */
+  /** Users of the organization (emails or full names): P2 and P12 owners and P6 collaborators must be among them. */
   readonly members = new Set<string>(['owner@example.com', 'estimator@example.com']);
   /** project id -> appointment id (A1, A2). */
   readonly appointmentAssociations = new Map<string, string>();
@@ -375,6 +375,7 @@ export class ServiceSim extends SimServer {
       const body = objectBody(req);
       if (typeof body.name !== 'string') throw bad('name is required');
       if (typeof body.owner !== 'string' || body.owner === '') throw bad('owner is required');
+      if (!this.members.has(body.owner)) throw bad('the owner must belong to the organization');
       this.checkName(body.name);
       const project = this.addProject({ ...projectFields(body), name: body.name, owner: body.owner });
       return ok(projectView(project, 'string'));

@@ -1,0 +1,217 @@
+import { AutomationPollerService } from '../src/automations/automation-poller.service.js';
+import { allActionsFinished, mapAppointment } from './sim/appointment-crm/e2e-helpers.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+
+type Json = Record<string, any>;
+const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+
+const OWNER = 'owner@example.com';
+const REP = 'estimator@example.com';
+
+describe('automations: a project for each qualifying appointment, once', () => {
+  let h: Harness;
+  let seq = 0;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { create_projects: true, statuses: ['Sold'], owner: OWNER } });
+    expect(res.status).toBe(200);
+  });
+  afterAll(() => h.close());
+
+  const crm = () => h.appointmentCrm!;
+  const nextId = () => `${9007199254740993n + BigInt(++seq)}`;
+  const setAutomation = async (body: Json) => expect((await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: body })).status).toBe(200);
+
+  /** Asks for a read through the API (202) and waits for it and every action it started. */
+  async function read(): Promise<Json> {
+    const res = await h.admin('/api/automations/appointment-crm/run', { method: 'POST' });
+    expect(res.status).toBe(202);
+    const { id } = await json(res);
+    const entry = await waitFor(
+      async () => {
+        const e = await json(await h.admin(`/api/sync-logs/${id}`));
+        return ['succeeded', 'failed', 'skipped'].includes(e.status) ? e : null;
+      },
+      20_000,
+      'the read',
+    );
+    await allActionsFinished(h);
+    return entry;
+  }
+  const projectsNamed = (part: string) => [...h.service.projects.values()].filter((p) => p.name.includes(part));
+  const entriesFor = (appointmentId: string) =>
+    h.database.query<Json[]>(`SELECT id::text, status, trigger, detail, error FROM sync_log WHERE kind = 'create_project' AND target = $1 ORDER BY id`, [
+      appointmentId,
+    ]);
+  const mappingOf = async (appointmentId: string) =>
+    json(await h.admin(`/api/mappings?crm=appointment`)).then((b) => b.items.find((m: Json) => m.appointment_id === appointmentId));
+
+  it('creates the project with what the appointment says, maps it (source automation) and associates it by A2', async () => {
+    const sold = nextId();
+    const other = nextId();
+    const scheduled = nextId();
+    crm().addAppointment(sold, {
+      status: 'Sold',
+      job_number: 'J-100',
+      customer: {
+        name: 'Jane Roe',
+        email: 'jane@example.com',
+        phone: '555-0100',
+        address: { street: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' },
+      },
+      sales_rep: { name: 'Sam Rep', email: 'sam@example.com', phone: null },
+    } as never);
+    crm().addAppointment(other, { status: 'sold', customer: { name: 'Ann Other' } } as never);
+    crm().addAppointment(scheduled, { status: 'Scheduled', customer: { name: 'Not Yet' } } as never);
+    const a2Before = h.service.calls.a2;
+
+    const run = await read();
+    expect(run).toMatchObject({ kind: 'poll_changes', trigger: 'admin', status: 'succeeded' });
+    expect(run.detail).toMatch(/2 project\(s\) to create/);
+
+    const [project] = projectsNamed(`(${sold})`);
+    expect(project).toMatchObject({
+      name: `Jane Roe (${sold})`,
+      job_number: 'J-100',
+      customer: {
+        name: 'Jane Roe',
+        email: 'jane@example.com',
+        phone: '555-0100',
+        address: { street: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' },
+      },
+      work_site_address: { street: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' },
+      sales_rep: { name: 'Sam Rep', email: 'sam@example.com' },
+      tags: ['crm-sync'],
+    });
+    expect(h.service.projectOwners.get(project.id)).toBe(OWNER);
+    expect(projectsNamed(`(${other})`)).toHaveLength(1);
+    expect(projectsNamed(`(${scheduled})`)).toHaveLength(0);
+
+    await waitFor(() => h.service.appointmentAssociations.get(project.id) === sold, 10_000, 'the association');
+    expect(h.service.calls.a2 - a2Before).toBe(1); // both mappings in one A2 call
+    expect(await mappingOf(sold)).toMatchObject({ project_id: project.id, source: 'automation', status: 'associated' });
+    const [entry] = await entriesFor(sold);
+    expect(entry).toMatchObject({ status: 'succeeded', trigger: 'automation' });
+    expect(entry.detail).toContain(`project ${project.id}`);
+    expect(entry.detail).toContain(`owner ${OWNER}`);
+    expect((await json(await h.admin('/api/automations'))).appointment_crm).toMatchObject({
+      last_error: null,
+      cursor: expect.any(String),
+      last_run_at: expect.any(String),
+    });
+  });
+
+  it('never makes a second project: not on later reads, not for a record edited ten times, not for one that stops qualifying', async () => {
+    const id = nextId();
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'Edited Often' } } as never);
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
+    for (let i = 0; i < 10; i++) crm().editAppointment(id, { customer: { name: `Edited ${i}` } } as never, new Date(Date.now() + i));
+    await read();
+    await read();
+    crm().editAppointment(id, { status: 'Cancelled' } as never);
+    crm().appointments.delete(id);
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
+    expect(await entriesFor(id)).toHaveLength(1);
+    expect(await mappingOf(id)).toMatchObject({ source: 'automation' });
+  });
+
+  it('gives no project to an appointment mapped already, by hand', async () => {
+    const id = nextId();
+    const manual = h.service.addProject({ name: `Manual ${id}` });
+    await mapAppointment(h, manual.id, id);
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'By Hand' } } as never);
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(0);
+    expect(await entriesFor(id)).toHaveLength(0);
+  });
+
+  it('makes the sales rep the owner when allowed, and falls back to the default owner when the service refuses the rep', async () => {
+    await setAutomation({ owner_from_sales_rep: true });
+    try {
+      const member = nextId();
+      const stranger = nextId();
+      crm().addAppointment(member, { status: 'Sold', customer: { name: 'Rep Member' }, sales_rep: { name: 'Est', email: REP } } as never);
+      crm().addAppointment(stranger, {
+        status: 'Sold',
+        customer: { name: 'Rep Stranger' },
+        sales_rep: { name: 'New Hire', email: 'new.hire@example.com' },
+      } as never);
+      await read();
+      expect(h.service.projectOwners.get(projectsNamed(`(${member})`)[0].id)).toBe(REP);
+      const [fallback] = projectsNamed(`(${stranger})`);
+      expect(h.service.projectOwners.get(fallback.id)).toBe(OWNER);
+      const [entry] = await entriesFor(stranger);
+      expect(entry.status).toBe('succeeded');
+      expect(entry.detail).toMatch(/sales rep was refused as owner.*default owner was used/);
+    } finally {
+      await setAutomation({ owner_from_sales_rep: false });
+    }
+  });
+
+  it('cleans names to the service rules: no : / \\, no leading dot, at most 200 characters, emoji whole', async () => {
+    const cases = [
+      { name: 'Smith: kitchen/bath\\rear', expected: (id: string) => `Smith kitchen bath rear (${id})` },
+      { name: '.hidden Co', expected: (id: string) => `hidden Co (${id})` },
+      { name: 'L'.repeat(300), expected: (id: string) => `${'L'.repeat(200 - id.length - 3)} (${id})` },
+      { name: 'Casa 🏡 Feliz', expected: (id: string) => `Casa 🏡 Feliz (${id})` },
+    ];
+    const ids = cases.map((c) => {
+      const id = nextId();
+      crm().addAppointment(id, { status: 'Sold', customer: { name: c.name } } as never);
+      return id;
+    });
+    await read();
+    cases.forEach((c, i) => {
+      const [project] = projectsNamed(`(${ids[i]})`);
+      expect(project?.name).toBe(c.expected(ids[i]));
+      expect(project.name.length).toBeLessThanOrEqual(200);
+    });
+  });
+
+  it('finds the project by its name when P2 created it but its answer was lost, and creates no second one', async () => {
+    const id = nextId();
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'Lost Answer' } } as never);
+    // Applied, then the connection dropped, on every inline try: the entry fails this run and is retried.
+    h.service.injectFault({ method: 'POST', path: '/v1/projects', times: 3, afterHandling: true, dropConnection: true });
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
+    const [entry] = await entriesFor(id);
+    expect(entry.status).toBe('succeeded');
+    expect(entry.detail).toContain('found by its name');
+    expect(await mappingOf(id)).toMatchObject({ project_id: projectsNamed(`(${id})`)[0].id, source: 'automation' });
+  });
+
+  it('two replicas reading at once record one entry and make one project per appointment', async () => {
+    // The same database, queues, service and CRM: a second replica of the first.
+    const second = await startHarness({
+      redisDb: 12,
+      databaseUrl: h.databaseUrl,
+      env: {
+        AUTOMATION_POLL_SECONDS: '0',
+        QUEUE_PREFIX: h.config.queuePrefix,
+        SERVICE_API_BASE_URL: h.service.apiBaseUrl,
+        APPOINTMENT_CRM_BASE_URL: crm().url,
+        APPOINTMENT_CRM_API_KEY: crm().apiKey,
+      },
+    });
+    try {
+      const ids = Array.from({ length: 30 }, () => nextId());
+      for (const id of ids) crm().addAppointment(id, { status: 'Sold', customer: { name: `Twin ${id}` } } as never);
+      const listings = () => crm().requests.filter((r) => r.method === 'GET' && r.path === '/appointments').length;
+      const before = listings();
+      const outcomes = await Promise.all([h.app.get(AutomationPollerService).poll('appointment'), second.app.get(AutomationPollerService).poll('appointment')]);
+      // Whichever came second found the other reading (busy) or read after it, from where it ended.
+      expect(outcomes.some((o) => o.state === 'read' && o.created === ids.length)).toBe(true);
+      expect(listings() - before).toBeLessThanOrEqual(2);
+      await allActionsFinished(h);
+      for (const id of ids) {
+        expect(projectsNamed(`(${id})`)).toHaveLength(1);
+        expect(await entriesFor(id)).toHaveLength(1);
+      }
+    } finally {
+      await second.close();
+    }
+  });
+});
