@@ -31,12 +31,13 @@ function section(parent, title, count) {
 
 /** @param {Row[]} mappings */
 function mappingsTable(mappings) {
-  const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Status', 'Error', 'Updated']);
+  const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Made by', 'Status', 'Error', 'Updated']);
   for (const m of mappings) {
     const tr = el('tr');
     tr.appendChild(td(show(m.id), 'mono'));
     tr.appendChild(td(show(m.crm)));
     tr.appendChild(td(m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id), 'mono'));
+    tr.appendChild(td(show(m.source)));
     const st = el('td');
     st.appendChild(badge(show(m.status), null));
     tr.appendChild(st);
@@ -121,6 +122,26 @@ export function chainTree(actions) {
   );
 }
 
+/**
+ * Where the project came from, when an automation created it for a CRM record (its mapping's source): "Created
+ * from appointment APT-1001, 2026-11-24 10:02". The mapping is made as the project is created.
+ * @param {Row[]} mappings
+ */
+function originLine(mappings) {
+  const m = mappings.find((x) => x.source === 'automation');
+  if (!m) return null;
+  const record = m.crm === 'record' ? 'Zoho ' + show(m.record_crm_module) + ' record ' + show(m.record_crm_record_id) : 'appointment ' + show(m.appointment_id);
+  const line = el('p', 'project-origin');
+  line.id = 'project-origin';
+  line.appendChild(document.createTextNode('Created from '));
+  line.appendChild(el('strong', 'mono', record));
+  line.appendChild(
+    document.createTextNode(', ' + fmtTime(m.created_at).slice(0, 16) + ', by the ' + (m.crm === 'record' ? 'Zoho CRM' : 'appointment CRM') + ' automation.'),
+  );
+  line.title = show(m.created_at);
+  return line;
+}
+
 export function initProject() {
   const body = $('project-body');
   let gen = 0;
@@ -146,6 +167,8 @@ export function initProject() {
     body.appendChild(head);
 
     const mappings = listOf(p.mappings);
+    const origin = originLine(mappings);
+    if (origin) body.appendChild(origin);
     const deliveries = listOf(p.deliveries);
     const actions = listOf(p.actions);
     const m = section(body, 'Mappings', mappings.length);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { AutomationPollRepository } from '../src/automations/automation-poll.repository.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
+import { allActionsFinished } from './sim/appointment-crm/e2e-helpers.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -21,7 +22,8 @@ describe('the Automations screen in a browser', () => {
   let browser: Browser;
   beforeAll(async () => {
     mkdirSync('/tmp/shots', { recursive: true });
-    h = await startHarness({ redisDb: 14, appointmentCrm: true, env: { ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}` } });
+    // Reads only when asked (Check now, POST .../run): the test says when.
+    h = await startHarness({ redisDb: 14, appointmentCrm: true, env: { ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}`, AUTOMATION_POLL_SECONDS: '0' } });
     if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
@@ -148,6 +150,68 @@ describe('the Automations screen in a browser', () => {
       await shot(viewer.page, 'viewer');
       expect(viewer.errors).toEqual([]);
       await viewer.context.close();
+    },
+    90_000,
+  );
+
+  /** Reads the appointment CRM's changes now (202) and waits for the read and every action it started. */
+  async function readNow(): Promise<void> {
+    const res = await h.admin('/api/automations/appointment-crm/run', { method: 'POST' });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as Json;
+    await waitFor(
+      async () => ['succeeded', 'failed', 'skipped'].includes(((await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json).status),
+      20_000,
+      'the read',
+    );
+    await allActionsFinished(h);
+  }
+
+  browserIt(
+    'a created project says where it came from, the overview counts it, and a failed creation’s alert names the record',
+    async () => {
+      const put = (body: Json) => h.admin('/api/automations/appointment-crm', { method: 'PUT', json: body });
+      expect((await put({ create_projects: true, statuses: [], owner: 'owner@example.com', owner_from_sales_rep: false })).status).toBe(200);
+      const appointmentId = 'APT-1001';
+      h.appointmentCrm!.addAppointment(appointmentId, { status: 'Scheduled', customer: { name: 'Jane Roe', email: 'jane@example.com' } } as never);
+      await readNow();
+      const mapping = ((await (await h.admin('/api/mappings?crm=appointment')).json()) as Json).items.find((m: Json) => m.appointment_id === appointmentId);
+      expect(mapping).toMatchObject({ source: 'automation' });
+      const project = h.service.projects.get(mapping.project_id)!;
+      expect(project.name).toContain(appointmentId);
+
+      // A creation the service refuses for good (an owner it does not know): its alert names the appointment.
+      expect((await put({ owner: 'nobody@example.com' })).status).toBe(200);
+      const refusedId = 'APT-1002';
+      h.appointmentCrm!.addAppointment(refusedId, { status: 'Scheduled', customer: { name: 'Ann Other' } } as never);
+      await readNow();
+      const [failed] = await h.database.query<Json[]>(`SELECT id::text, status FROM sync_log WHERE kind = 'create_project' AND target = $1`, [refusedId]);
+      expect(failed.status).toBe('failed');
+      const alert = await waitFor(
+        async () => ((await (await h.admin('/api/alerts')).json()) as Json).items.find((a: Json) => a.kind === 'action_failed' && a.text) ?? null,
+        15_000,
+        'the alert',
+      );
+      expect(alert.text).toContain(`#${failed.id} create_project: no project created for appointment ${refusedId} ("Ann Other (${refusedId})")`);
+
+      const { context, page, errors } = await openConsole();
+      // The overview counts the project created, and the failed creation.
+      await page.click('#tab-overview');
+      const created = page.locator('#overview-projects-created');
+      await created.waitFor();
+      expect(await created.locator('.stat-value').textContent()).toBe('1');
+      expect(await created.locator('.stat-sub').textContent()).toBe('1 from appointments · 0 from Zoho · 1 failed');
+      await shot(page, 'overview');
+
+      // The project's view: where it came from, when.
+      await page.evaluate(`location.hash = '#project/${mapping.project_id}'`);
+      const origin = page.locator('#project-origin');
+      await origin.waitFor();
+      const minute = new Date(mapping.created_at).toISOString().slice(0, 16).replace('T', ' ');
+      expect(await origin.textContent()).toBe(`Created from appointment ${appointmentId}, ${minute}, by the appointment CRM automation.`);
+      await shot(page, 'project');
+      expect(errors).toEqual([]);
+      await context.close();
     },
     90_000,
   );
