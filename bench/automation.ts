@@ -153,10 +153,9 @@ async function main(): Promise<number> {
       if (Date.now() - started > TIMEOUT_MS) throw new Error(`not every record was a mapped project after ${TIMEOUT_MS / 60_000} min`);
       for (const side of live) {
         if (done.has(side.crm)) continue;
-        const { rows } = await db.query<{ n: string }>(
-          `SELECT count(*) AS n FROM mapping WHERE crm = $1 AND source = 'automation' AND status = 'associated'`,
-          [side.crm],
-        );
+        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM mapping WHERE crm = $1 AND source = 'automation' AND status = 'associated'`, [
+          side.crm,
+        ]);
         if (Number(rows[0].n) >= RECORDS) done.set(side.crm, Date.now() - started);
       }
       await sleep(200);

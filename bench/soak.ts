@@ -2,6 +2,8 @@
  * Soak test: three replicas of the built daemon, a Postgres cluster and a Redis of the soak's own, the simulators
  * with faults, realistic traffic for SOAK_SECONDS (default 300), crashes and outages at random moments; then it lets
  * everything settle and checks the invariants (see docs/guarantees.md). Exit code 1 names each invariant that failed.
+ * The appointment CRM's automation is on: appointments appear and are edited during the faults, and each one that
+ * qualified must end with exactly one project.
  *
  *   npm run soak                      SOAK_SECONDS=60 npm run soak:ci
  *
@@ -34,6 +36,11 @@ const SECRETS = { events: 'soak-events', appointment: 'soak-appointment-prompt',
 /** Random faults per second injected into each CRM while the soak runs. */
 const FAULTS_PER_SECOND = 0.6;
 const MAX_PROJECTS = 40;
+/** Appointments the automation reads (some never qualify); the status that qualifies them. */
+const MAX_AUTOMATED = 60;
+const QUALIFYING_STATUS = 'Confirmed';
+/** The automations read the CRMs this often (production: 60 s). */
+const AUTOMATION_POLL_SECONDS = 2;
 const OUTAGE_BODY = { error: 'soak outage' };
 /** What a failed entry's error says when one of the soak's faults caused it. */
 const INJECTED_FAILURE = /HTTP (5\d\d|429)\b|failed: (timeout|network|unavailable|rate_limited)|database|postgres|redis|ECONN|socket hang up|terminat/i;
@@ -82,7 +89,11 @@ interface Resumption {
   slow: string[];
 }
 
+/** Appointments made for the automation, by id: whether they ever qualified (one project each), never (none). */
+const automated = new Map<string, { qualified: boolean; cancelled: boolean }>();
+
 const stats = {
+  automationEdits: 0,
   webhooks: 0,
   delivered: 0,
   undelivered: 0,
@@ -188,6 +199,7 @@ function daemonEnv(port: number): Record<string, string> {
     // The simulators are not on Zoho's hosts.
     RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
     RECONCILE_INTERVAL_SECONDS: '0',
+    AUTOMATION_POLL_SECONDS: String(AUTOMATION_POLL_SECONDS),
     HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS),
     HTTP_UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS),
     DRAWINGS_COALESCE_MS: '300',
@@ -360,6 +372,34 @@ function pay(): void {
   deliver('/webhooks/events', events.paymentReceived(proposal.proposal_id, proposal.approved_option!.drawing_id, payment), SECRETS.events);
 }
 
+/**
+ * The appointment CRM as revenue ops use it: an appointment appears (qualifying or not yet), a scheduled one is
+ * confirmed (it qualifies then), a confirmed one is edited again (it must not get a second project).
+ */
+function automationTraffic(): void {
+  const waiting = [...automated].filter(([, a]) => !a.qualified && !a.cancelled).map(([id]) => id);
+  const qualified = [...automated].filter(([, a]) => a.qualified).map(([id]) => id);
+  const roll = random();
+  if (waiting.length > 0 && roll < 0.35) {
+    const id = pick(waiting);
+    appointments.editAppointment(id, { status: QUALIFYING_STATUS });
+    automated.set(id, { qualified: true, cancelled: false });
+    stats.automationEdits++;
+  } else if (qualified.length > 0 && roll < 0.55) {
+    const id = pick(qualified);
+    appointments.editAppointment(id, {
+      customer: { name: `Soak customer ${id}`, email: `${id.toLowerCase()}@example.com`, phone: `555-${++counter}` },
+    } as never);
+    stats.automationEdits++;
+  } else if (automated.size < MAX_AUTOMATED) {
+    const id = `AUTO-${++counter}`;
+    // Some qualify at once, some once confirmed, some never (cancelled).
+    const status = pick([QUALIFYING_STATUS, QUALIFYING_STATUS, 'Scheduled', 'Scheduled', 'Cancelled']);
+    appointments.addAppointment(id, { status, customer: { name: `Soak customer ${id}`, email: `${id.toLowerCase()}@example.com` } } as never);
+    automated.set(id, { qualified: status === QUALIFYING_STATUS, cancelled: status === 'Cancelled' });
+  }
+}
+
 /** Traffic runs for SOAK_SECONDS, and on while the last crashes are still being made. */
 async function trafficLoop(until: number, chaos: { done: boolean }): Promise<void> {
   await mapProjects(6);
@@ -371,6 +411,7 @@ async function trafficLoop(until: number, chaos: { done: boolean }): Promise<voi
     else if (roll < 0.65) exportPrompt();
     else if (roll < 0.8) approve();
     else pay();
+    if (chance(0.3)) automationTraffic();
     if (now() >= nextRetry) {
       nextRetry = now() + 15_000;
       await retryFailed();
@@ -590,6 +631,25 @@ async function busy(): Promise<{ actions: number; deliveries: number }> {
   return { actions: Number(a.n), deliveries: Number(d.n) };
 }
 
+/** Appointments that qualified and have no mapping yet. */
+async function unmappedQualified(): Promise<string[]> {
+  const ids = [...automated].filter(([, a]) => a.qualified).map(([id]) => id);
+  const rows = await query<{ id: string }>(`SELECT appointment_id AS id FROM mapping WHERE crm = 'appointment' AND appointment_id = ANY($1::text[])`, [ids]);
+  const mapped = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => !mapped.has(id));
+}
+
+/** Once the faults stopped: reads the appointment CRM until every qualifying appointment is mapped (or the deadline). */
+async function settleAutomations(deadline: number): Promise<boolean> {
+  while (now() < deadline) {
+    if ((await unmappedQualified()).length === 0) return settle(deadline);
+    await admin('/api/automations/appointment-crm/run', { body: '{}' });
+    await settle(deadline);
+    await sleep(AUTOMATION_POLL_SECONDS * 1000);
+  }
+  return false;
+}
+
 async function settle(deadline: number): Promise<boolean> {
   let quiet = 0;
   while (now() < deadline) {
@@ -608,7 +668,7 @@ interface Check {
 
 async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<string, number> }> {
   const checks: Check[] = [];
-  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0 };
+  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0, projectsCreated: 0 };
   const lost = (what: string) => {
     figures.lost++;
     return `missing: ${what}`;
@@ -686,6 +746,31 @@ async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<str
   }
   checks.push({ name: 'every fact reached its CRM exactly once', problems: once });
 
+  // One project per appointment that qualified, mapped to it; none for the others.
+  const oneProject: string[] = [];
+  const mappedTo = new Map(
+    (
+      await query<{ id: string; project_id: string; source: string }>(`SELECT appointment_id AS id, project_id, source FROM mapping WHERE crm = 'appointment'`)
+    ).map((m) => [m.id, m]),
+  );
+  for (const [id, a] of automated) {
+    const made = [...service.projects.values()].filter((p) => p.name.endsWith(` (${id})`));
+    figures.projectsCreated += made.length;
+    if (!a.qualified) {
+      if (made.length > 0) oneProject.push(`appointment ${id} never qualified but has ${made.length} project(s)`);
+      continue;
+    }
+    if (made.length === 0) oneProject.push(lost(`appointment ${id}: its project`));
+    if (made.length > 1) oneProject.push(doubled(`appointment ${id}: its project`, made.length));
+    const mapping = mappedTo.get(id);
+    if (made.length === 1 && (!mapping || mapping.project_id !== made[0].id || mapping.source !== 'automation')) {
+      oneProject.push(
+        `appointment ${id}: mapped ${mapping ? `to ${mapping.project_id} by ${mapping.source}` : 'to nothing'}, not to its project ${made[0].id}`,
+      );
+    }
+  }
+  checks.push({ name: 'one project per appointment that qualified (none for the others)', problems: oneProject });
+
   const { actions, deliveries } = await busy();
   checks.push({
     name: 'no action queued or running, no delivery unrouted',
@@ -742,6 +827,10 @@ async function main(): Promise<number> {
   await Promise.all(replicas.slice(1).map(startReplica));
   pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
   pool.on('error', () => undefined);
+  await admin('/api/automations/appointment-crm', {
+    method: 'PUT',
+    body: JSON.stringify({ create_projects: true, statuses: [QUALIFYING_STATUS], owner: 'owner@example.com' }),
+  });
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
@@ -767,6 +856,7 @@ async function main(): Promise<number> {
     await retryFailed();
     settled = await settle(deadline);
   }
+  settled = (await settleAutomations(deadline)) && settled;
   const settleMs = now() - deadline + SETTLE_MS;
 
   const { checks, figures } = await checkInvariants();
@@ -786,6 +876,11 @@ async function main(): Promise<number> {
   row(
     'projects mapped',
     `${projects.length} (${projects.filter((p) => p.crm === 'appointment').length} appointment, ${projects.filter((p) => p.crm === 'record').length} Zoho)`,
+  );
+  const qualifiedCount = [...automated.values()].filter((a) => a.qualified).length;
+  row(
+    'appointments for the automation',
+    `${automated.size} added, ${qualifiedCount} qualified, ${stats.automationEdits} edits; ${figures.projectsCreated} projects created`,
   );
   row('webhooks sent', `${stats.webhooks}: ${stats.delivered} answered 2xx, ${stats.undelivered} given up, ${stats.attempts} attempts`);
   row('inbox', `${inbox.n} deliveries stored, ${inbox.duplicates} re-deliveries answered duplicate`);
