@@ -10,7 +10,18 @@ import { entryDetail, retryAll } from './log-detail.js';
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
 /** The kinds the Kind filter suggests (any other may be typed). */
-const KINDS = ['associate', 'push_drawings', 'push_proposal_pdf', 'push_line_items', 'set_status', 'attach_pdf', 'add_note', 'reconcile'];
+const KINDS = [
+  'associate',
+  'push_drawings',
+  'push_proposal_pdf',
+  'push_line_items',
+  'set_status',
+  'attach_pdf',
+  'add_note',
+  'reconcile',
+  'create_project',
+  'poll_changes',
+];
 const COUNT_LIMIT = 100;
 const COLUMNS = 10;
 

@@ -60,6 +60,7 @@ describe('admin API: auth, mappings, CSV import', () => {
         record_crm_record_id: null,
         project_id: '36029621652695017',
         status: 'pending',
+        source: 'admin',
         error: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         updated_at: expect.stringMatching(/Z$/),
@@ -184,7 +185,7 @@ describe('admin API: auth, mappings, CSV import', () => {
       expect((byLine.get(10) as Json).error).toBe('expected 5 columns, found 4');
       expect((byLine.get(2) as Json).error).toBeNull();
       const listed = await json(await h.admin('/api/mappings?project_id=2004'));
-      expect(listed.items).toEqual([expect.objectContaining({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: '3004' })]);
+      expect(listed.items).toEqual([expect.objectContaining({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: '3004', source: 'import' })]);
     });
 
     it('reports an unclosed quote at the line where its row starts', async () => {

@@ -40,9 +40,10 @@ describe('automations: a project for each qualifying appointment, once', () => {
   }
   const projectsNamed = (part: string) => [...h.service.projects.values()].filter((p) => p.name.includes(part));
   const entriesFor = (appointmentId: string) =>
-    h.database.query<Json[]>(`SELECT id::text, status, trigger, detail, error FROM sync_log WHERE kind = 'create_project' AND target = $1 ORDER BY id`, [
-      appointmentId,
-    ]);
+    h.database.query<Json[]>(
+      `SELECT id::text, status, trigger, detail, error, project_id FROM sync_log WHERE kind = 'create_project' AND target = $1 ORDER BY id`,
+      [appointmentId],
+    );
   const mappingOf = async (appointmentId: string) =>
     json(await h.admin(`/api/mappings?crm=appointment`)).then((b) => b.items.find((m: Json) => m.appointment_id === appointmentId));
 
@@ -91,7 +92,7 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(h.service.calls.a2 - a2Before).toBe(1); // both mappings in one A2 call
     expect(await mappingOf(sold)).toMatchObject({ project_id: project.id, source: 'automation', status: 'associated' });
     const [entry] = await entriesFor(sold);
-    expect(entry).toMatchObject({ status: 'succeeded', trigger: 'automation' });
+    expect(entry).toMatchObject({ status: 'succeeded', trigger: 'automation', project_id: project.id });
     expect(entry.detail).toContain(`project ${project.id}`);
     expect(entry.detail).toContain(`owner ${OWNER}`);
     expect((await json(await h.admin('/api/automations'))).appointment_crm).toMatchObject({

@@ -2,6 +2,7 @@ import type { AppointmentDetails } from '../appointment-crm/appointment-crm.js';
 import type { AppointmentCrmAutomation } from '../automation-settings/automation-settings.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import type { Address, Customer, SalesRep } from '../service-api/service-api.types.js';
+import { present } from './present.js';
 import { projectName } from './project-name.js';
 
 /** Whether an appointment's status is one the settings name (any status when they name none); case and spaces aside. */
@@ -27,14 +28,4 @@ export function projectOfAppointment(appointment: AppointmentDetails): CreatePro
     sales_rep: salesRep,
     job_number: appointment.job_number ?? undefined,
   });
-}
-
-/** The object without its null, undefined and empty fields (the service's optional fields are left out, not null). */
-function present<T extends object>(fields: object): T {
-  const kept = Object.entries(fields).filter(([, value]) => value !== null && value !== undefined && value !== '' && !isEmptyObject(value));
-  return Object.fromEntries(kept) as T;
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.keys(value).length === 0;
 }

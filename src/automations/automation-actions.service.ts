@@ -7,6 +7,7 @@ import type { MappingInput } from '../mappings/dto/mapping-input.dto.js';
 import { QUEUES } from '../queues/queues.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
 import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { AutomationPollerService, type PollOutcome } from './automation-poller.service.js';
 import { ProjectCreationService, type ProjectFound } from './project-creation.service.js';
 
@@ -23,11 +24,17 @@ export class AutomationActionsService {
     private readonly projects: ProjectCreationService,
     private readonly lookup: MappingLookupService,
     private readonly mappings: MappingsService,
+    private readonly syncLog: SyncLogRepository,
   ) {}
 
   @RunsAction('poll_changes', { crm: 'appointment', queue: QUEUES.appointmentCrm })
   async pollAppointments(entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
     return pollOutcome('appointment', await this.poller.poll('appointment', entry.id));
+  }
+
+  @RunsAction('poll_changes', { crm: 'record', queue: QUEUES.recordCrm })
+  async pollRecords(entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
+    return pollOutcome('record', await this.poller.poll('record', entry.id));
   }
 
   /**
@@ -47,6 +54,8 @@ export class AutomationActionsService {
     if (mapped) return this.created(record, `${where} has its project ${mapped.projectId} and its mapping ${mapped.id} already (an earlier try)`);
 
     const found = await this.projects.findOrCreate(entry.payload);
+    // The project view lists the entry that made the project.
+    await this.syncLog.setProject(entry.id, found.project.id);
     const mapping = await this.map(record, found);
     return this.created(record, `${describeFound(found)} for ${where}; mapping ${mapping.id}`);
   }

@@ -1,32 +1,51 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APPOINTMENT_CRM, type AppointmentCrm, type AppointmentDetails, type AppointmentPage } from '../appointment-crm/appointment-crm.js';
-import type { AppointmentCrmAutomation, AutomationCrm } from '../automation-settings/automation-settings.js';
+import { APPOINTMENT_CRM, type AppointmentCrm } from '../appointment-crm/appointment-crm.js';
+import type { AppointmentCrmAutomation, AutomationCrm, RecordCrmAutomation } from '../automation-settings/automation-settings.js';
 import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from '../database/advisory-lock.js';
+import type { CreateProjectPayload } from '../domain/actions.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { RECORD_CRM, type ChangedRecordsPage, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
 import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
 import type { NewAction } from '../sync-log/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
+import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 
 /** Appointments per page of the changes listing: one page is in memory at a time. */
 export const APPOINTMENT_PAGE_SIZE = 200;
+/** Zoho's largest page. */
+export const RECORD_PAGE_SIZE = 200;
 /** A read stops after this many pages (its position is saved) and the next one goes on: no read runs for ever. */
 const MAX_PAGES_PER_READ = 1_000;
 
 export type PollOutcome =
   { state: 'off' } | { state: 'busy' } | { state: 'read'; changed: number; qualified: number; created: number; pages: number; cursor: string | null };
 
+/** What one page of changes gave. */
+interface PageRead {
+  changed: number;
+  qualified: number;
+  created: number;
+  /** The last change time on the page (ISO 8601), null when it had none. */
+  latest: string | null;
+  nextToken: string | null;
+}
+
+/** A project to create, keyed once per record ever. */
+type ProjectToCreate = { key: string; target: string; payload: CreateProjectPayload };
+
 /**
  * Reads each CRM's changes for the automations: every AUTOMATION_POLL_SECONDS on one replica (a BullMQ job
- * scheduler), or when asked (a `poll_changes` entry). One read per CRM at a time across replicas (an advisory lock;
- * a read that finds another running leaves the changes to it). Pages are read one at a time: each page's qualifying
- * records become `create_project` entries (one per record ever: their dedupe key), then the position is saved, so a
- * read cut off anywhere resumes after the last page whose entries are recorded.
+ * scheduler per CRM), or when asked (a `poll_changes` entry). One read per CRM at a time across replicas (an
+ * advisory lock; a read that finds another running leaves the changes to it). Pages are read one at a time: each
+ * page's qualifying records become `create_project` entries (one per record ever: their dedupe key), then the
+ * position is saved, so a read cut off anywhere resumes after the last page whose entries are recorded.
  */
 @Injectable()
 export class AutomationPollerService {
@@ -35,20 +54,23 @@ export class AutomationPollerService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APPOINTMENT_CRM) private readonly appointmentCrm: AppointmentCrm,
+    @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
     tasks: MaintenanceTasksService,
   ) {
-    tasks.register({
-      name: 'automation-poll-appointment',
-      everyMs: config.automationPollSeconds * 1000,
-      firstRunAfterOnePeriod: true,
-      run: async () => {
-        await this.poll('appointment');
-      },
-    });
+    for (const crm of ['appointment', 'record'] as const) {
+      tasks.register({
+        name: `automation-poll-${crm}`,
+        everyMs: config.automationPollSeconds * 1000,
+        firstRunAfterOnePeriod: true,
+        run: async () => {
+          await this.poll(crm);
+        },
+      });
+    }
   }
 
   /** A read of the CRM's changes to run now: its sync log entry (one still queued is joined, not doubled). */
@@ -61,88 +83,138 @@ export class AutomationPollerService {
 
   /** Reads the CRM's changes unless creation is off for it or another read is running. */
   async poll(crm: AutomationCrm, entryId: string | null = null): Promise<PollOutcome> {
-    if (crm !== 'appointment') throw new Error(`no reader of the ${crm} CRM's changes`);
-    const settings = await this.settings.appointmentCrm();
+    const lock = `automation-poll:${crm}`;
+    const busy = { ifTaken: (): PollOutcome => ({ state: 'busy' }) };
+    if (crm === 'appointment') {
+      const settings = await this.settings.appointmentCrm();
+      if (!settings.create_projects) return { state: 'off' };
+      return withAdvisoryLock(
+        this.config.databaseUrl,
+        lock,
+        () => this.read(crm, entryId, (cursor, token) => this.appointmentPage(settings, cursor, token, entryId)),
+        busy,
+      );
+    }
+    const settings = await this.settings.recordCrm();
     if (!settings.create_projects) return { state: 'off' };
-    return withAdvisoryLock<PollOutcome>(this.config.databaseUrl, `automation-poll:${crm}`, () => this.readAppointments(settings, entryId), {
-      ifTaken: () => ({ state: 'busy' }),
-    });
+    return withAdvisoryLock(
+      this.config.databaseUrl,
+      lock,
+      () => this.read(crm, entryId, (cursor, token) => this.recordPage(settings, cursor, token, entryId)),
+      busy,
+    );
   }
 
-  private async readAppointments(settings: AppointmentCrmAutomation, entryId: string | null): Promise<PollOutcome> {
-    const start = await this.polls.find('appointment');
-    const since = start.cursor ? new Date(start.cursor) : null;
+  /**
+   * Reads pages from the saved position until the listing ends. Mid-listing the saved start stays as it was, with
+   * the page to go on from; once the listing ends, the next read asks for changes from the last one seen.
+   */
+  private async read(
+    crm: AutomationCrm,
+    entryId: string | null,
+    readPage: (cursor: string | null, token: string | null) => Promise<PageRead>,
+  ): Promise<PollOutcome> {
+    const start = await this.polls.find(crm);
     let token = start.pageToken;
     let cursor = start.cursor;
     const outcome = { state: 'read' as const, changed: 0, qualified: 0, created: 0, pages: 0, cursor };
     try {
       while (outcome.pages < MAX_PAGES_PER_READ) {
-        const page = await this.changedAppointments(since, token);
+        const page = await readPage(start.cursor, token);
         outcome.pages += 1;
-        outcome.changed += page.items.length;
-        const { qualified, created } = await this.recordProjects(page.items, settings, entryId);
-        outcome.qualified += qualified;
-        outcome.created += created;
-        cursor = latestChange(page.items) ?? cursor;
-        if (page.next_cursor && page.next_cursor === token) throw new Error('the appointment CRM answered the same page again (its next_cursor did not move)');
-        token = page.next_cursor;
-        // Mid-listing the start stays as it was, with the page to go on from; once the listing ends, the next read
-        // asks for changes from the last one seen (itself included: reading it again is harmless).
-        await this.polls.savePosition('appointment', token ? start.cursor : cursor, token);
+        outcome.changed += page.changed;
+        outcome.qualified += page.qualified;
+        outcome.created += page.created;
+        cursor = page.latest ?? cursor;
+        if (page.nextToken && page.nextToken === token) throw new Error(`the ${crm} CRM answered the same page again (its page token did not move)`);
+        token = page.nextToken;
+        await this.polls.savePosition(crm, token ? start.cursor : cursor, token);
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;
-      await this.polls.finishRun('appointment', entryId, null);
-      if (outcome.created > 0) this.logger.log(`appointment CRM: ${outcome.created} project(s) to create from ${outcome.changed} change(s)`);
+      await this.polls.finishRun(crm, entryId, null);
+      if (outcome.created > 0) this.logger.log(`${crm} CRM: ${outcome.created} project(s) to create from ${outcome.changed} change(s)`);
       return outcome;
     } catch (err) {
-      await this.polls.finishRun('appointment', entryId, (err as Error).message.slice(0, 1000)).catch(() => undefined);
+      await this.polls.finishRun(crm, entryId, (err as Error).message.slice(0, 1000)).catch(() => undefined);
       throw err;
     }
   }
 
-  /** A page of changes; a page token the CRM no longer knows (400) starts the listing again from the saved time. */
-  private async changedAppointments(since: Date | null, token: string | null): Promise<AppointmentPage> {
+  private async appointmentPage(settings: AppointmentCrmAutomation, cursor: string | null, token: string | null, parentId: string | null): Promise<PageRead> {
+    const page = await this.retriedWithoutToken(token, (t) =>
+      this.appointmentCrm.listChangedAppointments(cursor ? new Date(cursor) : null, t, APPOINTMENT_PAGE_SIZE),
+    );
+    const byId = new Map(page.items.filter((a) => appointmentQualifies(a, settings)).map((a) => [a.id, a]));
+    const mapped = byId.size > 0 ? await this.mappings.appointmentsMappedAmong([...byId.keys()]) : new Set<string>();
+    const toCreate = [...byId.values()]
+      .filter((a) => !mapped.has(a.id))
+      .map((a) => ({ key: `create_project:appointment:${a.id}`, target: a.id, payload: projectOfAppointment(a) }));
+    const created = await this.recordProjects('appointment', toCreate, parentId);
+    return { changed: page.items.length, qualified: byId.size, created, latest: latestOf(page.items.map((a) => a.updated_at)), nextToken: page.next_cursor };
+  }
+
+  /**
+   * A page of the module's records changed since the cursor, and the Contacts they name as customers (one call per
+   * page). Zoho lists records modified after the second named, so the read asks from a second earlier: a record
+   * changed within that second is read again rather than missed.
+   */
+  private async recordPage(settings: RecordCrmAutomation, cursor: string | null, token: string | null, parentId: string | null): Promise<PageRead> {
+    const module: RecordModule = settings.module;
+    const modifiedSince = cursor ? new Date(Date.parse(cursor) - 1000) : null;
+    const page: ChangedRecordsPage = await this.retriedWithoutToken(token, (pageToken) =>
+      this.recordCrm.listChangedRecords(module, { fields: recordFields(settings), modifiedSince, pageToken, perPage: RECORD_PAGE_SIZE }),
+    );
+    const byId = new Map(page.records.filter((r) => recordQualifies(r, settings)).map((r) => [r.id, r]));
+    const mapped = byId.size > 0 ? await this.mappings.recordsMappedAmong(module, [...byId.keys()]) : new Set<string>();
+    const fresh = [...byId.values()].filter((r) => !mapped.has(r.id));
+    const contacts = new Map<string, ZohoRecord>();
+    const contactIds = hasContactLookup(module) ? contactIdsOf(fresh) : [];
+    if (contactIds.length > 0)
+      for (const contact of await this.recordCrm.getRecordsByIds('Contacts', contactIds, CONTACT_FIELDS)) contacts.set(contact.id, contact);
+    const toCreate = fresh.map((r) => ({
+      key: `create_project:record:${module}/${r.id}`,
+      target: `${module}/${r.id}`,
+      payload: projectOfRecord(module, r, settings, contacts),
+    }));
+    const created = await this.recordProjects('record', toCreate, parentId);
+    const latest = latestOf(page.records.map((r) => (typeof r.Modified_Time === 'string' ? r.Modified_Time : null)));
+    return { changed: page.records.length, qualified: byId.size, created, latest, nextToken: page.notModified ? null : page.nextPageToken };
+  }
+
+  /** A page; a page token the CRM no longer takes (400: expired, or bound to other parameters) starts the listing again. */
+  private async retriedWithoutToken<T>(token: string | null, read: (token: string | null) => Promise<T>): Promise<T> {
     try {
-      return await this.appointmentCrm.listChangedAppointments(since, token, APPOINTMENT_PAGE_SIZE);
+      return await read(token);
     } catch (err) {
       if (!token || !(err instanceof OutboundError) || err.status !== 400) throw err;
-      this.logger.warn(`the appointment CRM refused the saved page token (${err.excerpt}); reading again from ${since?.toISOString() ?? 'the start'}`);
-      return this.appointmentCrm.listChangedAppointments(since, null, APPOINTMENT_PAGE_SIZE);
+      this.logger.warn(`the CRM refused the saved page token (${err.excerpt}); reading again from the saved time`);
+      return read(null);
     }
   }
 
-  /** One `create_project` entry per qualifying appointment with no mapping (an entry recorded before is kept). */
-  private async recordProjects(
-    items: AppointmentDetails[],
-    settings: AppointmentCrmAutomation,
-    parentId: string | null,
-  ): Promise<{ qualified: number; created: number }> {
-    const byId = new Map(items.filter((a) => appointmentQualifies(a, settings)).map((a) => [a.id, a]));
-    if (byId.size === 0) return { qualified: 0, created: 0 };
-    const mapped = await this.mappings.appointmentsMappedAmong([...byId.keys()]);
-    const actions: NewAction[] = [...byId.values()]
-      .filter((a) => !mapped.has(a.id))
-      .map((a) => ({
-        kind: 'create_project',
-        trigger: 'automation',
-        crm: 'appointment',
-        projectId: null,
-        target: a.id,
-        payload: projectOfAppointment(a),
-        dedupeKey: `create_project:appointment:${a.id}`,
-        ...(parentId ? { parentId } : {}),
-      }));
-    if (actions.length === 0) return { qualified: byId.size, created: 0 };
+  /** One `create_project` entry per record (an entry recorded before, by any read, is kept: the dedupe key). */
+  private async recordProjects(crm: AutomationCrm, projects: ProjectToCreate[], parentId: string | null): Promise<number> {
+    if (projects.length === 0) return 0;
+    const actions: NewAction[] = projects.map((p) => ({
+      kind: 'create_project',
+      trigger: 'automation',
+      crm,
+      projectId: null,
+      target: p.target,
+      payload: p.payload,
+      dedupeKey: p.key,
+      ...(parentId ? { parentId } : {}),
+    }));
     const recorded = await this.actions.record(actions);
-    return { qualified: byId.size, created: recorded.filter((r) => r.created).length };
+    return recorded.filter((r) => r.created).length;
   }
 }
 
-/** The change time of the last item (the listing is oldest first), as ISO 8601; null when there is none readable. */
-function latestChange(items: AppointmentDetails[]): string | null {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const at = Date.parse(items[i].updated_at ?? '');
+/** The last readable time of a page listed oldest change first, as ISO 8601; null when there is none. */
+function latestOf(times: Array<string | null>): string | null {
+  for (let i = times.length - 1; i >= 0; i--) {
+    const at = Date.parse(times[i] ?? '');
     if (!Number.isNaN(at)) return new Date(at).toISOString();
   }
   return null;

@@ -17,7 +17,12 @@ import { AutomationPollerService } from './automation-poller.service.js';
 import { automationView, type AutomationView } from './automations.view.js';
 
 /** The CRMs whose changes can be read now, by their name in the route. */
-const READERS: Record<string, AutomationCrm | undefined> = { 'appointment-crm': 'appointment', appointment: 'appointment' };
+const READERS: Record<string, AutomationCrm | undefined> = {
+  'appointment-crm': 'appointment',
+  appointment: 'appointment',
+  'record-crm': 'record',
+  record: 'record',
+};
 
 const CRM_LABEL: Record<AutomationCrm, string> = { appointment: 'appointment CRM', record: 'record CRM' };
 
@@ -69,21 +74,26 @@ export class AutomationsController {
   @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
   async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'record'>> {
     const current = await this.settings.record('record');
-    return this.save('record', validateRecordCrmAutomation(body, current.settings), actor);
+    const view = await this.save('record', validateRecordCrmAutomation(body, current.settings), actor);
+    if (view.module === current.settings.module) return view;
+    // Another module's changes are read from its beginning: the time and page reached were the other module's.
+    await this.polls.savePosition('record', null, null);
+    return { ...view, cursor: null };
   }
 
   @Post(':crm/run')
   @HttpCode(202)
   @RequiresRole('operator')
   @ApiOperation({
-    summary: "Reads the CRM's new and changed records now (`appointment-crm`); answers the read's sync log entry (kind poll_changes).",
+    summary: "Reads the CRM's new and changed records now (`appointment-crm` or `record-crm`); answers the read's sync log entry (kind poll_changes).",
     description: 'A read still waiting to start is joined. Skipped when project creation is off for that CRM, or when another read is running.',
   })
   @ApiAcceptedResponse({ description: '`{ "id": "<sync log id>", "status": "queued" | "running" | ... }`' })
   @ApiNotFoundResponse({ description: 'No reader of that CRM.' })
   async run(@Param('crm') name: string, @Actor() actor: AdminActor): Promise<{ id: string; status: string }> {
     const crm = READERS[name];
-    if (!crm) throw new NotFoundException({ statusCode: 404, message: `no reader of changes for "${name}": use appointment-crm`, error: 'Not Found' });
+    if (!crm)
+      throw new NotFoundException({ statusCode: 404, message: `no reader of changes for "${name}": use appointment-crm or record-crm`, error: 'Not Found' });
     const entry = await this.poller.requestRead(crm, actor.name);
     return { id: entry.id, status: entry.status };
   }

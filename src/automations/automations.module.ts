@@ -3,6 +3,7 @@ import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.
 import { AutomationSettingsModule } from '../automation-settings/automation-settings.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
+import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionRegistryService } from '../sync-log/action-registry.service.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
@@ -14,7 +15,7 @@ import { ProjectCreationService } from './project-creation.service.js';
 
 /** Projects from the CRMs (docs/automations.md): the settings' routes, the readers of each CRM's changes, `create_project`. */
 @Module({
-  imports: [AutomationSettingsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule],
+  imports: [AutomationSettingsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule, RecordCrmModule],
   controllers: [AutomationsController],
   providers: [AutomationPollRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
 })

@@ -30,7 +30,7 @@ export const ACTION_KINDS = {
   attach_pdf: ['record'],
   create_project: 'core',
   associate_automated: 'core',
-  poll_changes: ['appointment'],
+  poll_changes: ['appointment', 'record'],
   route_delivery: 'never run',
   admin_write: 'never run',
 } as const satisfies Record<string, 'core' | 'never run' | readonly CrmName[]>;

@@ -1,7 +1,28 @@
 import type { Readable } from 'node:stream';
 import type { RecordRef } from '../domain/actions.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
 
 export type { RecordRef };
+
+/** A Zoho record as Zoho sent it (ids as exact strings, lookups as { id, name }). */
+export type ZohoRecord = Record<string, unknown> & { id: string };
+
+/** One page of Get Records: `pageToken` (Zoho's `info.next_page_token`) goes past the first 2,000 records. */
+export interface ChangedRecordsQuery {
+  fields: string[];
+  modifiedSince: Date | null;
+  pageToken: string | null;
+  page?: number;
+  perPage?: number;
+}
+
+export interface ChangedRecordsPage {
+  records: ZohoRecord[];
+  nextPageToken: string | null;
+  moreRecords: boolean;
+  /** Zoho answered 304: nothing was modified since `modifiedSince`. */
+  notModified: boolean;
+}
 
 export interface RecordAttachment {
   id: string;
@@ -33,6 +54,10 @@ export interface RecordCrm {
   listNotes(record: RecordRef): Promise<RecordNote[]>;
   /** Adds a note; not retried on transient failures (see uploadAttachment). Returns the note id. */
   addNote(record: RecordRef, title: string, content: string): Promise<string>;
+  /** One page of the module's records modified since the date (all when null), oldest change first. */
+  listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage>;
+  /** The records of these ids that exist, asked 100 ids per call (Zoho's limit); ids not found are left out. */
+  getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]>;
   /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
   accessProblem(): Promise<string | null>;
 }

@@ -11,7 +11,8 @@ import { notConnected, OutboundError, type OutboundFailure } from '../http/outbo
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../http/outbound-http.js';
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
-import type { RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource } from './record-crm.js';
+import type { RecordModule } from '../service-api/service-api.types.js';
+import type { ChangedRecordsPage, ChangedRecordsQuery, RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource, ZohoRecord } from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
 import { ZOHO_SCOPES } from './zoho-scopes.js';
@@ -21,6 +22,8 @@ const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHE
 /** 4xx answers read here rather than thrown by OutboundHttp, so that Zoho's `code` decides what happens. */
 const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
+/** Get Records takes at most 100 ids per call. */
+const IDS_PER_CALL = 100;
 const MAX_PAGES = 500;
 const enc = encodeURIComponent;
 
@@ -34,6 +37,11 @@ interface ZohoGrant {
 interface ZohoEnvelope {
   data?: Array<Record<string, unknown>>;
   info?: { more_records?: boolean; next_page_token?: string | null };
+}
+
+/** Zoho writes and reads times as ISO 8601 with an offset and no milliseconds (its SDK sends If-Modified-Since so). */
+export function zohoDateTime(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
 /**
@@ -162,6 +170,54 @@ export class ZohoClient implements RecordCrm {
     return firstResultId('POST /Notes', data);
   }
 
+  async listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage> {
+    const endpoint = 'GET /{module}';
+    const params: Record<string, string | number> = {
+      fields: query.fields.join(','),
+      sort_by: 'Modified_Time',
+      sort_order: 'asc',
+      per_page: Math.min(query.perPage ?? PAGE_SIZE, PAGE_SIZE),
+    };
+    // A page token is bound to the other parameters of the first request; it replaces the page number.
+    if (query.pageToken) params.page_token = query.pageToken;
+    else params.page = query.page ?? 1;
+    const headers: Record<string, string> = query.modifiedSince ? { 'if-modified-since': zohoDateTime(query.modifiedSince) } : {};
+    const { status, data } = await this.call<ZohoEnvelope | null>({
+      endpoint,
+      method: 'GET',
+      path: `/${enc(module)}`,
+      params,
+      headers,
+      acceptStatus: [304],
+    });
+    if (status === 304) return { records: [], nextPageToken: null, moreRecords: false, notModified: true };
+    const moreRecords = data?.info?.more_records === true;
+    const token = data?.info?.next_page_token;
+    return {
+      records: envelopeItems(endpoint, data).map((item) => zohoRecord(endpoint, item)),
+      nextPageToken: moreRecords && typeof token === 'string' && token !== '' ? token : null,
+      moreRecords,
+      notModified: false,
+    };
+  }
+
+  async getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]> {
+    const endpoint = 'GET /{module}?ids';
+    const unique = [...new Set(ids)];
+    const records: ZohoRecord[] = [];
+    for (let at = 0; at < unique.length; at += IDS_PER_CALL) {
+      const { data } = await this.call<ZohoEnvelope | null>({
+        endpoint,
+        method: 'GET',
+        path: `/${enc(module)}`,
+        params: { ids: unique.slice(at, at + IDS_PER_CALL).join(','), fields: fields.join(',') },
+      });
+      // 204 (none of the ids exists) has no body.
+      for (const item of envelopeItems(endpoint, data)) records.push(zohoRecord(endpoint, item));
+    }
+    return records;
+  }
+
   /**
    * Why no call can succeed now (no token, or a refused scope), or null; null too when Zoho CRM is not connected
    * (nothing is wrong then). Asks the accounts server only when there is neither a valid token nor a remembered refusal.
@@ -210,7 +266,7 @@ export class ZohoClient implements RecordCrm {
         ...req,
         path: `${token.apiDomain}/crm/v8${req.path}`,
         headers: { ...(req.headers ?? {}), authorization: `Zoho-oauthtoken ${token.accessToken}` },
-        acceptStatus: READ_STATUSES,
+        acceptStatus: [...READ_STATUSES, ...(req.acceptStatus ?? [])],
       });
       if (response.status < 400) {
         grant.scopeProblem = null;
@@ -284,6 +340,16 @@ export function envelopeItems(endpoint: string, envelope: unknown): Array<Record
     throw new OutboundError('zoho', endpoint, 'invalid_response', 200, 'answer data is not a list of objects');
   }
   return data;
+}
+
+/** A record as Zoho sent it, its id and its lookups' ids as exact strings. */
+function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    const lookup = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: zohoId(endpoint, lookup.id) } : value;
+  }
+  return { ...record, id: zohoId(endpoint, item.id) };
 }
 
 /** An id of an answer as its exact string; anything else is an invalid answer (not idString's TypeError). */

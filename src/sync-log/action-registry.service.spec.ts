@@ -83,6 +83,11 @@ class AutomationActions {
   async pollAppointments(_entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
     return { status: 'succeeded' };
   }
+
+  @RunsAction('poll_changes', { crm: 'record', queue: QUEUES.recordCrm })
+  async pollRecords(_entry: ActionEntry<'poll_changes'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
 }
 
 /** Every kind handled: what a daemon with all its modules has. */

@@ -89,6 +89,11 @@ export class SyncLogRepository {
     return rows.length > 0 ? this.toEntity(rows[0]) : null;
   }
 
+  /** Names the project of an entry recorded before it had one (a project created by the entry itself). */
+  async setProject(id: string, projectId: string): Promise<void> {
+    await this.database.query(`UPDATE sync_log SET project_id = $2, updated_at = now() WHERE id = $1 AND project_id IS NULL`, [id, projectId]);
+  }
+
   async finish(id: string, status: 'succeeded' | 'skipped' | 'failed', detail: string | null, error?: string): Promise<void> {
     await this.database.query(
       `UPDATE sync_log SET status = $2, detail = COALESCE($3, detail), error = COALESCE($4, error), coalesce_key = NULL,

@@ -48,6 +48,8 @@ export interface Fault {
   delayMs?: number;
   dropConnection?: boolean;
   afterHandling?: boolean;
+  /** Strikes only the requests this accepts (a query parameter's value, say). */
+  when?: (req: RecordedRequest) => boolean;
 }
 
 interface Route {
@@ -202,7 +204,8 @@ export class SimServer {
       (f) =>
         f.times > 0 &&
         (!f.method || f.method.toUpperCase() === req.method) &&
-        (!f.path || (typeof f.path === 'string' ? f.path === req.path : f.path.test(req.path))),
+        (!f.path || (typeof f.path === 'string' ? f.path === req.path : f.path.test(req.path))) &&
+        (!f.when || f.when(req)),
     );
     if (index < 0) return undefined;
     const fault = this.faults[index];

@@ -345,6 +345,24 @@ describe(ZohoSim.name, () => {
       }
     });
 
+    it("Get Records checks its parameters as Zoho's v8 record.yaml says", async () => {
+      sim.addRecord('Leads', undefined, { Last_Name: 'A' });
+      const codeOf = async (query: string) => {
+        const res = await call(`/Leads${query}`);
+        return { status: res.status, code: ((await res.json()) as { code: string }).code };
+      };
+      expect(await codeOf('')).toEqual({ status: 400, code: 'REQUIRED_PARAM_MISSING' });
+      expect(await codeOf('?fields=Last_Name&per_page=201')).toEqual({ status: 400, code: 'INVALID_DATA' });
+      expect(await codeOf('?fields=Last_Name&sort_by=Last_Name')).toEqual({ status: 400, code: 'INVALID_DATA' });
+      const ids = Array.from({ length: 101 }, (_, i) => String(4150868000000000000n + BigInt(i))).join(',');
+      expect(await codeOf(`?fields=Last_Name&ids=${ids}`)).toEqual({ status: 400, code: 'LIMIT_EXCEEDED' });
+      expect(await codeOf('?fields=Last_Name&page=11&per_page=200')).toEqual({ status: 400, code: 'DISCRETE_PAGINATION_LIMIT_EXCEEDED' });
+      const future = await call('/Leads?fields=Last_Name', { headers: { 'If-Modified-Since': '2999-01-01T00:00:00+00:00' } });
+      expect(future.status).toBe(304);
+      expect(await future.text()).toBe('');
+      expect((await call('/Contacts?fields=Last_Name&ids=4150868000000000001')).status).toBe(204);
+    });
+
     it('reads a record and answers a missing one in both styles', async () => {
       const id = sim.addRecord('Quotes', undefined, { Subject: 'Q-1001' });
       expect(id).toMatch(/^\d{19}$/);

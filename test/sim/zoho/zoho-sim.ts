@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
+import { getRecords } from './get-records.js';
 import { parseMultipart } from './multipart.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
@@ -62,6 +63,8 @@ export interface ZohoNote {
 interface StoredRecord {
   id: string;
   fields: Record<string, unknown>;
+  createdAt: number;
+  modifiedAt: number;
   attachments: ZohoAttachment[];
   notes: ZohoNote[];
 }
@@ -209,6 +212,8 @@ export class ZohoSim {
    * DISCRETE_PAGINATION_LIMIT_EXCEEDED and only `page_token` (from `info.next_page_token`) goes on.
    */
   pageRecordsLimit = 2000;
+  /** How far page tokens reach in Get Records (Zoho: 100,000 records). */
+  tokenRecordsLimit = 100_000;
   /** Status of a notes insert where at least one note was added (Zoho's docs waver between 200 and 201). */
   notesSuccessStatus: 200 | 201 = 201;
   /**
@@ -257,6 +262,11 @@ export class ZohoSim {
       'POST',
       '/crm/v8/Notes',
       this.authed((req) => this.addNotes(req)),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/:module',
+      this.authed((req) => this.listRecords(req)),
     );
     this.api.route(
       'GET',
@@ -345,11 +355,20 @@ export class ZohoSim {
     for (const token of this.tokens.values()) token.expired = true;
   }
 
-  /** Adds a record and returns its id (a 19-digit decimal string). */
-  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}): string {
+  /** Adds a record and returns its id (a 19-digit decimal string); created and modified `at` (now by default). */
+  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}, at: Date = new Date()): string {
     const recordId = id ?? this.newId();
-    this.moduleRecords(module).set(recordId, { id: recordId, fields, attachments: [], notes: [] });
+    const time = at.getTime();
+    this.moduleRecords(module).set(recordId, { id: recordId, fields, createdAt: time, modifiedAt: time, attachments: [], notes: [] });
     return recordId;
+  }
+
+  /** Changes a record's fields as someone would in Zoho's UI, setting its Modified_Time to `at` (now by default). */
+  modifyRecord(module: ZohoModule, id: string, changes: Record<string, unknown>, at: Date = new Date()): void {
+    const record = this.moduleRecords(module).get(id);
+    if (!record) throw new Error(`no ${module} record ${id}`);
+    record.fields = { ...record.fields, ...changes };
+    record.modifiedAt = at.getTime();
   }
 
   /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */
@@ -561,6 +580,15 @@ export class ZohoSim {
     const { module, id } = req.params;
     if (!isModule(module)) return invalidModule();
     return this.moduleRecords(module).get(id) ?? invalidRecord();
+  }
+
+  private listRecords(req: SimRequest): SimResponse {
+    const { module } = req.params;
+    if (!isModule(module)) return invalidModule();
+    return getRecords(req, [...this.moduleRecords(module).values()], {
+      pageRecordsLimit: this.pageRecordsLimit,
+      tokenRecordsLimit: this.tokenRecordsLimit,
+    });
   }
 
   private getRecord(req: SimRequest): SimResponse {
