@@ -126,8 +126,9 @@ export function chainTree(actions) {
  * Where the project came from, when an automation created it for a CRM record (its mapping's source): "Created
  * from appointment APT-1001, 2026-11-24 10:02". The mapping is made as the project is created.
  * @param {Row[]} mappings
+ * @param {Row[]} actions the project's actions: the creation's entry among them is linked
  */
-function originLine(mappings) {
+function originLine(mappings, actions) {
   const m = mappings.find((x) => x.source === 'automation');
   if (!m) return null;
   const record = m.crm === 'record' ? 'Zoho ' + show(m.record_crm_module) + ' record ' + show(m.record_crm_record_id) : 'appointment ' + show(m.appointment_id);
@@ -139,6 +140,11 @@ function originLine(mappings) {
     document.createTextNode(', ' + fmtTime(m.created_at).slice(0, 16) + ', by the ' + (m.crm === 'record' ? 'Zoho CRM' : 'appointment CRM') + ' automation.'),
   );
   line.title = show(m.created_at);
+  const entry = actions.find((a) => a.kind === 'create_project' && a.status === 'succeeded');
+  if (entry) {
+    line.appendChild(document.createTextNode(' '));
+    line.appendChild(link('Sync log #' + show(entry.id), '#logs/' + encodeURIComponent(show(entry.id))));
+  }
   return line;
 }
 
@@ -167,7 +173,7 @@ export function initProject() {
     body.appendChild(head);
 
     const mappings = listOf(p.mappings);
-    const origin = originLine(mappings);
+    const origin = originLine(mappings, listOf(p.actions));
     if (origin) body.appendChild(origin);
     const deliveries = listOf(p.deliveries);
     const actions = listOf(p.actions);
