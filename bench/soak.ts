@@ -2,7 +2,7 @@
  * Soak test: three replicas of the built daemon, a Postgres cluster and a Redis of the soak's own, the simulators
  * with faults, realistic traffic for SOAK_SECONDS (default 300), crashes and outages at random moments; then it lets
  * everything settle and checks the invariants (see docs/guarantees.md). Exit code 1 names each invariant that failed.
- * The appointment CRM's automation is on: appointments appear and are edited during the faults, and each one that
+ * Both CRMs' automations are on: appointments and Deals appear and are edited during the faults, and each one that
  * qualified must end with exactly one project.
  *
  *   npm run soak                      SOAK_SECONDS=60 npm run soak:ci
@@ -39,6 +39,8 @@ const MAX_PROJECTS = 40;
 /** Appointments the automation reads (some never qualify); the status that qualifies them. */
 const MAX_AUTOMATED = 60;
 const QUALIFYING_STATUS = 'Confirmed';
+/** The Deal stage that qualifies a Deal for the Zoho automation. */
+const QUALIFYING_STAGE = 'Contract Signed';
 /** The automations read the CRMs this often (production: 60 s). */
 const AUTOMATION_POLL_SECONDS = 2;
 const OUTAGE_BODY = { error: 'soak outage' };
@@ -89,8 +91,8 @@ interface Resumption {
   slow: string[];
 }
 
-/** Appointments made for the automation, by id: whether they ever qualified (one project each), never (none). */
-const automated = new Map<string, { qualified: boolean; cancelled: boolean }>();
+/** Appointments and Deals made for the automations, by id: whether they ever qualified (one project each), never (none). */
+const automated = new Map<string, { crm: 'appointment' | 'record'; qualified: boolean; cancelled: boolean }>();
 
 const stats = {
   automationEdits: 0,
@@ -373,30 +375,40 @@ function pay(): void {
 }
 
 /**
- * The appointment CRM as revenue ops use it: an appointment appears (qualifying or not yet), a scheduled one is
- * confirmed (it qualifies then), a confirmed one is edited again (it must not get a second project).
+ * The CRMs as revenue ops use them: an appointment or a Deal appears (qualifying or not yet), a waiting one is
+ * confirmed or signed (it qualifies then), a qualified one is edited again (it must not get a second project).
  */
 function automationTraffic(): void {
-  const waiting = [...automated].filter(([, a]) => !a.qualified && !a.cancelled).map(([id]) => id);
-  const qualified = [...automated].filter(([, a]) => a.qualified).map(([id]) => id);
+  const crm = chance(0.5) ? 'appointment' : 'record';
+  const mine = [...automated].filter(([, a]) => a.crm === crm);
+  const waiting = mine.filter(([, a]) => !a.qualified && !a.cancelled).map(([id]) => id);
+  const qualified = mine.filter(([, a]) => a.qualified).map(([id]) => id);
   const roll = random();
   if (waiting.length > 0 && roll < 0.35) {
     const id = pick(waiting);
-    appointments.editAppointment(id, { status: QUALIFYING_STATUS });
-    automated.set(id, { qualified: true, cancelled: false });
+    if (crm === 'appointment') appointments.editAppointment(id, { status: QUALIFYING_STATUS });
+    else zoho.modifyRecord('Deals', id, { Stage: QUALIFYING_STAGE });
+    automated.set(id, { crm, qualified: true, cancelled: false });
     stats.automationEdits++;
   } else if (qualified.length > 0 && roll < 0.55) {
     const id = pick(qualified);
-    appointments.editAppointment(id, {
-      customer: { name: `Soak customer ${id}`, email: `${id.toLowerCase()}@example.com`, phone: `555-${++counter}` },
-    } as never);
+    if (crm === 'appointment') {
+      appointments.editAppointment(id, { customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com`, phone: `555-${++counter}` } } as never);
+    } else zoho.modifyRecord('Deals', id, { Amount: 1000 + ++counter });
     stats.automationEdits++;
   } else if (automated.size < MAX_AUTOMATED) {
-    const id = `AUTO-${++counter}`;
-    // Some qualify at once, some once confirmed, some never (cancelled).
-    const status = pick([QUALIFYING_STATUS, QUALIFYING_STATUS, 'Scheduled', 'Scheduled', 'Cancelled']);
-    appointments.addAppointment(id, { status, customer: { name: `Soak customer ${id}`, email: `${id.toLowerCase()}@example.com` } } as never);
-    automated.set(id, { qualified: status === QUALIFYING_STATUS, cancelled: status === 'Cancelled' });
+    // Some qualify at once, some later, some never (cancelled, lost).
+    const state = pick(['qualified', 'qualified', 'waiting', 'waiting', 'cancelled'] as const);
+    let id: string;
+    if (crm === 'appointment') {
+      id = `AUTO-${++counter}`;
+      const status = { qualified: QUALIFYING_STATUS, waiting: 'Scheduled', cancelled: 'Cancelled' }[state];
+      appointments.addAppointment(id, { status, customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com` } } as never);
+    } else {
+      const stage = { qualified: QUALIFYING_STAGE, waiting: 'Qualification', cancelled: 'Closed Lost' }[state];
+      id = zoho.addRecord('Deals', undefined, { Deal_Name: `Soak deal ${++counter}`, Stage: stage });
+    }
+    automated.set(id, { crm, qualified: state === 'qualified', cancelled: state === 'cancelled' });
   }
 }
 
@@ -631,19 +643,23 @@ async function busy(): Promise<{ actions: number; deliveries: number }> {
   return { actions: Number(a.n), deliveries: Number(d.n) };
 }
 
-/** Appointments that qualified and have no mapping yet. */
+/** Records that qualified and have no mapping yet. */
 async function unmappedQualified(): Promise<string[]> {
   const ids = [...automated].filter(([, a]) => a.qualified).map(([id]) => id);
-  const rows = await query<{ id: string }>(`SELECT appointment_id AS id FROM mapping WHERE crm = 'appointment' AND appointment_id = ANY($1::text[])`, [ids]);
+  const rows = await query<{ id: string }>(
+    `SELECT coalesce(appointment_id, record_crm_record_id) AS id FROM mapping WHERE coalesce(appointment_id, record_crm_record_id) = ANY($1::text[])`,
+    [ids],
+  );
   const mapped = new Set(rows.map((r) => r.id));
   return ids.filter((id) => !mapped.has(id));
 }
 
-/** Once the faults stopped: reads the appointment CRM until every qualifying appointment is mapped (or the deadline). */
+/** Once the faults stopped: reads both CRMs until every qualifying record is mapped (or the deadline). */
 async function settleAutomations(deadline: number): Promise<boolean> {
   while (now() < deadline) {
     if ((await unmappedQualified()).length === 0) return settle(deadline);
     await admin('/api/automations/appointment-crm/run', { body: '{}' });
+    await admin('/api/automations/record-crm/run', { body: '{}' });
     await settle(deadline);
     await sleep(AUTOMATION_POLL_SECONDS * 1000);
   }
@@ -746,30 +762,31 @@ async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<str
   }
   checks.push({ name: 'every fact reached its CRM exactly once', problems: once });
 
-  // One project per appointment that qualified, mapped to it; none for the others.
+  // One project per record that qualified, mapped to it; none for the others.
   const oneProject: string[] = [];
   const mappedTo = new Map(
     (
-      await query<{ id: string; project_id: string; source: string }>(`SELECT appointment_id AS id, project_id, source FROM mapping WHERE crm = 'appointment'`)
+      await query<{ id: string; project_id: string; source: string }>(
+        `SELECT coalesce(appointment_id, record_crm_record_id) AS id, project_id, source FROM mapping`,
+      )
     ).map((m) => [m.id, m]),
   );
   for (const [id, a] of automated) {
+    const what = a.crm === 'appointment' ? `appointment ${id}` : `Deal ${id}`;
     const made = [...service.projects.values()].filter((p) => p.name.endsWith(` (${id})`));
     figures.projectsCreated += made.length;
     if (!a.qualified) {
-      if (made.length > 0) oneProject.push(`appointment ${id} never qualified but has ${made.length} project(s)`);
+      if (made.length > 0) oneProject.push(`${what} never qualified but has ${made.length} project(s)`);
       continue;
     }
-    if (made.length === 0) oneProject.push(lost(`appointment ${id}: its project`));
-    if (made.length > 1) oneProject.push(doubled(`appointment ${id}: its project`, made.length));
+    if (made.length === 0) oneProject.push(lost(`${what}: its project`));
+    if (made.length > 1) oneProject.push(doubled(`${what}: its project`, made.length));
     const mapping = mappedTo.get(id);
     if (made.length === 1 && (!mapping || mapping.project_id !== made[0].id || mapping.source !== 'automation')) {
-      oneProject.push(
-        `appointment ${id}: mapped ${mapping ? `to ${mapping.project_id} by ${mapping.source}` : 'to nothing'}, not to its project ${made[0].id}`,
-      );
+      oneProject.push(`${what}: mapped ${mapping ? `to ${mapping.project_id} by ${mapping.source}` : 'to nothing'}, not to its project ${made[0].id}`);
     }
   }
-  checks.push({ name: 'one project per appointment that qualified (none for the others)', problems: oneProject });
+  checks.push({ name: 'one project per appointment or Deal that qualified (none for the others)', problems: oneProject });
 
   const { actions, deliveries } = await busy();
   checks.push({
@@ -831,6 +848,10 @@ async function main(): Promise<number> {
     method: 'PUT',
     body: JSON.stringify({ create_projects: true, statuses: [QUALIFYING_STATUS], owner: 'owner@example.com' }),
   });
+  await admin('/api/automations/record-crm', {
+    method: 'PUT',
+    body: JSON.stringify({ create_projects: true, module: 'Deals', field: 'Stage', values: [QUALIFYING_STAGE], owner: 'owner@example.com' }),
+  });
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
@@ -877,11 +898,14 @@ async function main(): Promise<number> {
     'projects mapped',
     `${projects.length} (${projects.filter((p) => p.crm === 'appointment').length} appointment, ${projects.filter((p) => p.crm === 'record').length} Zoho)`,
   );
-  const qualifiedCount = [...automated.values()].filter((a) => a.qualified).length;
-  row(
-    'appointments for the automation',
-    `${automated.size} added, ${qualifiedCount} qualified, ${stats.automationEdits} edits; ${figures.projectsCreated} projects created`,
-  );
+  for (const crm of ['appointment', 'record'] as const) {
+    const mine = [...automated.values()].filter((a) => a.crm === crm);
+    row(
+      crm === 'appointment' ? 'appointments for the automation' : 'Deals for the automation',
+      `${mine.length} added, ${mine.filter((a) => a.qualified).length} qualified`,
+    );
+  }
+  row('automation records', `${stats.automationEdits} edits; ${figures.projectsCreated} projects created`);
   row('webhooks sent', `${stats.webhooks}: ${stats.delivered} answered 2xx, ${stats.undelivered} given up, ${stats.attempts} attempts`);
   row('inbox', `${inbox.n} deliveries stored, ${inbox.duplicates} re-deliveries answered duplicate`);
   row('sync log', `${outcomes.total} entries: ${outcomes.succeeded} succeeded, ${outcomes.skipped} skipped, ${outcomes.failed} failed`);
