@@ -56,7 +56,11 @@ export const FIELDS = {
       hint: 'Separate them with commas.',
     },
     { name: 'owner', type: 'email', label: 'Default project owner', placeholder: 'e-mail of a user of the service', hint: 'Required to create projects.' },
-    { name: 'owner_from_sales_rep', type: 'check', label: 'Make the record’s owner in Zoho the project owner (the default owner when the service does not know them)' },
+    {
+      name: 'owner_from_sales_rep',
+      type: 'check',
+      label: 'Make the record’s owner in Zoho the project owner (the default owner when the service does not know them)',
+    },
     { section: 'Suggested mappings', note: 'For projects made in the service by hand: Zoho records that look like theirs.' },
     { name: 'match_on', type: 'keys', label: 'Suggest records with the same' },
     { name: 'match_fields.job_number', type: 'text', label: 'Zoho field holding the job number', placeholder: 'e.g. Job_Number', hint: 'Its API name.' },
