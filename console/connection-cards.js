@@ -8,7 +8,7 @@ import { copyRow } from './connection-widgets.js';
 import { appointmentForm, serviceForm } from './connection-forms.js';
 import { $, can, el, fmtTime, show } from './dom.js';
 import { webhooksForm } from './webhooks-form.js';
-import { zohoForm } from './zoho-form.js';
+import { reconnectButton, zohoForm } from './zoho-form.js';
 
 /** @typedef {import('./connection-forms.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
@@ -185,6 +185,7 @@ function stateWords(screen, def, c) {
     const box = el('div', 'conn-alert warn');
     box.appendChild(el('span', '', words || upperFirst(detail) || 'It does not work right now.'));
     if (words) box.appendChild(el('span', 'conn-msg-detail', detail));
+    if (def.name === 'record_crm' && c.code === 'scope_missing' && !c.read_only && can('admin')) box.appendChild(reconnectButton(c));
     return box;
   }
   const fallback = c.status === 'connected' ? 'Working.' : 'Not set up yet.';

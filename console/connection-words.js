@@ -132,6 +132,10 @@ export function checkWords(code, name) {
       return 'Something answered at that address, but not ' + who + '’s API. Check the address.';
     case 'not_configured':
       return 'Nothing is set yet.';
+    case 'scope_missing':
+      return 'Zoho has not given crm-sync every permission it needs (new features ask for more). Reconnect to grant them: Zoho asks you to accept again.';
+    case 'no_crm_org':
+      return 'The Zoho user who gave consent is not a user of any Zoho CRM organization. Connect again, signed in to Zoho as a user of your CRM.';
     default:
       return null;
   }

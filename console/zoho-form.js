@@ -17,6 +17,43 @@ import { el, show } from './dom.js';
 export const CONNECTING_KEY = 'crm-sync.zoho-connect-started';
 
 /**
+ * Sends this tab to Zoho's consent page for the client in use (its saved secret kept), asking every scope again.
+ * @param {{ accounts_url: string, client_id: string, client_secret?: string }} body
+ * @returns {Promise<void>}
+ */
+function goToConsent(body) {
+  return api('PUT', '/api/connections/record-crm', body).then(
+    /** @param {{ authorize_url?: string } | null} res */
+    (res) => {
+      const url = res && res.authorize_url ? show(res.authorize_url) : '';
+      if (!/^https?:\/\//.test(url)) throw new Error('The daemon did not answer where to sign in at Zoho.');
+      sessionStorage.setItem(CONNECTING_KEY, String(Date.now()));
+      window.location.assign(url);
+    },
+  );
+}
+
+/**
+ * The Reconnect button of a connection whose scopes fall short: the same client, Zoho's consent for the full set.
+ * @param {ConnectionView} c
+ */
+export function reconnectButton(c) {
+  const s = c.settings || {};
+  const button = /** @type {HTMLButtonElement} */ (el('button', 'small', 'Reconnect…'));
+  button.type = 'button';
+  button.id = 'conn-record-crm-reconnect';
+  button.title = 'Zoho asks you to accept every permission crm-sync needs; the client and its secret stay as they are';
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    goToConsent({ accounts_url: show(s.accounts_url), client_id: show(s.client_id) }).catch((/** @type {unknown} */ err) => {
+      button.disabled = false;
+      button.textContent = 'Reconnect failed: ' + (err instanceof Error ? err.message : String(err));
+    });
+  });
+  return button;
+}
+
+/**
  * @param {Screen} screen
  * @param {CardDef} def
  * @param {ConnectionView} c
@@ -37,6 +74,13 @@ export function zohoForm(screen, def, c) {
       el('span', 'conn-hint warn-text', 'PUBLIC_URL is not set, so this address is only right when your browser runs on the same machine as crm-sync.'),
     );
   }
+  step1.appendChild(
+    el(
+      'span',
+      'conn-hint',
+      'Zoho account outside the US data centre? In that client’s Settings in Zoho’s API console, turn on your data centre and choose the same client secret for all data centres; or pick your data centre below and enter the secret Zoho shows for it.',
+    ),
+  );
   shell.fields.appendChild(step1);
   shell.fields.appendChild(el('span', 'conn-label wide', '2. Enter what Zoho shows for that client, and where your Zoho account lives:'));
 
@@ -119,23 +163,10 @@ export function zohoForm(screen, def, c) {
     if (missing) return;
     button.disabled = true;
     shell.errors.say('info', 'Opening Zoho…');
-    api('PUT', '/api/connections/record-crm', body).then(
-      /** @param {{ authorize_url?: string } | null} res */
-      (res) => {
-        const url = res && res.authorize_url ? show(res.authorize_url) : '';
-        if (!/^https?:\/\//.test(url)) {
-          button.disabled = false;
-          shell.errors.say('error', 'The daemon did not answer where to sign in at Zoho.');
-          return;
-        }
-        sessionStorage.setItem(CONNECTING_KEY, String(Date.now()));
-        window.location.assign(url);
-      },
-      (err) => {
-        button.disabled = false;
-        showFailure(shell.errors, err, def.name);
-      },
-    );
+    goToConsent(body).catch((err) => {
+      button.disabled = false;
+      showFailure(shell.errors, err, def.name);
+    });
   });
   return shell.form;
 }

@@ -34,6 +34,7 @@ describe('automation settings: GET and PUT /api/automations', () => {
       owner_from_sales_rep: false,
       match_on: [],
       auto_accept: false,
+      start_from: null,
       last_run_at: null,
       cursor: null,
       last_error: null,
@@ -50,6 +51,7 @@ describe('automation settings: GET and PUT /api/automations', () => {
       deal_stage_on_lost: null,
       quote_line_items: false,
       fallback_product_id: null,
+      start_from: null,
       last_run_at: null,
     });
   });
@@ -86,12 +88,20 @@ describe('automation settings: GET and PUT /api/automations', () => {
       statuses: ['Sold', ''],
       owner: 'not an e-mail',
       match_on: ['email', 'zodiac'],
+      start_from: 'yesterday',
       colour: 'blue',
     });
     expect(res.status).toBe(422);
     const body = await json(res);
     const byField = Object.fromEntries(body.errors.map((e: Json) => [e.field, e.code]));
-    expect(byField).toEqual({ create_projects: 'isBoolean', statuses: 'isArray', owner: 'isEmail', match_on: 'isIn', colour: 'whitelistValidation' });
+    expect(byField).toEqual({
+      create_projects: 'isBoolean',
+      statuses: 'isArray',
+      owner: 'isEmail',
+      match_on: 'isIn',
+      start_from: 'isIso8601',
+      colour: 'whitelistValidation',
+    });
     expect(body.errors.every((e: Json) => typeof e.message === 'string' && e.message.length > 0)).toBe(true);
     expect(await json(await h.admin('/api/automations'))).toEqual(before);
   });
@@ -129,6 +139,7 @@ describe('automation settings: GET and PUT /api/automations', () => {
       match_fields: { email: 'Email' },
       fallback_product_id: 'P-1',
       deal_stage_on_approved: '',
+      start_from: new Date(Date.now() + 86_400_000).toISOString(),
     });
     expect(bad.status).toBe(422);
     expect((await json(bad)).errors.map((e: Json) => `${e.field}:${e.code}`)).toEqual([
@@ -137,7 +148,11 @@ describe('automation settings: GET and PUT /api/automations', () => {
       'match_fields.email:whitelistValidation',
       'deal_stage_on_approved:isString',
       'fallback_product_id:isDigits',
+      'start_from:maxDate',
     ]);
+    for (const startFrom of ['2026-01-31', '2026-01-31T00:00:00', 20260131]) expect((await put('record-crm', { start_from: startFrom })).status).toBe(422);
+    const started = await json(await put('record-crm', { start_from: '2026-01-31T01:00:00+01:00' }));
+    expect(started).toMatchObject({ start_from: '2026-01-31T00:00:00.000Z', cursor: '2026-01-31T00:00:00.000Z' });
     const values = await put('record-crm', { field: null, values: ['Won'] });
     expect((await json(values)).errors).toEqual([expect.objectContaining({ field: 'field', code: 'required' })]);
   });

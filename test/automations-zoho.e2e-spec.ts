@@ -15,7 +15,16 @@ describe('automations: a project for each qualifying Zoho record, once', () => {
     h = await startHarness({ redisDb: 13, recordCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
     const res = await h.admin('/api/automations/record-crm', {
       method: 'PUT',
-      json: { create_projects: true, module: 'Deals', field: 'Stage', values: ['Closed Won'], owner: OWNER, match_fields: { job_number: 'Job_Number' } },
+      json: {
+        create_projects: true,
+        module: 'Deals',
+        field: 'Stage',
+        values: ['Closed Won'],
+        owner: OWNER,
+        match_fields: { job_number: 'Job_Number' },
+        // The records of this file are dated from 2026-03-01 on: read them (by default the first read starts now).
+        start_from: '2026-01-01T00:00:00Z',
+      },
     });
     expect(res.status).toBe(200);
   });
@@ -118,17 +127,24 @@ describe('automations: a project for each qualifying Zoho record, once', () => {
     expect(mappings.filter((m) => m.record_crm_record_id === deal)).toHaveLength(1);
   });
 
-  it("reads another module from its beginning when the module changes, a Lead's project named after the Lead", async () => {
+  it("reads another module from the moment it changes, or from a start_from given; a Lead's project named after the Lead", async () => {
     const lead = zoho().addRecord(
       'Leads',
       undefined,
       { First_Name: 'Lee', Last_Name: 'Lead', Email: 'lee@example.com', City: 'Ogdenville', Lead_Status: 'Qualified' },
       new Date(Date.parse('2025-01-01T00:00:00Z')),
     );
+    const changedAt = Date.now();
     const saved = await json(
       await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Leads', field: 'Lead_Status', values: ['Qualified'] } }),
     );
-    expect(saved.cursor).toBeNull();
+    expect(Date.parse(saved.cursor)).toBeGreaterThanOrEqual(changedAt - 1_000);
+    expect(Date.parse(saved.cursor)).toBeLessThanOrEqual(Date.now());
+    await read();
+    expect(projectsOf(lead)).toHaveLength(0);
+
+    const history = await json(await h.admin('/api/automations/record-crm', { method: 'PUT', json: { start_from: '2024-12-31T00:00:00Z' } }));
+    expect(history).toMatchObject({ start_from: '2024-12-31T00:00:00.000Z', cursor: '2024-12-31T00:00:00.000Z' });
     await read();
     expect(projectsOf(lead)).toEqual([
       expect.objectContaining({ name: `Lee Lead (${lead})`, customer: { name: 'Lee Lead', email: 'lee@example.com', address: { city: 'Ogdenville' } } }),

@@ -13,7 +13,8 @@ describe('automations: a project for each qualifying appointment, once', () => {
   let seq = 0;
   beforeAll(async () => {
     h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
-    const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { create_projects: true, statuses: ['Sold'], owner: OWNER } });
+    // Creation stays off: the first test turns it on.
+    const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { statuses: ['Sold'], owner: OWNER } });
     expect(res.status).toBe(200);
   });
   afterAll(() => h.close());
@@ -46,6 +47,56 @@ describe('automations: a project for each qualifying appointment, once', () => {
     );
   const mappingOf = async (appointmentId: string) =>
     json(await h.admin(`/api/mappings?crm=appointment`)).then((b) => b.items.find((m: Json) => m.appointment_id === appointmentId));
+
+  const automation = async (): Promise<Json> => (await json(await h.admin('/api/automations'))).appointment_crm;
+
+  it('starts the first read at the moment creation is turned on; a start_from in the past reads the older changes', async () => {
+    const before = nextId();
+    crm().addAppointment(before, { status: 'Sold', customer: { name: 'Historic' }, updated_at: new Date(Date.now() - 60_000).toISOString() } as never);
+    expect((await automation()).cursor).toBeNull();
+    const turnedOnAt = Date.now();
+    await setAutomation({ create_projects: true });
+    const on = await automation();
+    expect(on.start_from).toBeNull();
+    expect(Date.parse(on.cursor)).toBeGreaterThanOrEqual(turnedOnAt - 1_000);
+    const after = nextId();
+    crm().addAppointment(after, { status: 'Sold', customer: { name: 'Newcomer' } } as never);
+    await read();
+    expect(projectsNamed(`(${before})`)).toHaveLength(0);
+    expect(projectsNamed(`(${after})`)).toHaveLength(1);
+
+    const startFrom = new Date(Date.now() - 3_600_000).toISOString();
+    await setAutomation({ start_from: startFrom });
+    const history = await automation();
+    expect(history).toMatchObject({ start_from: startFrom, cursor: startFrom });
+    await read();
+    expect(projectsNamed(`(${before})`)).toHaveLength(1);
+    expect(projectsNamed(`(${after})`)).toHaveLength(1);
+    // GET's answer sent back (as a console would) sets no start again: the start is taken once.
+    const readTo = (await automation()).cursor;
+    expect(readTo).not.toBe(startFrom);
+    await setAutomation({ ...(await automation()) });
+    expect((await automation()).cursor).toBe(readTo);
+  });
+
+  it('a start saved while a read is under way wins: that read stops at its page, the next one starts there', async () => {
+    const listings = () => crm().requests.filter((r) => r.method === 'GET' && r.path === '/appointments').length;
+    const before = listings();
+    crm().injectFault({ method: 'GET', path: '/appointments', times: 1, delayMs: 1_500 });
+    const reading = h.app.get(AutomationPollerService).poll('appointment');
+    await waitFor(() => listings() > before, 5_000, 'the read to ask for its page');
+    const startFrom = new Date(Date.now() - 120_000).toISOString();
+    await setAutomation({ start_from: startFrom });
+    expect(await reading).toMatchObject({ state: 'read', pages: 1, more: true });
+    expect((await automation()).cursor).toBe(startFrom);
+    await read();
+    expect(
+      crm()
+        .requests.filter((r) => r.path === '/appointments')
+        .at(-1)!
+        .query.get('updated_since'),
+    ).toBe(startFrom);
+  });
 
   it('creates the project with what the appointment says, maps it (source automation) and associates it by A2', async () => {
     const sold = nextId();
@@ -182,6 +233,25 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(entry.status).toBe('succeeded');
     expect(entry.detail).toContain('found by its name');
     expect(await mappingOf(id)).toMatchObject({ project_id: projectsNamed(`(${id})`)[0].id, source: 'automation' });
+  });
+
+  it('reads nothing while creation is off; on again, it goes on from where it was, so what changed meanwhile is read once', async () => {
+    const readTo = (await automation()).cursor;
+    await setAutomation({ create_projects: false });
+    const id = nextId();
+    crm().addAppointment(id, { status: 'Sold', customer: { name: 'While Off' } } as never);
+    const listings = crm().requests.length;
+    const off = await read();
+    expect(off).toMatchObject({ status: 'skipped', detail: expect.stringContaining('off') });
+    expect(crm().requests.length).toBe(listings);
+    expect(projectsNamed(`(${id})`)).toHaveLength(0);
+    await setAutomation({ create_projects: true });
+    // The CRM was read before: turning creation on again keeps its position (only a first switch-on starts now).
+    expect((await automation()).cursor).toBe(readTo);
+    await read();
+    expect(projectsNamed(`(${id})`)).toHaveLength(1);
+    await read();
+    expect(await entriesFor(id)).toHaveLength(1);
   });
 
   it('two replicas reading at once record one entry and make one project per appointment', async () => {

@@ -418,6 +418,33 @@ describe('connecting Zoho CRM through OAuth (authorization code)', () => {
     });
     const audit = await h.database.query<Json[]>(`SELECT detail FROM sync_log WHERE kind = 'admin_write' ORDER BY id DESC LIMIT 1`);
     expect(audit[0].detail).toBe(`Zoho CRM connected (API domain ${zoho.apiDomain}) by admin`);
+    // Who is connected, read after the consent and again on every check.
+    expect(item.detail).toBe('Acme Roofing (org 12345), connected as admin@acme.example');
+    // The consenting user's organization renamed in Zoho: the next check says so.
+    const acme = zoho.account;
+    Object.assign(acme, { org: { id: '12345', name: 'Acme Roofing Ltd' }, email: 'owner@acme.example' });
+    try {
+      const tested = await h.admin('/api/connections/record-crm/test', { method: 'POST' });
+      expect(await tested.json()).toEqual({ ok: true, code: null, detail: 'Acme Roofing Ltd (org 12345), connected as owner@acme.example' });
+    } finally {
+      Object.assign(acme, { org: { id: '12345', name: 'Acme Roofing' }, email: 'admin@acme.example' });
+    }
+  });
+
+  it('refuses to save a consent given by a Zoho user of no CRM organization, and gives its token back', async () => {
+    const acme = zoho.account;
+    const before = await connection(h, 'record_crm');
+    zoho.account = { userId: '4150868000000999001', email: 'someone@gmail.example', fullName: 'Someone', org: null };
+    try {
+      const { authorizeUrl, cookie } = await connect(undefined);
+      const answer = await callback(await consent(authorizeUrl), cookie);
+      expect(answer.status).toBe(502);
+      expect(await answer.text()).toContain('belongs to no Zoho CRM organization');
+      expect(zoho.scopesOf(zoho.revokedTokens.at(-1)!)).toBeDefined();
+    } finally {
+      zoho.account = acme;
+    }
+    expect((await connection(h, 'record_crm')).updated_at).toBe(before.updated_at);
   });
 
   it('pushes a record export-prompt attachment with the token the connection obtained', async () => {
@@ -462,8 +489,8 @@ describe('connecting Zoho CRM through OAuth (authorization code)', () => {
     const listing = await (await h.admin('/api/connections')).text();
     const removed = await h.admin('/api/connections/record-crm', { method: 'DELETE' });
     expect(await removed.json()).toEqual({ removed: true, revoked: true, detail: 'Zoho CRM connection removed; Zoho revoked the refresh token' });
-    expect(zoho.revokedTokens).toHaveLength(1);
-    const refreshToken = zoho.revokedTokens[0];
+    expect(zoho.revokedTokens).toHaveLength(2); // the refused consent's, then this one
+    const refreshToken = zoho.revokedTokens[1];
     expect(zoho.scopesOf(refreshToken)?.join(',')).toBe(ZOHO_SCOPES);
     expect((await connection(h, 'record_crm')).status).toBe('not_configured');
     for (const secret of [zoho.clientSecret, refreshToken]) {

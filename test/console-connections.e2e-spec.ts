@@ -347,7 +347,26 @@ describe('the Connections screen in a browser', () => {
       });
       expect(await page.locator('#conn-record-crm-state').textContent()).toContain(`ending in …${ZOHO_CLIENT.clientSecret.slice(-4)}`);
       expect(await page.content()).not.toContain(ZOHO_CLIENT.clientSecret);
+      expect(await page.locator('#conn-record-crm-state .conn-detail').textContent()).toBe('Acme Roofing (org 12345), connected as admin@acme.example.');
       await shot(page, 'zoho-connected');
+      await page.locator('#conn-record-crm').screenshot({ path: '/tmp/console-connections-zoho-card-connected.png' });
+
+      // Zoho refuses a scope (a connection made before crm-sync asked for more): the card says so, and Reconnect asks
+      // Zoho for the full set with the client in use.
+      zoho.scopeMismatch = true;
+      await page.click('#conn-record-crm-test');
+      await page.locator('#conn-record-crm-reconnect').waitFor({ timeout: 10_000 });
+      expect(await badgeOf(page, 'record-crm').textContent()).toBe('degraded');
+      expect(await page.locator('#conn-record-crm-state .conn-alert').textContent()).toContain('Reconnect to grant them');
+      expect(await page.locator('#conn-record-crm-state .conn-msg-detail').textContent()).toMatch(/^reconnect to grant: ZohoCRM\.org\.READ/);
+      await page.locator('#conn-record-crm').screenshot({ path: '/tmp/console-connections-zoho-card-reconnect.png' });
+      zoho.scopeMismatch = false;
+      zoho.autoApprove = true;
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/admin/connections/record-crm/callback')), page.click('#conn-record-crm-reconnect')]);
+      zoho.autoApprove = false;
+      await page.locator('#connections-cards').waitFor();
+      await waitFor(async () => (await badgeOf(page, 'record-crm').textContent()) === 'connected', 10_000, 'the Zoho CRM badge to say connected again');
+      expect(zoho.consents.at(-1)!.scopes).toEqual(zoho.grantedScopes);
 
       // A record export prompt, signed with the secret set on the page, to the address it shows.
       h.service.addTemplate('Standard');
@@ -387,7 +406,9 @@ describe('the Connections screen in a browser', () => {
       await page.click('#conn-record-crm .confirm button[data-confirm="ok"]');
       await waitFor(async () => (await badgeOf(page, 'record-crm').textContent()) === 'not configured', 10_000, 'the Zoho CRM badge to say not configured');
       expect(await page.locator('#conn-record-crm-message .conn-msg').textContent()).toContain('Zoho revoked the refresh token');
-      expect(zoho.revokedTokens).toEqual([refreshToken]);
+      // The first consent's refresh token was revoked when Reconnect replaced it; this one now.
+      expect(zoho.revokedTokens).toHaveLength(2);
+      expect(zoho.revokedTokens.at(-1)).toBe(refreshToken);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -95,7 +95,7 @@ describe('record CRM (Zoho) readiness and scope', () => {
     const entry = await finished(h, target);
     expect(entry).toMatchObject({ status: 'failed', attempts: 1 });
     expect(entry.error).toContain('OAUTH_SCOPE_MISMATCH');
-    expect(entry.error).toContain('re-authorise');
+    expect(entry.error).toContain('reconnect to grant: ZohoCRM.modules.Deals.ALL, ZohoCRM.modules.attachments.ALL (Zoho refused');
     expect(h.zoho!.tokensIssued).toBe(issued);
     const { status, body } = await readiness(h);
     expect(status).toBe(200);

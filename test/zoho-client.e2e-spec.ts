@@ -87,7 +87,7 @@ describe(ZohoClient.name, () => {
     expect(err.excerpt).toBe('INVALID_DATA: invalid data {"api_name":"file"}');
   });
 
-  it('lists more than 2,000 notes of a record: following the page_token Zoho offers', async () => {
+  it('lists more than 2,000 notes of a record by page numbers, as the SDK pages related records (no page_token)', async () => {
     const id = zoho.addRecord('Deals');
     for (let n = 1; n <= 2_050; n++) zoho.addNoteByHand('Deals', id, `Note ${n}`, `content ${n}`);
     const before = zoho.api.requests.length;
@@ -96,12 +96,8 @@ describe(ZohoClient.name, () => {
     expect(notes.at(-1)).toMatchObject({ title: 'Note 2050', content: 'content 2050' });
     const lists = zoho.api.requests.slice(before).filter((r) => r.path === `/crm/v8/Deals/${id}/Notes`);
     expect(lists).toHaveLength(11);
-    // The first page by number; then the token each page offers (page numbers would stop at 2,000 records).
-    expect(lists[0].query.get('page')).toBe('1');
-    for (const later of lists.slice(1)) {
-      expect(later.query.get('page')).toBeNull();
-      expect(later.query.get('page_token')).toBeTruthy();
-    }
+    expect(lists.map((r) => r.query.get('page'))).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
+    expect(lists.every((r) => r.query.get('page_token') === null)).toBe(true);
   });
 
   describe('uploads carry a Content-Length, as Zoho’s SDK sends them', () => {
@@ -150,7 +146,7 @@ describe(ZohoClient.name, () => {
     });
   });
 
-  it.each([401, 403] as const)('a scope mismatch answered %i needs re-authorisation: no new token, readiness says so', async (status) => {
+  it.each([401, 403] as const)('a scope mismatch answered %i needs reconnecting: no new token, readiness names the scopes', async (status) => {
     const id = zoho.addRecord('Deals');
     await client.listNotes({ module: 'Deals', recordId: id }); // a token in hand
     const tokens = zoho.tokensIssued;
@@ -159,9 +155,9 @@ describe(ZohoClient.name, () => {
     try {
       const err = await failureOf(client.listNotes({ module: 'Deals', recordId: id }));
       expect(err).toMatchObject({ status, failure: 'unauthorized' });
-      expect(err.excerpt).toMatch(/re-authorise.*OAUTH_SCOPE_MISMATCH: /);
+      expect(err.excerpt).toMatch(/^reconnect to grant: ZohoCRM\.modules\.Deals\.ALL, ZohoCRM\.modules\.notes\.ALL \(Zoho refused .*OAUTH_SCOPE_MISMATCH: /);
       expect(zoho.tokensIssued).toBe(tokens);
-      expect(await client.accessProblem()).toMatch(/^Zoho refused the token's scope \(OAUTH_SCOPE_MISMATCH\): re-authorise/);
+      expect(await client.accessProblem()).toMatch(/^reconnect to grant: ZohoCRM\.modules\.Deals\.ALL, ZohoCRM\.modules\.notes\.ALL/);
     } finally {
       zoho.scopeMismatch = false;
       zoho.scopeMismatchStatus = 401;

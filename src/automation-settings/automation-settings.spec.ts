@@ -36,6 +36,16 @@ describe('automation settings validation', () => {
     });
   });
 
+  it('takes start_from as an ISO 8601 date and time with its offset, not in the future, kept as UTC', () => {
+    const startFrom = (value: unknown) => validateAppointmentCrmAutomation({ start_from: value });
+    expect(startFrom('2026-01-31T01:30:00+01:00')).toMatchObject({ ok: true, settings: { start_from: '2026-01-31T00:30:00.000Z' } });
+    expect(startFrom(null)).toMatchObject({ ok: true, settings: { start_from: null } });
+    for (const bad of ['2026-01-31', '2026-01-31T00:00:00', '2026-02-30T00:00:00Z', 'now', 1769817600000])
+      expect(startFrom(bad)).toMatchObject({ ok: false, errors: [{ field: 'start_from', code: 'isIso8601' }] });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    expect(startFrom(tomorrow)).toMatchObject({ ok: false, errors: [{ field: 'start_from', code: 'maxDate' }] });
+  });
+
   it('reads a stored row over the defaults, keeping only known fields', () => {
     expect(storedSettings('record', { module: 'Quotes', gone: true })).toEqual({ ...RECORD_CRM_DEFAULTS, module: 'Quotes' });
     expect(storedSettings('appointment', null)).toEqual(APPOINTMENT_CRM_DEFAULTS);

@@ -17,6 +17,8 @@ export interface AppointmentCrmAutomation {
   owner_from_sales_rep: boolean;
   match_on: MatchKey[];
   auto_accept: boolean;
+  /** The change time the next read starts from, when asked (ISO 8601); null: from the moment creation was first turned on. */
+  start_from: string | null;
 }
 
 export interface RecordCrmAutomation {
@@ -35,6 +37,8 @@ export interface RecordCrmAutomation {
   quote_line_items: boolean;
   /** A Zoho Product id, exact digits. */
   fallback_product_id: string | null;
+  /** As for the appointment CRM; a change of module restarts at this moment unless a new start_from comes with it. */
+  start_from: string | null;
 }
 
 export interface AutomationSettingsByCrm {
@@ -49,6 +53,7 @@ export const APPOINTMENT_CRM_DEFAULTS: Readonly<AppointmentCrmAutomation> = Obje
   owner_from_sales_rep: false,
   match_on: [],
   auto_accept: false,
+  start_from: null,
 });
 
 export const RECORD_CRM_DEFAULTS: Readonly<RecordCrmAutomation> = Object.freeze({
@@ -65,6 +70,7 @@ export const RECORD_CRM_DEFAULTS: Readonly<RecordCrmAutomation> = Object.freeze(
   deal_stage_on_lost: null,
   quote_line_items: false,
   fallback_product_id: null,
+  start_from: null,
 });
 
 export type Validated<T> = { ok: true; settings: T } | { ok: false; errors: FieldError[] };
@@ -77,6 +83,10 @@ const MAX_TEXT = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** A Zoho field's API name. */
 const ZOHO_FIELD = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
+/** An ISO 8601 date and time with its offset (a time without one would depend on the server's zone). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+/** How far ahead of this server's clock a start may be (the clocks of the CRM and of the replicas differ a little). */
+const CLOCK_SKEW_MS = 60_000;
 
 /**
  * A PUT's body over the settings in effect: a field left out keeps its value, so a client that knows fewer fields
@@ -94,6 +104,7 @@ export function validateAppointmentCrmAutomation(
     owner_from_sales_rep: v.boolean('owner_from_sales_rep', current.owner_from_sales_rep),
     match_on: v.oneOfEach('match_on', MATCH_KEYS, current.match_on),
     auto_accept: v.boolean('auto_accept', current.auto_accept),
+    start_from: v.pastTime('start_from', current.start_from),
   };
   v.ownerWhenCreating(settings);
   return v.result(settings);
@@ -115,6 +126,7 @@ export function validateRecordCrmAutomation(body: unknown, current: RecordCrmAut
     deal_stage_on_lost: v.optionalText('deal_stage_on_lost', current.deal_stage_on_lost),
     quote_line_items: v.boolean('quote_line_items', current.quote_line_items),
     fallback_product_id: v.digits('fallback_product_id', current.fallback_product_id),
+    start_from: v.pastTime('start_from', current.start_from),
   };
   v.ownerWhenCreating(settings);
   if (settings.values.length > 0 && settings.field === null)
@@ -261,11 +273,35 @@ class FieldChecker {
     return current;
   }
 
+  /** An ISO 8601 date and time, not in the future, as UTC ISO 8601. */
+  pastTime(field: string, current: string | null): string | null {
+    const value = this.body[field];
+    if (value === undefined) return current;
+    if (value === null || value === '') return null;
+    const at = typeof value === 'string' && ISO_DATE_TIME.test(value.trim()) && isCalendarDate(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+    if (Number.isNaN(at)) {
+      this.refuse(field, 'isIso8601', `${field} must be an ISO 8601 date and time with its offset (e.g. 2026-01-31T00:00:00Z) or null`);
+      return current;
+    }
+    if (at > Date.now() + CLOCK_SKEW_MS) {
+      this.refuse(field, 'maxDate', `${field} must not be in the future`);
+      return current;
+    }
+    return new Date(at).toISOString();
+  }
+
   ownerWhenCreating(settings: { create_projects: boolean; owner: string | null }): void {
     if (settings.create_projects && settings.owner === null && !this.errors.some((e) => e.field === 'owner')) {
       this.refuse('owner', 'required', 'owner (the default project owner) is required when create_projects is on');
     }
   }
+}
+
+/** The text's date exists (Date.parse takes 2026-02-30 for 2026-03-02). */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -110,7 +110,8 @@ function pollOutcome(crm: CrmName, outcome: PollOutcome): ActionOutcome {
     status: 'succeeded',
     detail:
       `${outcome.changed} change(s) read in ${outcome.pages} page(s), ${outcome.qualified} qualifying, ` +
-      `${outcome.created} project(s) to create; read up to ${outcome.cursor ?? 'the start'}`,
+      `${outcome.created} project(s) to create; ` +
+      (outcome.more ? 'more to read: the next read goes on from here' : `read up to ${outcome.cursor ?? 'the start'}`),
   };
 }
 

@@ -11,6 +11,12 @@ export interface PollState {
   lastEntryId: string | null;
 }
 
+/** Where a read of the changes starts: the change time read up to, and the page of a listing under way. */
+export interface Position {
+  cursor: string | null;
+  pageToken: string | null;
+}
+
 const COLUMNS = `crm, cursor, page_token AS "pageToken", last_run_at AS "lastRunAt", last_error AS "lastError", last_entry_id::text AS "lastEntryId"`;
 
 /** Every statement on `automation_poll`. */
@@ -23,12 +29,38 @@ export class AutomationPollRepository {
     return row ?? { crm, cursor: null, pageToken: null, lastRunAt: null, lastError: null, lastEntryId: null };
   }
 
-  /** Where the next read starts: saved once a page's actions are recorded, so a cut-off read resumes after them. */
-  async savePosition(crm: AutomationCrm, cursor: string | null, pageToken: string | null): Promise<void> {
-    await this.database.query(
+  /**
+   * Where the next read starts: saved once a page's actions are recorded, so a cut-off read resumes after them. Saved
+   * only while the position is still `from` (where the read found it): false when a save of the settings moved it
+   * meanwhile (a new start, another module), and the read must stop.
+   */
+  async savePosition(crm: AutomationCrm, from: Position, to: Position): Promise<boolean> {
+    const rows = await this.database.query<unknown[]>(
       `INSERT INTO automation_poll (crm, cursor, page_token, updated_at) VALUES ($1, $2, $3, now())
-       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, page_token = EXCLUDED.page_token, updated_at = now()`,
-      [crm, cursor, pageToken],
+       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, page_token = EXCLUDED.page_token, updated_at = now()
+       WHERE automation_poll.cursor IS NOT DISTINCT FROM $4 AND automation_poll.page_token IS NOT DISTINCT FROM $5
+       RETURNING crm`,
+      [crm, to.cursor, to.pageToken, from.cursor, from.pageToken],
+    );
+    return rows.length > 0;
+  }
+
+  /** The next read starts at `cursor`, whatever was read before (a listing under way is dropped). */
+  async restartAt(crm: AutomationCrm, cursor: string): Promise<void> {
+    await this.database.query(
+      `INSERT INTO automation_poll (crm, cursor, page_token, updated_at) VALUES ($1, $2, NULL, now())
+       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, page_token = NULL, updated_at = now()`,
+      [crm, cursor],
+    );
+  }
+
+  /** The first read starts at `cursor` unless the CRM was read (or given a start) before. */
+  async startAtUnlessRead(crm: AutomationCrm, cursor: string): Promise<void> {
+    await this.database.query(
+      `INSERT INTO automation_poll (crm, cursor, page_token, updated_at) VALUES ($1, $2, NULL, now())
+       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()
+       WHERE automation_poll.cursor IS NULL AND automation_poll.page_token IS NULL`,
+      [crm, cursor],
     );
   }
 

@@ -21,11 +21,17 @@ import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, record
 export const APPOINTMENT_PAGE_SIZE = 200;
 /** Zoho's largest page. */
 export const RECORD_PAGE_SIZE = 200;
-/** A read stops after this many pages (its position is saved) and the next one goes on: no read runs for ever. */
+/**
+ * A read stops after this many pages or this long (its position is saved) and the next one goes on: no read holds a
+ * worker for ever (the schedule's reads share the maintenance queue's two slots per replica with the other tasks).
+ */
 const MAX_PAGES_PER_READ = 1_000;
+const READ_BUDGET_MS = 60_000;
 
 export type PollOutcome =
-  { state: 'off' } | { state: 'busy' } | { state: 'read'; changed: number; qualified: number; created: number; pages: number; cursor: string | null };
+  | { state: 'off' }
+  | { state: 'busy' }
+  | { state: 'read'; changed: number; qualified: number; created: number; pages: number; cursor: string | null; more: boolean };
 
 /** What one page of changes gave. */
 interface PageRead {
@@ -117,9 +123,10 @@ export class AutomationPollerService {
     const start = await this.polls.find(crm);
     let token = start.pageToken;
     let cursor = start.cursor;
-    const outcome = { state: 'read' as const, changed: 0, qualified: 0, created: 0, pages: 0, cursor };
+    const outcome = { state: 'read' as const, changed: 0, qualified: 0, created: 0, pages: 0, cursor, more: false };
+    const deadline = Date.now() + READ_BUDGET_MS;
     try {
-      while (outcome.pages < MAX_PAGES_PER_READ) {
+      while (outcome.pages < MAX_PAGES_PER_READ && Date.now() < deadline) {
         const page = await readPage(start.cursor, token);
         outcome.pages += 1;
         outcome.changed += page.changed;
@@ -127,11 +134,17 @@ export class AutomationPollerService {
         outcome.created += page.created;
         cursor = page.latest ?? cursor;
         if (page.nextToken && page.nextToken === token) throw new Error(`the ${crm} CRM answered the same page again (its page token did not move)`);
+        const from = { cursor: start.cursor, pageToken: token };
         token = page.nextToken;
-        await this.polls.savePosition(crm, token ? start.cursor : cursor, token);
+        if (!(await this.polls.savePosition(crm, from, { cursor: token ? start.cursor : cursor, pageToken: token }))) {
+          this.logger.log(`${crm} CRM: the position was set anew while reading (a save of the settings); the next read starts there`);
+          await this.polls.finishRun(crm, entryId, null);
+          return { ...outcome, more: true };
+        }
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;
+      outcome.more = token !== null;
       await this.polls.finishRun(crm, entryId, null);
       if (outcome.created > 0) this.logger.log(`${crm} CRM: ${outcome.created} project(s) to create from ${outcome.changed} change(s)`);
       return outcome;

@@ -58,7 +58,7 @@ export class AutomationsController {
   @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
   async putAppointmentCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'appointment'>> {
     const current = await this.settings.record('appointment');
-    return this.save('appointment', validateAppointmentCrmAutomation(body, current.settings), actor);
+    return this.save('appointment', current.settings, validateAppointmentCrmAutomation(body, current.settings), actor);
   }
 
   @Put('record-crm')
@@ -74,11 +74,7 @@ export class AutomationsController {
   @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
   async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'record'>> {
     const current = await this.settings.record('record');
-    const view = await this.save('record', validateRecordCrmAutomation(body, current.settings), actor);
-    if (view.module === current.settings.module) return view;
-    // Another module's changes are read from its beginning: the time and page reached were the other module's.
-    await this.polls.savePosition('record', null, null);
-    return { ...view, cursor: null };
+    return this.save('record', current.settings, validateRecordCrmAutomation(body, current.settings), actor);
   }
 
   @Post(':crm/run')
@@ -98,8 +94,15 @@ export class AutomationsController {
     return { id: entry.id, status: entry.status };
   }
 
-  private async save<K extends AutomationCrm>(crm: K, validated: Validated<AutomationSettingsByCrm[K]>, actor: AdminActor): Promise<AutomationView<K>> {
+  private async save<K extends AutomationCrm>(
+    crm: K,
+    before: AutomationSettingsByCrm[K],
+    validated: Validated<AutomationSettingsByCrm[K]>,
+    actor: AdminActor,
+  ): Promise<AutomationView<K>> {
     if (!validated.ok) throw unprocessable(validated.errors);
+    // Before the save: a read started by the new settings already starts where they say.
+    await this.placeStart(crm, before, validated.settings);
     const record = await this.settings.save(crm, validated.settings, actor.name);
     await this.audit.record(actor, {
       detail: `${CRM_LABEL[crm]} automation saved (project creation ${validated.settings.create_projects ? 'on' : 'off'})`,
@@ -107,6 +110,18 @@ export class AutomationsController {
       payload: { settings: validated.settings },
     });
     return automationView(record, await this.polls.find(crm));
+  }
+
+  /**
+   * Where the next read starts. A new `start_from` (one differing from the stored one: GET's answer sent back moves
+   * nothing) sets it once; else another module starts at this moment (the time and page reached were the other
+   * module's); else creation turned on for a CRM never read starts at this moment, not at the CRM's beginning.
+   */
+  private async placeStart(crm: AutomationCrm, before: AutomationSettingsByCrm[AutomationCrm], after: AutomationSettingsByCrm[AutomationCrm]): Promise<void> {
+    const now = new Date().toISOString();
+    if (after.start_from !== null && after.start_from !== before.start_from) await this.polls.restartAt(crm, after.start_from);
+    else if ('module' in after && 'module' in before && after.module !== before.module) await this.polls.restartAt(crm, now);
+    else if (after.create_projects && !before.create_projects) await this.polls.startAtUnlessRead(crm, now);
   }
 
   private async view<K extends AutomationCrm>(crm: K): Promise<AutomationView<K>> {

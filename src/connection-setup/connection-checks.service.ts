@@ -5,7 +5,10 @@ import { ReadinessRegistry } from '../health/readiness.registry.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { checkCodeOf, type CheckCode } from '../connections/check-codes.js';
 import { OutboundHttp } from '../http/outbound-http.js';
+import { RECORD_CRM, type RecordCrm } from '../record-crm/record-crm.js';
+import { describeAccount, NO_CRM_ORGANIZATION } from '../record-crm/zoho-account.js';
 import { ZohoAuth } from '../record-crm/zoho-auth.js';
+import { RECONNECT_TO_GRANT } from '../record-crm/zoho-scopes.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
 import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
@@ -21,6 +24,12 @@ export interface CheckOutcome {
 
 /** The appointment whose lookup proves the key: any answer but 401/403 (its 404 included) means the key is taken. */
 const PROBE_APPOINTMENT = 'crm-sync-connection-check';
+
+/** The code of a problem the Zoho adapter reports: a shortfall of scopes and a consent without a CRM are told apart. */
+export function recordCrmProblemCode(problem: string): CheckCode {
+  if (problem.startsWith(RECONNECT_TO_GRANT)) return 'scope_missing';
+  return problem === NO_CRM_ORGANIZATION ? 'no_crm_org' : 'token_unavailable';
+}
 
 const failed = (err: unknown): CheckOutcome => ({
   ok: false,
@@ -42,6 +51,7 @@ export class ConnectionChecksService {
     private readonly connections: ConnectionsService,
     private readonly readiness: ReadinessRegistry,
     shared: SharedRedisService,
+    @Inject(RECORD_CRM) private readonly recordCrmAdapter: RecordCrm,
   ) {
     this.serviceCap = serviceRateCap(shared, config.service.maxRps);
   }
@@ -110,8 +120,20 @@ export class ConnectionChecksService {
       // Through the adapter's own token, so a Test neither uses up Zoho's token quota nor forgets a refusal.
       const check = this.readiness.entries().find(([entry]) => entry === 'record_crm')?.[1];
       const outcome = check ? await check() : { status: 'up' as const };
-      if (outcome.status === 'up') return { ok: true, code: null, detail: 'Zoho issued an access token' };
-      return { ok: false, code: 'token_unavailable', detail: outcome.message ?? outcome.status };
+      if (outcome.status !== 'up') {
+        const detail = outcome.message ?? outcome.status;
+        return { ok: false, code: recordCrmProblemCode(detail), detail };
+      }
+      // Who is connected, read anew on every check: the card names the organization and the user.
+      try {
+        const account = await this.recordCrmAdapter.connectedAccount();
+        if (!account) return { ok: false, code: 'no_crm_org', detail: NO_CRM_ORGANIZATION };
+        return { ok: true, code: null, detail: describeAccount(account) };
+      } catch (err) {
+        // A scope Zoho refused for these reads is a shortfall to reconnect for, as the adapter now says.
+        const problem = await this.recordCrmAdapter.accessProblem();
+        return problem ? { ok: false, code: recordCrmProblemCode(problem), detail: problem } : failed(err);
+      }
     });
   }
 

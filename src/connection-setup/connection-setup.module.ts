@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../health/observability.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
+import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { ConnectionCheckSchedule } from './connection-check-schedule.js';
 import { ConnectionChecksService } from './connection-checks.service.js';
@@ -16,7 +17,7 @@ import { ZohoConnectService } from './zoho-connect.service.js';
  * save and every 15 minutes, and Zoho's authorization-code flow. Above the CRM adapters, whose calls the checks make.
  */
 @Module({
-  imports: [ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule],
+  imports: [ConnectionsModule, ObservabilityModule, QueuesModule, RecordCrmModule, SyncLogModule],
   controllers: [ConnectionsController, OAuthCallbackController],
   providers: [OAuthStateRepository, ConnectionChecksService, ConnectionCheckSchedule, ConnectionViewsService, ZohoConnectService],
   exports: [ConnectionViewsService],

@@ -7,6 +7,7 @@ import type { CheckRow } from '../connections/connection-check.repository.js';
 import type { ConnectionName } from '../config/connection-settings.js';
 import { ConnectionsService, type ConnectionState } from '../connections/connections.service.js';
 import { publicUrlOf } from '../connections/public-url.js';
+import { recordCrmProblemCode } from './connection-checks.service.js';
 import { CALLBACK_PATH } from './zoho-connect.service.js';
 import { dataCentreOf, ZOHO_DATA_CENTRES } from '../config/zoho-data-centres.js';
 
@@ -109,7 +110,7 @@ export class ConnectionViewsService {
     if (checkStands && !check.ok) return { status: 'degraded', code: check.code ?? 'failed', detail: check.detail };
     if (state.name === 'record_crm') {
       const problem = await this.zohoTokenProblem();
-      if (problem) return { status: 'degraded', code: 'token_unavailable', detail: problem };
+      if (problem) return { status: 'degraded', code: recordCrmProblemCode(problem), detail: problem };
     }
     return { status: 'connected', code: null, detail: checkStands ? check.detail : null };
   }

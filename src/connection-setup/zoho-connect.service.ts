@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { OutboundHttp } from '../http/outbound-http.js';
+import { describeAccount, NO_CRM_ORGANIZATION, readZohoAccount } from '../record-crm/zoho-account.js';
 import { ZOHO_SCOPES } from '../record-crm/zoho-scopes.js';
 import { OAuthStateRepository } from './oauth-state.repository.js';
 import type { RecordCrmConnection } from '../config/connection-settings.js';
@@ -46,6 +47,7 @@ const randomToken = (): string => randomBytes(32).toString('base64url');
 export class ZohoConnectService {
   private readonly logger = new Logger('ZohoConnect');
   private readonly accounts: OutboundHttp;
+  private readonly api: OutboundHttp;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,6 +56,12 @@ export class ZohoConnectService {
   ) {
     this.accounts = new OutboundHttp({
       system: 'zoho_accounts',
+      timeoutMs: config.http.timeoutMs,
+      maxJsonBytes: config.http.maxJsonBytes,
+      retry: { ...config.http.retry, attempts: 1 },
+    });
+    this.api = new OutboundHttp({
+      system: 'zoho',
       timeoutMs: config.http.timeoutMs,
       maxJsonBytes: config.http.maxJsonBytes,
       retry: { ...config.http.retry, attempts: 1 },
@@ -99,12 +107,12 @@ export class ZohoConnectService {
     if (!query.code) return refused('Zoho sent no authorization code');
     const pending = this.connections.open<PendingConnect>(taken.sealedRequest, oauthRequestBinding(stateHash));
     const accountsServer = (query['accounts-server'] ?? pending.accountsUrl).replace(/\/+$/, '');
-    if (!isTrustedAccountsServer(accountsServer, pending.accountsUrl))
+    // A test double's data centres are hosts of its own: trusted only where custom domains are (RECORD_CRM_ALLOW_CUSTOM_DOMAINS).
+    if (!isTrustedAccountsServer(accountsServer, pending.accountsUrl) && !this.config.zohoDomains.allowCustom)
       return refused(`Zoho named an accounts server crm-sync does not know: ${accountsServer}`);
 
     const grant = await this.exchange(accountsServer, pending, query.code);
     if ('reason' in grant) return { ok: false, status: 502, reason: grant.reason };
-    const previous = await this.connections.get('record_crm');
     const connection: RecordCrmConnection = {
       accountsUrl: accountsServer,
       apiDomain: grant.apiDomain,
@@ -112,8 +120,15 @@ export class ZohoConnectService {
       clientSecret: pending.clientSecret,
       refreshToken: grant.refreshToken,
     };
+    // A consent given as a Zoho user of no CRM organization would show "connected" and fail every push: refused here.
+    const account = await this.accountOf(grant.apiDomain, grant.accessToken);
+    if (typeof account === 'string' || account === null) {
+      await this.revoke(connection);
+      return { ok: false, status: 502, reason: account ?? NO_CRM_ORGANIZATION };
+    }
+    const previous = await this.connections.get('record_crm');
     await this.connections.save('record_crm', connection, taken.actor);
-    await this.connections.recordCheck('record_crm', true, null, `connected through Zoho's consent by ${taken.actor}`);
+    await this.connections.recordCheck('record_crm', true, null, describeAccount(account));
     if (previous && previous.refreshToken !== grant.refreshToken) await this.revoke(previous);
     return { ok: true, actor: taken.actor, dataCentre: dataCentreOf(accountsServer), apiDomain: grant.apiDomain };
   }
@@ -136,11 +151,29 @@ export class ZohoConnectService {
     }
   }
 
+  /** Whose CRM the new token reaches; a string: why that could not be read. */
+  private async accountOf(apiDomain: string, accessToken: string) {
+    try {
+      return await readZohoAccount(async (endpoint, path, params) => {
+        const { status, data } = await this.api.request<unknown>({
+          endpoint,
+          method: 'GET',
+          path: `${apiDomain}/crm/v8${path}`,
+          params,
+          headers: { authorization: `Zoho-oauthtoken ${accessToken}` },
+        });
+        return { status, data };
+      });
+    } catch (err) {
+      return `Zoho did not say which CRM organization this consent reaches (${err instanceof OutboundError ? err.message : 'error'}); nothing was saved`;
+    }
+  }
+
   private async exchange(
     accountsServer: string,
     pending: PendingConnect,
     code: string,
-  ): Promise<{ refreshToken: string; apiDomain: string } | { reason: string }> {
+  ): Promise<{ refreshToken: string; accessToken: string; apiDomain: string } | { reason: string }> {
     const body = new URLSearchParams({
       grant_type: 'authorization_code',
       client_id: pending.clientId,
@@ -162,8 +195,23 @@ export class ZohoConnectService {
     } catch (err) {
       return { reason: `the Zoho accounts server did not answer the code exchange: ${err instanceof OutboundError ? err.message : 'error'}` };
     }
-    if (typeof answer.refresh_token !== 'string' || answer.refresh_token === '') {
+    if (typeof answer.access_token === 'string' && (typeof answer.refresh_token !== 'string' || answer.refresh_token === '')) {
+      return {
+        reason:
+          'Zoho issued no refresh token (it gives one on the first consent, and again only when asked to show the consent page): ' +
+          "remove crm-sync under Connected Apps in your Zoho account's settings, then connect again",
+      };
+    }
+    if (typeof answer.refresh_token !== 'string' || answer.refresh_token === '' || typeof answer.access_token !== 'string') {
       const error = typeof answer.error === 'string' ? answer.error : 'no refresh_token in the answer';
+      if (error === 'invalid_client_secret' && accountsServer !== pending.accountsUrl) {
+        return {
+          reason:
+            `the accounts server of your Zoho account's data centre (${accountsServer}) refused the client secret: your client has a ` +
+            "secret of its own there. In Zoho's API console open the client's Settings, turn on the data centre and choose to use the " +
+            'same client secret for all data centres, or choose that data centre here and enter its secret; then connect again',
+        };
+      }
       return { reason: `Zoho refused the authorization code (${error.slice(0, 100)}): check the client secret and the redirect URI, then connect again` };
     }
     const apiDomain =
@@ -173,7 +221,7 @@ export class ZohoConnectService {
     if (!apiDomain) return { reason: 'Zoho named no API domain for this account' };
     const problem = zohoDomainProblem('api_domain', apiDomain, this.config.zohoDomains);
     if (problem) return { reason: `the token answer named an API domain that is not Zoho's, nothing was saved: ${problem}` };
-    return { refreshToken: answer.refresh_token, apiDomain };
+    return { refreshToken: answer.refresh_token, accessToken: answer.access_token, apiDomain };
   }
 }
 

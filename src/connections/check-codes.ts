@@ -16,6 +16,8 @@ export type CheckCode =
   | 'not_configured'
   | 'secrets_unreadable'
   | 'token_unavailable'
+  | 'scope_missing'
+  | 'no_crm_org'
   | 'no_events_secret'
   | 'failed';
 

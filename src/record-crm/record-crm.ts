@@ -41,6 +41,14 @@ export interface RecordNote {
   content: string;
 }
 
+/** Whose CRM the connection reaches: its organization and the user who gave consent. */
+export interface RecordCrmAccount {
+  orgId: string;
+  orgName: string;
+  userEmail: string | null;
+  userName: string | null;
+}
+
 /** What the push flows need of the record CRM; `ZohoClient` implements it over Zoho CRM's v8 REST API. */
 export interface RecordCrm {
   /** The first attachment of the record whose file name matches, reading every page; null when none does. */
@@ -58,8 +66,13 @@ export interface RecordCrm {
   listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage>;
   /** The records of these ids that exist, asked 100 ids per call (Zoho's limit); ids not found are left out. */
   getRecordsByIds(module: RecordModule, ids: string[], fields: string[]): Promise<ZohoRecord[]>;
-  /** Whether the CRM can be called: null when a token can be obtained, else the reason. */
+  /**
+   * Whether the CRM can be called: null when a token can be obtained with every scope crm-sync needs and it reaches a
+   * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
+   */
   accessProblem(): Promise<string | null>;
+  /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
+  connectedAccount(): Promise<RecordCrmAccount | null>;
 }
 
 export const RECORD_CRM = Symbol('RECORD_CRM');

@@ -6,6 +6,8 @@ export interface ZohoToken {
   apiDomain: string;
   /** When to stop using it: shortly before Zoho's expiry. */
   renewAt: number;
+  /** The scopes the token answer named; null (or absent, in a token stored before) when it named none. */
+  scopes?: string[] | null;
 }
 
 /** Zoho's refusal to refresh (a refused refresh token, or its throttling), as remembered until `until`. */

@@ -4,6 +4,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
 import { withRetries } from '../http/retry.js';
 import { withoutTrailingSlashes, ZOHO_ONLY, zohoDomainProblem, type ZohoDomainRule } from '../config/zoho-domains.js';
+import { parseGrantedScopes } from './zoho-scopes.js';
 import { MemoryTokenStore, type TokenRefusal, type TokenStore, type ZohoToken } from './token-store.js';
 
 export type { ZohoToken } from './token-store.js';
@@ -175,6 +176,7 @@ export class ZohoAuth {
         accessToken: answer.access_token,
         apiDomain: this.apiDomainOf(answer.api_domain, configuredApiDomain),
         renewAt: this.now() + lifetimeMs - Math.min(5 * 60_000, lifetimeMs / 5),
+        scopes: parseGrantedScopes(answer.scope),
       };
     }
     const error = typeof answer.error === 'string' ? answer.error : 'no access_token in the answer';

@@ -12,16 +12,29 @@ import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../ht
 import { spoolToFile, SpoolTooLargeError, type Spooled } from '../http/upload-spool.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { ChangedRecordsPage, ChangedRecordsQuery, RecordAttachment, RecordCrm, RecordNote, RecordRef, UploadSource, ZohoRecord } from './record-crm.js';
+import type {
+  ChangedRecordsPage,
+  ChangedRecordsQuery,
+  RecordAttachment,
+  RecordCrm,
+  RecordCrmAccount,
+  RecordNote,
+  RecordRef,
+  UploadSource,
+  ZohoRecord,
+} from './record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
-import { ZOHO_SCOPES } from './zoho-scopes.js';
+import { NO_CRM_ORGANIZATION, readZohoAccount } from './zoho-account.js';
+import { missingScopes, RECONNECT_TO_GRANT, scopesFor } from './zoho-scopes.js';
 
 /** Zoho's answers to a token it does not (or no longer) accept: a fresh token fixes them. */
 const STALE_TOKEN_CODES = new Set(['INVALID_TOKEN', 'INVALID_OAUTHTOKEN', 'AUTHENTICATION_FAILURE']);
 /** 4xx answers read here rather than thrown by OutboundHttp, so that Zoho's `code` decides what happens. */
 const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
+/** How long readiness trusts the organization it read: two calls per this long, whatever the probes. */
+const ACCOUNT_RECHECK_MS = 10 * 60_000;
 /** Get Records takes at most 100 ids per call. */
 const IDS_PER_CALL = 100;
 const MAX_PAGES = 500;
@@ -32,6 +45,8 @@ interface ZohoGrant {
   auth: ZohoAuth;
   /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
   scopeProblem: string | null;
+  /** The organization last read for readiness, and when. */
+  account: { value: RecordCrmAccount | null; at: number } | null;
 }
 
 interface ZohoEnvelope {
@@ -153,7 +168,8 @@ export class ZohoClient implements RecordCrm {
         notes.push({ id: zohoId('GET /{module}/{id}/Notes', n.id), title: String(n.Note_Title ?? ''), content: String(n.Note_Content ?? '') });
       }
       if (!data?.info?.more_records) return notes;
-      nextPage(params, data.info);
+      // Notes are a related list: Zoho's SDK pages them by number only (GetNotesParam has no page_token).
+      params.page = Number(params.page) + 1;
     }
     throw new OutboundError('zoho', 'GET /{module}/{id}/Notes', 'invalid_response', 200, `more than ${MAX_PAGES} pages of notes`);
   }
@@ -219,19 +235,43 @@ export class ZohoClient implements RecordCrm {
   }
 
   /**
-   * Why no call can succeed now (no token, or a refused scope), or null; null too when Zoho CRM is not connected
-   * (nothing is wrong then). Asks the accounts server only when there is neither a valid token nor a remembered refusal.
+   * Why no call can succeed now (no token, a scope Zoho's token answer leaves out or Zoho refused, no CRM
+   * organization), or null; null too when Zoho CRM is not connected (nothing is wrong then). Asks the accounts server
+   * only when there is neither a valid token nor a remembered refusal, and the organization every 10 minutes.
    */
   async accessProblem(): Promise<string | null> {
     const credentials = await this.connections.get('record_crm');
     if (!credentials) return null;
     const grant = this.grantFor(credentials);
     try {
-      await grant.auth.get();
+      const token = await grant.auth.get();
+      const missing = token.scopes ? missingScopes(token.scopes) : [];
+      if (missing.length > 0) {
+        return `${RECONNECT_TO_GRANT} ${missing.join(', ')} (the token Zoho issued lacks them): connect Zoho CRM again from the console`;
+      }
+      if (grant.scopeProblem) return grant.scopeProblem;
+      if (!grant.account || Date.now() - grant.account.at >= ACCOUNT_RECHECK_MS) {
+        grant.account = { value: await this.readAccount(), at: Date.now() };
+      }
+      return grant.account.value ? null : NO_CRM_ORGANIZATION;
     } catch (err) {
+      if (grant.scopeProblem) return grant.scopeProblem;
       return err instanceof OutboundError ? err.excerpt || err.message : `cannot obtain a Zoho token: ${(err as Error).message}`;
     }
-    return grant.scopeProblem;
+  }
+
+  async connectedAccount(): Promise<RecordCrmAccount | null> {
+    const account = await this.readAccount();
+    const credentials = await this.connections.get('record_crm');
+    if (credentials) this.grantFor(credentials).account = { value: account, at: Date.now() };
+    return account;
+  }
+
+  private readAccount(): Promise<RecordCrmAccount | null> {
+    return readZohoAccount(async (endpoint, path, params) => {
+      const { status, data } = await this.call<unknown>({ endpoint, method: 'GET', path, params });
+      return { status, data };
+    });
   }
 
   private async currentGrant(endpoint: string): Promise<ZohoGrant> {
@@ -248,6 +288,7 @@ export class ZohoClient implements RecordCrm {
         credentials,
         auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store, this.config.zohoDomains),
         scopeProblem: null,
+        account: null,
       };
     }
     return this.grant;
@@ -278,7 +319,7 @@ export class ZohoClient implements RecordCrm {
         continue;
       }
       if (error.code === 'OAUTH_SCOPE_MISMATCH') {
-        grant.scopeProblem = `Zoho refused the token's scope (OAUTH_SCOPE_MISMATCH): re-authorise by connecting Zoho CRM again from the console (it asks for ${ZOHO_SCOPES})`;
+        grant.scopeProblem = `${RECONNECT_TO_GRANT} ${scopesFor(req.endpoint, /^\/([^/?]+)/.exec(req.path)?.[1]).join(', ')} (Zoho refused ${req.endpoint} with OAUTH_SCOPE_MISMATCH): connect Zoho CRM again from the console`;
         // Answered 401 or 403 (Zoho's material shows both): either way only re-authorisation helps.
         throw new OutboundError('zoho', req.endpoint, 'unauthorized', response.status, `${grant.scopeProblem}; ${error.text}`);
       }
@@ -342,14 +383,25 @@ export function envelopeItems(endpoint: string, envelope: unknown): Array<Record
   return data;
 }
 
-/** A record as Zoho sent it, its id and its lookups' ids as exact strings. */
-function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
+/**
+ * A record as Zoho sent it, its id and its lookups' ids as exact strings. A lookup whose id is no id is left as sent:
+ * a field the caller may not use never costs the record (the record's own id must be one).
+ */
+export function zohoRecord(endpoint: string, item: Record<string, unknown>): ZohoRecord {
   const record: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(item)) {
     const lookup = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: zohoId(endpoint, lookup.id) } : value;
+    record[key] = lookup && lookup.id !== undefined && lookup.id !== null ? { ...lookup, id: lookupId(lookup.id) } : value;
   }
   return { ...record, id: zohoId(endpoint, item.id) };
+}
+
+function lookupId(value: unknown): unknown {
+  try {
+    return idString(value);
+  } catch {
+    return value;
+  }
 }
 
 /** An id of an answer as its exact string; anything else is an invalid answer (not idString's TypeError). */

@@ -27,6 +27,23 @@ describe(SimServer.name, () => {
     expect(sim.requestsTo('POST', '/things')).toHaveLength(2);
   });
 
+  it('applies a request and then holds its answer (afterHandling with delayMs): the effect precedes the answer', async () => {
+    const applied: number[] = [];
+    sim.route('POST', '/held', () => {
+      applied.push(Date.now());
+      return { status: 201, body: { ok: true } };
+    });
+    sim.injectFault({ method: 'POST', path: '/held', times: 1, afterHandling: true, delayMs: 400 });
+    const sent = Date.now();
+    const answer = fetch(`${sim.url}/held`, { method: 'POST' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(applied).toHaveLength(1); // applied while the answer is still held
+    const res = await answer;
+    expect(res.status).toBe(201);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(390);
+    expect(applied).toHaveLength(1);
+  });
+
   it('answers 405 for a known path with another method and 404 for an unknown one', async () => {
     expect((await fetch(`${sim.url}/things`, { method: 'PUT' })).status).toBe(405);
     expect((await fetch(`${sim.url}/nothing`)).status).toBe(404);

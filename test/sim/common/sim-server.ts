@@ -34,7 +34,8 @@ export type SimHandler = (req: SimRequest) => SimResponse | Promise<SimResponse>
  * A fault the simulator injects into the next `times` matching requests instead of handling them.
  * `status` 429 with `retryAfterSeconds` sends a Retry-After header; `delayMs` alone delays a normal answer;
  * `dropConnection` destroys the socket without answering. `afterHandling` lets the request be handled first (its
- * effect kept) and then loses or replaces the answer: a write the other side applied whose answer never arrived.
+ * effect kept) and then loses or replaces the answer: a write the other side applied whose answer never arrived;
+ * with `delayMs` alone it holds the real answer that long (a crash can be placed between the write and its answer).
  */
 export interface Fault {
   method?: string;

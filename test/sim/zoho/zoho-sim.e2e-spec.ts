@@ -1,5 +1,6 @@
 import { makePdf } from '../common/sim-server.js';
 import { AUTHORIZATION_CODE_LIFETIME_MS, ZohoSim } from './index.js';
+import { SELF_CLIENT_SCOPES } from './scopes.js';
 
 describe(ZohoSim.name, () => {
   const sim = new ZohoSim();
@@ -54,6 +55,7 @@ describe(ZohoSim.name, () => {
       const body = (await res.json()) as Record<string, unknown>;
       expect(body).toEqual({
         access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        scope: SELF_CLIENT_SCOPES.join(' '),
         api_domain: sim.apiDomain,
         token_type: 'Bearer',
         expires_in: 3600,
@@ -189,6 +191,8 @@ describe(ZohoSim.name, () => {
         { response_type: 'token' },
         { scope: '' },
         { scope: ' , ' },
+        { scope: 'ZohoCRM.modules.Deals.READ,ZohoCRM.modules.Deal.READ' },
+        { scope: 'ZohoCRM.modules.Deals.WRITE' },
       ];
       for (const overrides of bad) {
         const res = await authorize(authQuery(overrides));
@@ -235,6 +239,7 @@ describe(ZohoSim.name, () => {
       expect(tokens).toEqual({
         access_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
         refresh_token: expect.stringMatching(/^1000\.\w+\.\w+$/),
+        scope: SCOPES.join(' '),
         api_domain: oauth.apiDomain,
         token_type: 'Bearer',
         expires_in: 3600,
@@ -248,6 +253,58 @@ describe(ZohoSim.name, () => {
       expect(refreshed).not.toHaveProperty('refresh_token');
       expect((await getRecord(id, refreshed.access_token as string)).status).toBe(200);
       expect(oauth.scopesOf(tokens.refresh_token as string)).toEqual(SCOPES);
+    });
+
+    it('gives a refresh token on the first offline consent, and again only when prompt=consent asks', async () => {
+      oauth.account = { userId: '4150868000000777001', email: 'new@acme.example', fullName: 'New', org: { id: '12345', name: 'Acme Roofing' } };
+      const first = await exchange(await codeFor(authQuery({ prompt: 'none' })));
+      expect(first).toHaveProperty('refresh_token');
+      const again = await exchange(await codeFor(authQuery({ prompt: 'none' })));
+      expect(again).toHaveProperty('access_token');
+      expect(again).not.toHaveProperty('refresh_token');
+      expect(await exchange(await codeFor(authQuery({ prompt: 'consent' })))).toHaveProperty('refresh_token');
+      expect(await exchange(await codeFor(authQuery({ access_type: 'online', prompt: 'consent' })))).not.toHaveProperty('refresh_token');
+    });
+
+    it('enforces the scopes of each call, by the stricter reading or the YAML files', async () => {
+      const tokens = await exchange(await codeFor(authQuery({ scope: 'ZohoCRM.modules.attachments.CREATE,ZohoCRM.modules.Deals.READ' })));
+      const id = oauth.addRecord('Deals');
+      const form = () => {
+        const body = new FormData();
+        body.append('file', new Blob([makePdf('s')], { type: 'application/pdf' }), 's.pdf');
+        return body;
+      };
+      const send = () =>
+        fetch(`${oauth.apiDomain}/crm/v8/Deals/${id}/Attachments`, {
+          method: 'POST',
+          body: form(),
+          headers: { authorization: `Zoho-oauthtoken ${tokens.access_token as string}` },
+        });
+      const refused = await send();
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'OAUTH_SCOPE_MISMATCH' });
+      oauth.scopeReading = 'yaml';
+      try {
+        expect((await send()).status).toBe(200);
+      } finally {
+        oauth.scopeReading = 'strict';
+      }
+      const org = await fetch(`${oauth.apiDomain}/crm/v8/org`, { headers: { authorization: `Zoho-oauthtoken ${tokens.access_token as string}` } });
+      expect(org.status).toBe(401);
+    });
+
+    it('answers the organization and the current user of the consent, or no organization for a user of none', async () => {
+      const scope = 'ZohoCRM.org.READ,ZohoCRM.users.READ';
+      const acme = await exchange(await codeFor(authQuery({ scope })));
+      const as = (token: unknown) => ({ headers: { authorization: `Zoho-oauthtoken ${token as string}` } });
+      expect(await (await fetch(`${oauth.apiDomain}/crm/v8/org`, as(acme.access_token))).json()).toMatchObject({
+        org: [{ id: '12345', company_name: 'Acme Roofing' }],
+      });
+      const users = await fetch(`${oauth.apiDomain}/crm/v8/users?type=CurrentUser`, as(acme.access_token));
+      expect(await users.json()).toMatchObject({ users: [{ email: oauth.account.email }] });
+      oauth.account = { userId: '4150868000000777002', email: 'nobody@example.com', fullName: 'Nobody', org: null };
+      const none = await exchange(await codeFor(authQuery({ scope })));
+      expect((await fetch(`${oauth.apiDomain}/crm/v8/org`, as(none.access_token))).status).toBe(204);
     });
 
     it('refuses an unknown client, a wrong secret, a wrong redirect_uri and an unknown code, each with status 200, leaving the code usable', async () => {
@@ -479,23 +536,43 @@ describe(ZohoSim.name, () => {
       expect(second.info.more_records).toBe(false);
     });
 
-    it('pages by number only up to pageRecordsLimit records, past it by the next_page_token it offers', async () => {
+    it('pages attachments by number only up to pageRecordsLimit records, past it by the next_page_token it offers', async () => {
       const id = sim.addRecord('Deals');
-      for (let n = 1; n <= 5; n++) sim.addNoteByHand('Deals', id, `t${n}`, `c${n}`);
+      for (let n = 1; n <= 5; n++) sim.addAttachment('Deals', id, `t${n}.pdf`, makePdf(`t${n}`));
       sim.pageRecordsLimit = 4;
       try {
-        type Page = { data: { Note_Title: string }[]; info: { more_records: boolean; next_page_token?: string; page: number } };
-        const list = async (query: string) => call(`/Deals/${id}/Notes?fields=id,Note_Title&per_page=2&${query}`);
+        type Page = { data: { File_Name: string }[]; info: { more_records: boolean; next_page_token?: string; page: number } };
+        const list = async (query: string) => call(`/Deals/${id}/Attachments?fields=id,File_Name&per_page=2&${query}`);
         const second = (await (await list('page=2')).json()) as Page;
-        expect(second.data.map((n) => n.Note_Title)).toEqual(['t3', 't4']);
+        expect(second.data.map((n) => n.File_Name)).toEqual(['t3.pdf', 't4.pdf']);
         expect(second.info).toMatchObject({ more_records: true, page: 2, next_page_token: expect.any(String) });
         const refused = await list('page=3');
         expect(refused.status).toBe(400);
         expect(await refused.json()).toMatchObject({ code: 'DISCRETE_PAGINATION_LIMIT_EXCEEDED', status: 'error' });
         const third = (await (await list(`page_token=${second.info.next_page_token}`)).json()) as Page;
-        expect(third.data.map((n) => n.Note_Title)).toEqual(['t5']);
+        expect(third.data.map((n) => n.File_Name)).toEqual(['t5.pdf']);
         expect(third.info.more_records).toBe(false);
         expect(third.info.next_page_token).toBeUndefined();
+      } finally {
+        sim.pageRecordsLimit = 2000;
+      }
+    });
+
+    it("pages a record's notes by number, as the SDK pages related records: no page_token offered, one sent is refused", async () => {
+      const id = sim.addRecord('Deals');
+      for (let n = 1; n <= 5; n++) sim.addNoteByHand('Deals', id, `t${n}`, `c${n}`);
+      sim.pageRecordsLimit = 4;
+      try {
+        type Page = { data: { Note_Title: string }[]; info: Record<string, unknown> };
+        const list = async (query: string) => call(`/Deals/${id}/Notes?fields=id,Note_Title&per_page=2&${query}`);
+        const second = (await (await list('page=2')).json()) as Page;
+        expect(second.info).toMatchObject({ more_records: true, page: 2 });
+        expect(second.info).not.toHaveProperty('next_page_token');
+        const third = (await (await list('page=3')).json()) as Page;
+        expect(third.data.map((n) => n.Note_Title)).toEqual(['t5']);
+        const token = await list(`page_token=${Buffer.from('2').toString('base64url')}`);
+        expect(token.status).toBe(400);
+        expect(await token.json()).toMatchObject({ code: 'INVALID_DATA', details: { param_name: 'page_token' } });
       } finally {
         sim.pageRecordsLimit = 2000;
       }

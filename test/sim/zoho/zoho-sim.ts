@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SimServer, type RecordedRequest, type SimHandler, type SimRequest, type SimResponse } from '../common/sim-server.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { getRecords } from './get-records.js';
+import { isKnownScope, lacking, requiredScopes, SELF_CLIENT_SCOPES, type ScopedCall, type ScopeReading } from './scopes.js';
 import { parseMultipart } from './multipart.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
@@ -14,6 +15,11 @@ export interface ZohoOAuthClient {
   redirectUris: string[];
   /** Shown on the consent page; the client id when absent. */
   name?: string;
+  /**
+   * A secret of its own in some data centres (by `location`), as Zoho's API console allows once a data centre is
+   * turned on for the client without "use the same OAuth credentials for all data centers"; elsewhere `clientSecret`.
+   */
+  secrets?: Record<string, string>;
 }
 
 export interface ZohoSimOptions {
@@ -26,8 +32,18 @@ export interface ZohoSimOptions {
   oauthClients?: ZohoOAuthClient[];
   /** `GET /oauth/v2/auth` skips the consent page and redirects with a code at once. */
   autoApprove?: boolean;
-  /** The user's data centre, named by `location` in the redirect; `us` by default. */
+  /** The user's data centre, named by `location` in the redirect; `us` by default. Its accounts server is `accounts`. */
   dataCenter?: string;
+  /** Other data centres (their `location`s), each with an accounts server of its own (`accountsOf`). */
+  otherDataCenters?: string[];
+}
+
+/** A Zoho user: who signs in on the consent page, and whose CRM organization (if any) the tokens then reach. */
+export interface ZohoUserAccount {
+  userId: string;
+  email: string;
+  fullName: string;
+  org: { id: string; name: string } | null;
 }
 
 /** A decision on the consent page (or by `autoApprove`). */
@@ -72,6 +88,8 @@ interface StoredRecord {
 interface IssuedToken {
   /** The refresh token it came from; null for one from an online (no refresh token) authorization. */
   refreshToken: string | null;
+  scopes: string[];
+  account: ZohoUserAccount;
   expiresAt: number;
   expired: boolean;
 }
@@ -83,6 +101,8 @@ interface AuthorizationRequest {
   scopes: string[];
   state: string | null;
   offline: boolean;
+  /** prompt=consent: Zoho issues a refresh token again for a client the user consented to before. */
+  promptConsent: boolean;
 }
 
 interface AuthorizationCode {
@@ -90,12 +110,19 @@ interface AuthorizationCode {
   redirectUri: string;
   scopes: string[];
   offline: boolean;
+  promptConsent: boolean;
+  account: ZohoUserAccount;
+  /** The data centre of the account: only its accounts server exchanges the code. */
+  location: string;
   expiresAt: number;
 }
 
 interface RefreshGrant {
   clientId: string;
+  /** The data centre whose accounts server issued it, the only one that takes it. */
+  location: string;
   scopes: string[];
+  account: ZohoUserAccount;
 }
 
 const THROTTLE_WINDOW_MS = 10 * 60 * 1000;
@@ -137,6 +164,9 @@ function redirect(uri: string, params: Record<string, string | null>): SimRespon
     .join('&');
   return { status: 302, headers: { location: `${uri}${uri.includes('?') ? '&' : '?'}${query}` } };
 }
+
+/** The client's secret at a data centre's accounts server. */
+const secretIn = (client: ZohoOAuthClient, location: string): string => client.secrets?.[location] ?? client.clientSecret;
 
 /** Zoho separates the scopes of a request with commas. */
 function parseScopes(scope: string | null): string[] {
@@ -190,6 +220,17 @@ export class ZohoSim {
   legacyExpiresInMs = false;
   /** Tokens per refresh token per 10 minutes before "Access Denied". */
   throttleLimit = 10;
+  /** Token answers name the token's scopes (`scope`, space-separated), as Zoho's do. */
+  scopeInTokenAnswers = true;
+  /** Which reading of Zoho's material decides the scopes each call needs (see scopes.ts). */
+  scopeReading: ScopeReading = 'strict';
+  /** Who signs in on the consent page; the configured refresh token reaches this one's organization too. */
+  account: ZohoUserAccount = {
+    userId: '4150868000000225013',
+    email: 'admin@acme.example',
+    fullName: 'Acme Admin',
+    org: { id: '12345', name: 'Acme Roofing' },
+  };
   /** Every authenticated API call answers OAUTH_SCOPE_MISMATCH, with `scopeMismatchStatus`. */
   scopeMismatch = false;
   /** Status of a scope mismatch: Zoho's docs show 401, its v8 OpenAPI files 403 ("required oauth scope is missing"). */
@@ -232,12 +273,16 @@ export class ZohoSim {
   readonly revokedTokens: string[] = [];
 
   private readonly clients = new Map<string, ZohoOAuthClient>();
+  /** Every data centre's accounts server, by `location`; the first data centre's is `accounts`. */
+  private readonly accountsServers = new Map<string, SimServer>();
   private readonly codes = new Map<string, AuthorizationCode>();
   private readonly refreshGrants = new Map<string, RefreshGrant>();
   private readonly records = new Map<ZohoModule, Map<string, StoredRecord>>(ZOHO_MODULES.map((m) => [m, new Map()]));
   private readonly tokens = new Map<string, IssuedToken>();
   private readonly grantTimes = new Map<string, number[]>();
   private readonly revoked = new Set<string>();
+  /** The client and user pairs given a refresh token once: Zoho gives another only with prompt=consent. */
+  private readonly offlineConsents = new Set<string>();
   private nextId = 5277036n;
   private issued = 0;
 
@@ -248,63 +293,111 @@ export class ZohoSim {
     this.tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 3600;
     this.autoApprove = options.autoApprove ?? false;
     this.dataCenter = options.dataCenter ?? 'us';
+    this.accountsServers.set(this.dataCenter, this.accounts);
+    for (const location of options.otherDataCenters ?? []) this.accountsServers.set(location, new SimServer(`zoho-accounts-${location}`));
     this.registerClient({ clientId: this.clientId, clientSecret: this.clientSecret, redirectUris: [] });
     for (const client of options.oauthClients ?? []) this.registerClient(client);
-    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, scopes: [] });
+    this.refreshGrants.set(this.refreshToken, { clientId: this.clientId, location: this.dataCenter, scopes: SELF_CLIENT_SCOPES, account: this.account });
 
-    this.accounts.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
-    this.accounts.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
-    this.accounts.route('POST', REJECT_PATH, (req) => this.decide(req, false));
-    this.accounts.route('POST', '/oauth/v2/token', (req) => this.grant(req));
-    this.accounts.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req));
+    for (const [location, server] of this.accountsServers) {
+      server.route('GET', AUTHORIZE_PATH, (req) => this.authorize(req));
+      server.route('POST', APPROVE_PATH, (req) => this.decide(req, true));
+      server.route('POST', REJECT_PATH, (req) => this.decide(req, false));
+      server.route('POST', '/oauth/v2/token', (req) => this.grant(req, location));
+      server.route('POST', '/oauth/v2/token/revoke', (req) => this.revoke(req, location));
+    }
 
     this.api.route(
       'POST',
       '/crm/v8/Notes',
-      this.authed((req) => this.addNotes(req)),
+      this.authed(
+        () => ({ call: 'add_note' }),
+        (req) => this.addNotes(req),
+      ),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/org',
+      this.authed(
+        () => ({ call: 'org' }),
+        (_req, token) => this.org(token),
+      ),
+    );
+    this.api.route(
+      'GET',
+      '/crm/v8/users',
+      this.authed(
+        () => ({ call: 'current_user' }),
+        (req, token) => this.users(req, token),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module',
-      this.authed((req) => this.listRecords(req)),
+      this.authed(
+        (req) => ({ call: 'get_records', module: req.params.module }),
+        (req) => this.listRecords(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id',
-      this.authed((req) => this.getRecord(req)),
+      this.authed(
+        (req) => ({ call: 'get_record', module: req.params.module }),
+        (req) => this.getRecord(req),
+      ),
     );
     this.api.route(
       'POST',
       '/crm/v8/:module/:id/Attachments',
-      this.authed((req) => this.upload(req)),
+      this.authed(
+        (req) => ({ call: 'upload_attachment', module: req.params.module }),
+        (req) => this.upload(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Attachments',
-      this.authed((req) => this.listAttachments(req)),
+      this.authed(
+        (req) => ({ call: 'list_attachments', module: req.params.module }),
+        (req) => this.listAttachments(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Attachments/:attId',
-      this.authed((req) => this.download(req)),
+      this.authed(
+        (req) => ({ call: 'list_attachments', module: req.params.module }),
+        (req) => this.download(req),
+      ),
     );
     this.api.route(
       'GET',
       '/crm/v8/:module/:id/Notes',
-      this.authed((req) => this.listNotes(req)),
+      this.authed(
+        (req) => ({ call: 'list_notes', module: req.params.module }),
+        (req) => this.listNotes(req),
+      ),
     );
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.accounts.start(), this.api.start()]);
+    await Promise.all([...[...this.accountsServers.values()].map((server) => server.start()), this.api.start()]);
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.accounts.stop(), this.api.stop()]);
+    await Promise.all([...[...this.accountsServers.values()].map((server) => server.stop()), this.api.stop()]);
   }
 
   get accountsUrl(): string {
     return this.accounts.url;
+  }
+
+  /** The accounts server of a data centre, by `location`. */
+  accountsOf(location: string): SimServer {
+    const server = this.accountsServers.get(location);
+    if (!server) throw new Error(`no Zoho data centre ${location} in this simulator`);
+    return server;
   }
 
   get apiDomain(): string {
@@ -339,10 +432,15 @@ export class ZohoSim {
     return [...(this.consents.findLast((c) => c.approved)?.scopes ?? [])];
   }
 
-  /** The scopes a refresh token was granted (none recorded for the configured one); undefined for a token never issued. */
+  /** The scopes a refresh token was granted (the configured one: SELF_CLIENT_SCOPES); undefined for a token never issued. */
   scopesOf(refreshToken: string): string[] | undefined {
     const scopes = this.refreshGrants.get(refreshToken)?.scopes;
     return scopes && [...scopes];
+  }
+
+  /** A refresh token of the default client, as a consent with these scopes by `account` (the current one) would give. */
+  issueRefreshToken(scopes: string[], account: ZohoUserAccount = this.account): string {
+    return this.newRefreshToken(this.clientId, [...scopes], account);
   }
 
   /** Revokes a refresh token (the configured one by default) and the access tokens it gave. */
@@ -433,15 +531,34 @@ export class ZohoSim {
     if (params.get('response_type') !== 'code') return errorPage(400, 'Invalid response_type: it must be code.');
     const scopes = parseScopes(params.get('scope'));
     if (scopes.length === 0) return errorPage(400, 'Invalid OAuth Scope: no scope was given.');
-    return { client, redirectUri, scopes, state: params.get('state'), offline: params.get('access_type') === 'offline' };
+    const unknown = scopes.filter((scope) => !isKnownScope(scope));
+    if (unknown.length > 0) return errorPage(400, `Invalid OAuth Scope: ${unknown.join(', ')} is not a scope of Zoho CRM.`);
+    return {
+      client,
+      redirectUri,
+      scopes,
+      state: params.get('state'),
+      offline: params.get('access_type') === 'offline',
+      promptConsent: params.get('prompt') === 'consent',
+    };
   }
 
   private approve(request: AuthorizationRequest): SimResponse {
     const code = zohoToken();
-    const { client, redirectUri, scopes, offline } = request;
-    this.codes.set(code, { clientId: client.clientId, redirectUri, scopes, offline, expiresAt: Date.now() + this.authorizationCodeLifetimeMs });
+    const { client, redirectUri, scopes, offline, promptConsent } = request;
+    this.codes.set(code, {
+      clientId: client.clientId,
+      redirectUri,
+      scopes,
+      offline,
+      promptConsent,
+      account: this.account,
+      location: this.dataCenter,
+      expiresAt: Date.now() + this.authorizationCodeLifetimeMs,
+    });
     this.recordConsent(request, true);
-    return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsUrl, state: request.state });
+    // Zoho sends the user back naming the data centre of their account, whichever accounts server they started at.
+    return redirect(redirectUri, { code, location: this.dataCenter, 'accounts-server': this.accountsOf(this.dataCenter).url, state: request.state });
   }
 
   private reject(request: AuthorizationRequest): SimResponse {
@@ -455,22 +572,24 @@ export class ZohoSim {
 
   // --- accounts: tokens ---
 
-  private grant(req: SimRequest): SimResponse {
+  private grant(req: SimRequest, location: string): SimResponse {
     const params = paramsOf(req);
     switch (params.get('grant_type')) {
       case 'refresh_token':
-        return this.refreshGrant(params);
+        return this.refreshGrant(params, location);
       case 'authorization_code':
-        return this.codeGrant(params);
+        return this.codeGrant(params, location);
       default:
         return oauthError('unsupported_grant_type');
     }
   }
 
-  private refreshGrant(params: URLSearchParams): SimResponse {
+  private refreshGrant(params: URLSearchParams, location: string): SimResponse {
     const refreshToken = params.get('refresh_token') ?? '';
     const grant = this.refreshGrants.get(refreshToken);
-    if (!grant || this.revoked.has(refreshToken) || !this.authenticates(params, grant.clientId)) return oauthError('invalid_code');
+    if (!grant || grant.location !== location || this.revoked.has(refreshToken) || !this.authenticates(params, grant.clientId, location)) {
+      return oauthError('invalid_code');
+    }
     if (this.throttled(refreshToken)) {
       return {
         status: 200,
@@ -480,29 +599,35 @@ export class ZohoSim {
         },
       };
     }
-    return this.tokenAnswer(this.issueAccessToken(refreshToken), null);
+    return this.tokenAnswer(this.issueAccessToken(refreshToken, grant), null);
   }
 
   /**
    * The error names are those Zoho's users report it answering (all with status 200): `invalid_client`,
    * `invalid_client_secret`, `invalid_code` (unknown, used or expired code) and `invalid_redirect_uri`.
    */
-  private codeGrant(params: URLSearchParams): SimResponse {
+  private codeGrant(params: URLSearchParams, location: string): SimResponse {
     const client = this.clients.get(params.get('client_id') ?? '');
     if (!client) return oauthError('invalid_client');
-    if (params.get('client_secret') !== client.clientSecret) return oauthError('invalid_client_secret');
+    if (params.get('client_secret') !== secretIn(client, location)) return oauthError('invalid_client_secret');
     const code = params.get('code') ?? '';
     const issued = this.codes.get(code);
-    if (!issued || issued.clientId !== client.clientId || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
+    if (!issued || issued.clientId !== client.clientId || issued.location !== location || Date.now() >= issued.expiresAt) return oauthError('invalid_code');
     if (params.get('redirect_uri') !== issued.redirectUri) return oauthError('invalid_redirect_uri');
     this.codes.delete(code);
-    // Only an offline authorization (access_type=offline) yields a refresh token.
-    const refreshToken = issued.offline ? this.newRefreshToken(client.clientId, issued.scopes) : null;
-    return this.tokenAnswer(this.issueAccessToken(refreshToken), refreshToken);
+    // Only an offline authorization (access_type=offline) yields a refresh token: the user's first for this client, or
+    // another when prompt=consent asked the user again.
+    const consentKey = `${client.clientId} ${issued.account.userId}`;
+    const firstOffline = issued.offline && !this.offlineConsents.has(consentKey);
+    if (issued.offline) this.offlineConsents.add(consentKey);
+    const refreshToken =
+      firstOffline || (issued.offline && issued.promptConsent) ? this.newRefreshToken(client.clientId, issued.scopes, issued.account, location) : null;
+    return this.tokenAnswer(this.issueAccessToken(refreshToken, { scopes: issued.scopes, account: issued.account }), refreshToken);
   }
 
-  private authenticates(params: URLSearchParams, clientId: string): boolean {
-    return params.get('client_id') === clientId && params.get('client_secret') === this.clients.get(clientId)?.clientSecret;
+  private authenticates(params: URLSearchParams, clientId: string, location: string): boolean {
+    const client = this.clients.get(clientId);
+    return params.get('client_id') === clientId && client !== undefined && params.get('client_secret') === secretIn(client, location);
   }
 
   /** Counts a token request against the refresh token's allowance; true when it is spent. */
@@ -515,27 +640,41 @@ export class ZohoSim {
     return false;
   }
 
-  private newRefreshToken(clientId: string, scopes: string[]): string {
+  private newRefreshToken(clientId: string, scopes: string[], account: ZohoUserAccount, location = this.dataCenter): string {
     const refreshToken = zohoToken();
-    this.refreshGrants.set(refreshToken, { clientId, scopes });
+    this.refreshGrants.set(refreshToken, { clientId, location, scopes, account });
     return refreshToken;
   }
 
-  private issueAccessToken(refreshToken: string | null): string {
+  private issueAccessToken(refreshToken: string | null, grant: { scopes: string[]; account: ZohoUserAccount }): string {
     const accessToken = zohoToken();
-    this.tokens.set(accessToken, { refreshToken, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000, expired: false });
+    this.tokens.set(accessToken, {
+      refreshToken,
+      scopes: grant.scopes,
+      account: grant.account,
+      expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000,
+      expired: false,
+    });
     this.issued += 1;
     return accessToken;
   }
 
   private tokenAnswer(accessToken: string, refreshToken: string | null): SimResponse {
+    const scopes = this.tokens.get(accessToken)?.scopes ?? [];
     const lifetime = this.legacyExpiresInMs
       ? { expires_in_sec: this.tokenLifetimeSeconds, expires_in: this.tokenLifetimeSeconds * 1000 }
       : { expires_in: this.tokenLifetimeSeconds };
     const refresh = refreshToken ? { refresh_token: refreshToken } : {};
     return {
       status: 200,
-      body: { access_token: accessToken, ...refresh, api_domain: this.answeredApiDomain ?? this.apiDomain, token_type: 'Bearer', ...lifetime },
+      body: {
+        access_token: accessToken,
+        ...refresh,
+        ...(this.scopeInTokenAnswers ? { scope: scopes.join(' ') } : {}),
+        api_domain: this.answeredApiDomain ?? this.apiDomain,
+        token_type: 'Bearer',
+        ...lifetime,
+      },
     };
   }
 
@@ -544,10 +683,11 @@ export class ZohoSim {
    * `{"status":"success"}`, or status 400 for a token it does not know. Zoho documents no body for the 400; this one is
    * the simulator's.
    */
-  private revoke(req: SimRequest): SimResponse {
+  private revoke(req: SimRequest, location: string): SimResponse {
     const token = paramsOf(req).get('token') ?? '';
     const accessToken = this.tokens.get(token);
-    if (this.refreshGrants.has(token) && !this.revoked.has(token)) this.revokeRefreshToken(token);
+    const grant = this.refreshGrants.get(token);
+    if (grant && grant.location === location && !this.revoked.has(token)) this.revokeRefreshToken(token);
     else if (accessToken && !accessToken.expired) accessToken.expired = true;
     else return { status: 400, body: { error: 'invalid_token' } };
     this.revokedTokens.push(token);
@@ -556,7 +696,8 @@ export class ZohoSim {
 
   // --- API ---
 
-  private authed(handler: SimHandler): SimHandler {
+  /** A call with a valid token holding the scopes `target` needs under `scopeReading`, else Zoho's refusal. */
+  private authed(target: (req: SimRequest) => ScopedCall, handler: (req: SimRequest, token: IssuedToken) => SimResponse | Promise<SimResponse>): SimHandler {
     return (req) => {
       const header = String(req.headers.authorization ?? '');
       if (!header) {
@@ -567,12 +708,29 @@ export class ZohoSim {
       if (!token || token.expired || Date.now() >= token.expiresAt) {
         return { status: 401, body: zohoError('INVALID_TOKEN', 'invalid oauth token') };
       }
-      if (this.scopeMismatch) {
+      if (this.scopeMismatch || lacking(token.scopes, requiredScopes(target(req), this.scopeReading)).length > 0) {
         const message = this.scopeMismatchStatus === 403 ? 'required oauth scope is missing' : 'invalid oauth scope to access this URL';
         return { status: this.scopeMismatchStatus, body: zohoError('OAUTH_SCOPE_MISMATCH', message) };
       }
-      return handler(req);
+      return handler(req, token);
     };
+  }
+
+  /** GET /crm/v8/org (crm-oas v8 org.yaml); a user in no CRM organization gets no organization (204, no body). */
+  private org(token: IssuedToken): SimResponse {
+    const org = token.account.org;
+    if (!org) return { status: 204 };
+    return { status: 200, body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production' }] } };
+  }
+
+  /** GET /crm/v8/users?type=CurrentUser (users.yaml): the user the token was issued to. */
+  private users(req: SimRequest, token: IssuedToken): SimResponse {
+    if (req.query.get('type') !== 'CurrentUser') {
+      return { status: 400, body: zohoError('INVALID_DATA', 'invalid data', { param_name: 'type' }) };
+    }
+    if (!token.account.org) return { status: 204 };
+    const { userId, email, fullName } = token.account;
+    return { status: 200, body: { users: [{ id: userId, email, full_name: fullName, status: 'active' }], info: { count: 1, more_records: false } } };
   }
 
   /** Resolves the `:module/:id` of a path, or the error Zoho answers. */
@@ -678,10 +836,13 @@ export class ZohoSim {
    * One page of a related list: by `page` (and `per_page`) up to `pageRecordsLimit` records, past that only by the
    * `page_token` an earlier page offered in `info.next_page_token` (an opaque string; here the offset).
    */
-  private pageOf<T>(req: SimRequest, items: T[]): { slice: T[]; info: Record<string, unknown> } | SimResponse {
+  private pageOf<T>(req: SimRequest, items: T[], paging: 'tokens' | 'numbers' = 'tokens'): { slice: T[]; info: Record<string, unknown> } | SimResponse {
     const perPage = Math.min(this.maxPerPage, Number(req.query.get('per_page') ?? this.defaultPerPage) || this.defaultPerPage);
     const pageToken = req.query.get('page_token');
     let start: number;
+    if (pageToken && paging === 'numbers') {
+      return { status: 400, body: zohoError('INVALID_DATA', 'the given parameter is not supported', { param_name: 'page_token' }) };
+    }
     if (pageToken) {
       start = Number(Buffer.from(pageToken, 'base64url').toString());
       if (!Number.isInteger(start) || start < 0) {
@@ -690,7 +851,7 @@ export class ZohoSim {
     } else {
       const page = Number(req.query.get('page') ?? 1) || 1;
       start = (page - 1) * perPage;
-      if (start >= this.pageRecordsLimit) {
+      if (paging === 'tokens' && start >= this.pageRecordsLimit) {
         return {
           status: 400,
           body: zohoError(
@@ -706,7 +867,7 @@ export class ZohoSim {
     const slice = items.slice(start, start + perPage);
     const more = start + perPage < items.length;
     const info: Record<string, unknown> = { per_page: perPage, count: slice.length, page: Math.floor(start / perPage) + 1, more_records: more };
-    if (more) info.next_page_token = Buffer.from(String(start + perPage)).toString('base64url');
+    if (more && paging === 'tokens') info.next_page_token = Buffer.from(String(start + perPage)).toString('base64url');
     return { slice, info };
   }
 
@@ -726,7 +887,10 @@ export class ZohoSim {
     };
   }
 
-  /** The Notes related list of a record: `fields` mandatory, 204 when there are none, paged like attachments. */
+  /**
+   * The Notes related list of a record: `fields` mandatory, 204 when there are none, paged as the SDK pages related
+   * records (GetNotesParam: `page`, `per_page`, `fields`; no `page_token`, which is refused).
+   */
   private listNotes(req: SimRequest): SimResponse {
     const fields = req.query.get('fields');
     if (!fields) {
@@ -735,7 +899,7 @@ export class ZohoSim {
     const record = this.findRecord(req);
     if ('status' in record) return record;
     if (record.notes.length === 0) return this.emptyList(req);
-    const paged = this.pageOf(req, record.notes);
+    const paged = this.pageOf(req, record.notes, 'numbers');
     if ('status' in paged) return paged;
     const { slice, info } = paged;
     const wanted = new Set(['id', ...fields.split(',').map((f) => f.trim())]);

@@ -1,0 +1,94 @@
+import { ZohoSim } from './sim/zoho/index.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+type Json = any;
+
+/** Zoho's `location`s, one per data centre of src/config/zoho-data-centres.ts. */
+const LOCATIONS = ['us', 'eu', 'in', 'au', 'jp', 'ca', 'sa', 'uk', 'cn'];
+const CALLBACK_PATH = '/admin/connections/record-crm/callback';
+
+/**
+ * Connecting a Zoho account of each data centre, started from the US accounts server (the console's default): the
+ * code is exchanged, the token refreshed and the refresh token revoked at the accounts server Zoho named in the
+ * redirect, each data centre being a server of its own. A client with a secret of its own in a data centre is told
+ * what to do.
+ */
+describe('Zoho CRM in every data centre', () => {
+  const zoho = new ZohoSim({ dataCenter: 'us', otherDataCenters: LOCATIONS.filter((l) => l !== 'us') });
+  let h: Harness;
+
+  beforeAll(async () => {
+    await zoho.start();
+    h = await startHarness({ redisDb: 14 });
+    h.config.publicUrl = h.url;
+    zoho.addRedirectUri(`${h.url}${CALLBACK_PATH}`);
+    zoho.autoApprove = true;
+  });
+  afterAll(async () => {
+    await h?.close();
+    await zoho.stop();
+  });
+  afterEach(() => {
+    zoho.dataCenter = 'us';
+  });
+
+  /** Connect from the console with the US accounts server, consent, and come back: the callback's answer. */
+  async function connectAs(location: string, clientSecret = zoho.clientSecret, accountsUrl = zoho.accountsUrl): Promise<Response> {
+    zoho.dataCenter = location;
+    const res = await h.admin('/api/connections/record-crm', {
+      method: 'PUT',
+      json: { accounts_url: accountsUrl, client_id: zoho.clientId, client_secret: clientSecret },
+    });
+    expect(res.status).toBe(200);
+    const { authorize_url: authorizeUrl } = (await res.json()) as Json;
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    const consent = await fetch(authorizeUrl as string, { redirect: 'manual' });
+    const back = new URL(consent.headers.get('location')!);
+    expect(back.searchParams.get('location')).toBe(location);
+    expect(back.searchParams.get('accounts-server')).toBe(zoho.accountsOf(location).url);
+    return fetch(back, { redirect: 'manual', headers: { cookie } });
+  }
+
+  const tokenCalls = (location: string, grant: string) =>
+    zoho
+      .accountsOf(location)
+      .requestsTo('POST', '/oauth/v2/token')
+      .filter((r) => new URLSearchParams(r.body.toString()).get('grant_type') === grant).length;
+
+  it.each(LOCATIONS)('an account in %s: exchange, refresh and revoke at its own accounts server', async (location) => {
+    const server = zoho.accountsOf(location);
+    const before = { exchanges: tokenCalls(location, 'authorization_code'), refreshes: tokenCalls(location, 'refresh_token') };
+    expect((await connectAs(location)).status).toBe(303);
+    expect(tokenCalls(location, 'authorization_code')).toBe(before.exchanges + 1);
+    const item = ((await (await h.admin('/api/connections')).json()) as Json).items.find((i: Json) => i.name === 'record_crm');
+    expect(item.settings.accounts_url).toBe(server.url);
+
+    const tested = await h.admin('/api/connections/record-crm/test', { method: 'POST' });
+    expect(((await tested.json()) as Json).ok).toBe(true);
+    expect(tokenCalls(location, 'refresh_token')).toBeGreaterThan(before.refreshes);
+
+    const revokes = () => LOCATIONS.map((l) => zoho.accountsOf(l).requestsTo('POST', '/oauth/v2/token/revoke').length);
+    const expected = revokes().map((n, i) => (LOCATIONS[i] === location ? n + 1 : n));
+    expect(((await (await h.admin('/api/connections/record-crm', { method: 'DELETE' })).json()) as Json).revoked).toBe(true);
+    expect(revokes()).toEqual(expected);
+  });
+
+  it("a client with a secret of its own in the account's data centre: refused, saying how to fix it; that secret there works", async () => {
+    zoho.registerClient({
+      clientId: zoho.clientId,
+      clientSecret: zoho.clientSecret,
+      redirectUris: [`${h.url}${CALLBACK_PATH}`],
+      secrets: { eu: 'eu-only-secret' },
+    });
+    const refused = await connectAs('eu');
+    expect(refused.status).toBe(502);
+    const page = await refused.text();
+    expect(page).toContain('refused the client secret');
+    expect(page).toContain('same client secret for all data centres');
+    expect(page).not.toContain(zoho.clientSecret);
+
+    expect((await connectAs('eu', 'eu-only-secret', zoho.accountsOf('eu').url)).status).toBe(303);
+    const tested = await h.admin('/api/connections/record-crm/test', { method: 'POST' });
+    expect(((await tested.json()) as Json).ok).toBe(true);
+  });
+});
