@@ -68,7 +68,8 @@ async function main(): Promise<number> {
       crm: 'appointment',
       label: 'appointments',
       route: 'appointment-crm',
-      settings: { create_projects: true, statuses: ['Confirmed'], owner: OWNER },
+      // Creation reads from when it is turned on; the burst's edits are older, so the reads start before them.
+      settings: { create_projects: true, statuses: ['Confirmed'], owner: OWNER, start_from: new Date(BURST_START - 1000).toISOString() },
       sim: () => appointments,
       isRead: (method, path) => method === 'GET' && /\/appointments$/.test(path),
       seed: () => {
@@ -87,7 +88,14 @@ async function main(): Promise<number> {
       crm: 'record',
       label: 'Deals',
       route: 'record-crm',
-      settings: { create_projects: true, module: 'Deals', field: 'Stage', values: ['Qualification'], owner: OWNER },
+      settings: {
+        create_projects: true,
+        module: 'Deals',
+        field: 'Stage',
+        values: ['Qualification'],
+        owner: OWNER,
+        start_from: new Date(BURST_START - 1000).toISOString(),
+      },
       sim: () => zoho.api,
       isRead: (method, path) => method === 'GET' && /\/crm\/v\d+\/(Deals|Contacts)$/.test(path),
       seed: () => {

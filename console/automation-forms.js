@@ -8,7 +8,7 @@ import { field } from './connection-widgets.js';
 import { el, show } from './dom.js';
 
 /** @typedef {'appointment' | 'record'} AutomationCrm */
-/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'module' | 'keys'} FieldType */
+/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'module' | 'keys' | 'time'} FieldType */
 /**
  * One input of a form: `name` is the API's field (`match_fields.job_number` for a nested one).
  * @typedef {{ name: string, type: FieldType, label: string, hint?: string, placeholder?: string }} FieldDef
@@ -40,6 +40,12 @@ export const FIELDS = {
       type: 'check',
       label: 'Make the appointment’s sales rep the owner (the default owner when the service does not know them)',
     },
+    {
+      name: 'start_from',
+      type: 'time',
+      label: 'Also read changes since (your local time)',
+      hint: 'For appointments changed before creation was turned on. Empty: from when it was turned on.',
+    },
     { section: 'Suggested mappings', note: 'For projects made in the service by hand: appointments that look like theirs.' },
     { name: 'match_on', type: 'keys', label: 'Suggest appointments with the same' },
     { name: 'auto_accept', type: 'check', label: 'Map without review when exactly one appointment matches' },
@@ -60,6 +66,12 @@ export const FIELDS = {
       name: 'owner_from_sales_rep',
       type: 'check',
       label: 'Make the record’s owner in Zoho the project owner (the default owner when the service does not know them)',
+    },
+    {
+      name: 'start_from',
+      type: 'time',
+      label: 'Also read changes since (your local time)',
+      hint: 'For records changed before creation was turned on. Empty: from when it was turned on.',
     },
     { section: 'Suggested mappings', note: 'For projects made in the service by hand: Zoho records that look like theirs.' },
     { name: 'match_on', type: 'keys', label: 'Suggest records with the same' },
@@ -199,6 +211,14 @@ export function buildFields(fields, prefix, crm, view) {
       const wrap = moduleSelect(prefix, def, value);
       fields.appendChild(wrap);
       readers.push([def, () => /** @type {HTMLSelectElement} */ (wrap.querySelector('select')).value]);
+    } else if (def.type === 'time') {
+      const input = field(prefix, def.name, def.label, { hint: def.hint });
+      input.input.type = 'datetime-local';
+      input.input.value = localTime(value);
+      const shown = input.input.value;
+      // Unchanged, the stored time goes back as it is: a time that differs from it restarts the reading there.
+      readers.push([def, () => (input.input.value === shown ? (value ?? null) : input.input.value ? new Date(input.input.value).toISOString() : null)]);
+      fields.appendChild(input);
     } else {
       const text = def.type === 'list' ? (Array.isArray(value) ? value.map(show).join(', ') : '') : value === null || value === undefined ? '' : show(value);
       const input = field(prefix, def.name, def.label, {
@@ -224,6 +244,18 @@ export function buildFields(fields, prefix, crm, view) {
     }
     return body;
   };
+}
+
+/**
+ * An ISO time as a datetime-local input's value (local, to the minute); '' for none.
+ * @param {unknown} iso
+ */
+function localTime(iso) {
+  const d = new Date(typeof iso === 'string' ? iso : NaN);
+  if (isNaN(d.getTime())) return '';
+  /** @param {number} n */
+  const pad = (n) => String(n).padStart(2, '0');
+  return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes());
 }
 
 /**
@@ -253,6 +285,7 @@ const WORDS = {
   'field:isZohoField': 'Enter the field’s API name as Zoho shows it: letters, digits and _ (e.g. Stage).',
   'match_fields.job_number:isZohoField': 'Enter the field’s API name as Zoho shows it: letters, digits and _ (e.g. Job_Number).',
   'fallback_product_id:isDigits': 'A Zoho product id is made of digits only.',
+  'start_from:maxDate': 'Choose a time in the past.',
 };
 
 /**

@@ -46,7 +46,7 @@ describe('the Automations screen in a browser', () => {
     async () => {
       // A read of each CRM as the poller leaves it: the appointment CRM's went through, Zoho's failed.
       const polls = h.app.get(AutomationPollRepository);
-      await polls.savePosition('appointment', '2026-11-24T10:02:11.000Z', null);
+      await polls.restartAt('appointment', '2026-11-24T10:02:11.000Z');
       await polls.finishRun('appointment', '1', null);
       await polls.finishRun('record', '2', 'Zoho CRM answered 401 INVALID_TOKEN: re-authorise crm-sync');
 
@@ -122,6 +122,19 @@ describe('the Automations screen in a browser', () => {
       await page.click('#auto-record-submit');
       await page.locator('#auto-record-message .conn-msg.ok').waitFor();
       expect((await automations()).record_crm.deal_stage_on_lost).toBeNull();
+
+      // Reading history on purpose: a time in the future is refused beside its field, a past one saved exactly.
+      await page.fill('#auto-appointment-start_from', '2099-01-01T00:00');
+      await page.click('#auto-appointment-submit');
+      await page.locator('#auto-appointment-start_from-error').filter({ hasText: 'in the past' }).waitFor();
+      await page.fill('#auto-appointment-start_from', '2026-11-01T08:00');
+      await page.click('#auto-appointment-submit');
+      await page.locator('#auto-appointment-message .conn-msg.ok').waitFor();
+      expect((await automations()).appointment_crm.start_from).toBe('2026-11-01T08:00:00.000Z');
+      // Saved again untouched, the stored time goes back as it was.
+      await page.click('#auto-appointment-submit');
+      await page.locator('#auto-appointment-message .conn-msg.ok').waitFor();
+      expect((await automations()).appointment_crm.start_from).toBe('2026-11-01T08:00:00.000Z');
 
       // Check now: a read of the appointment CRM's changes, its sync log entry linked.
       await page.click('#auto-appointment-run');
