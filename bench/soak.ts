@@ -2,6 +2,8 @@
  * Soak test: three replicas of the built daemon, a Postgres cluster and a Redis of the soak's own, the simulators
  * with faults, realistic traffic for SOAK_SECONDS (default 300), crashes and outages at random moments; then it lets
  * everything settle and checks the invariants (see docs/guarantees.md). Exit code 1 names each invariant that failed.
+ * Both CRMs' automations are on: appointments and Deals appear and are edited during the faults, and each one that
+ * qualified must end with exactly one project.
  *
  *   npm run soak                      SOAK_SECONDS=60 npm run soak:ci
  *
@@ -34,6 +36,13 @@ const SECRETS = { events: 'soak-events', appointment: 'soak-appointment-prompt',
 /** Random faults per second injected into each CRM while the soak runs. */
 const FAULTS_PER_SECOND = 0.6;
 const MAX_PROJECTS = 40;
+/** Appointments the automation reads (some never qualify); the status that qualifies them. */
+const MAX_AUTOMATED = 60;
+const QUALIFYING_STATUS = 'Confirmed';
+/** The Deal stage that qualifies a Deal for the Zoho automation. */
+const QUALIFYING_STAGE = 'Contract Signed';
+/** The automations read the CRMs this often (production: 60 s). */
+const AUTOMATION_POLL_SECONDS = 2;
 const OUTAGE_BODY = { error: 'soak outage' };
 /** What a failed entry's error says when one of the soak's faults caused it. */
 const INJECTED_FAILURE = /HTTP (5\d\d|429)\b|failed: (timeout|network|unavailable|rate_limited)|database|postgres|redis|ECONN|socket hang up|terminat/i;
@@ -82,7 +91,11 @@ interface Resumption {
   slow: string[];
 }
 
+/** Appointments and Deals made for the automations, by id: whether they ever qualified (one project each), never (none). */
+const automated = new Map<string, { crm: 'appointment' | 'record'; qualified: boolean; cancelled: boolean }>();
+
 const stats = {
+  automationEdits: 0,
   webhooks: 0,
   delivered: 0,
   undelivered: 0,
@@ -188,6 +201,7 @@ function daemonEnv(port: number): Record<string, string> {
     // The simulators are not on Zoho's hosts.
     RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
     RECONCILE_INTERVAL_SECONDS: '0',
+    AUTOMATION_POLL_SECONDS: String(AUTOMATION_POLL_SECONDS),
     HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS),
     HTTP_UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS),
     DRAWINGS_COALESCE_MS: '300',
@@ -360,6 +374,44 @@ function pay(): void {
   deliver('/webhooks/events', events.paymentReceived(proposal.proposal_id, proposal.approved_option!.drawing_id, payment), SECRETS.events);
 }
 
+/**
+ * The CRMs as revenue ops use them: an appointment or a Deal appears (qualifying or not yet), a waiting one is
+ * confirmed or signed (it qualifies then), a qualified one is edited again (it must not get a second project).
+ */
+function automationTraffic(): void {
+  const crm = chance(0.5) ? 'appointment' : 'record';
+  const mine = [...automated].filter(([, a]) => a.crm === crm);
+  const waiting = mine.filter(([, a]) => !a.qualified && !a.cancelled).map(([id]) => id);
+  const qualified = mine.filter(([, a]) => a.qualified).map(([id]) => id);
+  const roll = random();
+  if (waiting.length > 0 && roll < 0.35) {
+    const id = pick(waiting);
+    if (crm === 'appointment') appointments.editAppointment(id, { status: QUALIFYING_STATUS });
+    else zoho.modifyRecord('Deals', id, { Stage: QUALIFYING_STAGE });
+    automated.set(id, { crm, qualified: true, cancelled: false });
+    stats.automationEdits++;
+  } else if (qualified.length > 0 && roll < 0.55) {
+    const id = pick(qualified);
+    if (crm === 'appointment') {
+      appointments.editAppointment(id, { customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com`, phone: `555-${++counter}` } } as never);
+    } else zoho.modifyRecord('Deals', id, { Amount: 1000 + ++counter });
+    stats.automationEdits++;
+  } else if (automated.size < MAX_AUTOMATED) {
+    // Some qualify at once, some later, some never (cancelled, lost).
+    const state = pick(['qualified', 'qualified', 'waiting', 'waiting', 'cancelled'] as const);
+    let id: string;
+    if (crm === 'appointment') {
+      id = `AUTO-${++counter}`;
+      const status = { qualified: QUALIFYING_STATUS, waiting: 'Scheduled', cancelled: 'Cancelled' }[state];
+      appointments.addAppointment(id, { status, customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com` } } as never);
+    } else {
+      const stage = { qualified: QUALIFYING_STAGE, waiting: 'Qualification', cancelled: 'Closed Lost' }[state];
+      id = zoho.addRecord('Deals', undefined, { Deal_Name: `Soak deal ${++counter}`, Stage: stage });
+    }
+    automated.set(id, { crm, qualified: state === 'qualified', cancelled: state === 'cancelled' });
+  }
+}
+
 /** Traffic runs for SOAK_SECONDS, and on while the last crashes are still being made. */
 async function trafficLoop(until: number, chaos: { done: boolean }): Promise<void> {
   await mapProjects(6);
@@ -371,6 +423,7 @@ async function trafficLoop(until: number, chaos: { done: boolean }): Promise<voi
     else if (roll < 0.65) exportPrompt();
     else if (roll < 0.8) approve();
     else pay();
+    if (chance(0.3)) automationTraffic();
     if (now() >= nextRetry) {
       nextRetry = now() + 15_000;
       await retryFailed();
@@ -590,6 +643,29 @@ async function busy(): Promise<{ actions: number; deliveries: number }> {
   return { actions: Number(a.n), deliveries: Number(d.n) };
 }
 
+/** Records that qualified and have no mapping yet. */
+async function unmappedQualified(): Promise<string[]> {
+  const ids = [...automated].filter(([, a]) => a.qualified).map(([id]) => id);
+  const rows = await query<{ id: string }>(
+    `SELECT coalesce(appointment_id, record_crm_record_id) AS id FROM mapping WHERE coalesce(appointment_id, record_crm_record_id) = ANY($1::text[])`,
+    [ids],
+  );
+  const mapped = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => !mapped.has(id));
+}
+
+/** Once the faults stopped: reads both CRMs until every qualifying record is mapped (or the deadline). */
+async function settleAutomations(deadline: number): Promise<boolean> {
+  while (now() < deadline) {
+    if ((await unmappedQualified()).length === 0) return settle(deadline);
+    await admin('/api/automations/appointment-crm/run', { body: '{}' });
+    await admin('/api/automations/record-crm/run', { body: '{}' });
+    await settle(deadline);
+    await sleep(AUTOMATION_POLL_SECONDS * 1000);
+  }
+  return false;
+}
+
 async function settle(deadline: number): Promise<boolean> {
   let quiet = 0;
   while (now() < deadline) {
@@ -608,7 +684,7 @@ interface Check {
 
 async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<string, number> }> {
   const checks: Check[] = [];
-  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0 };
+  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0, projectsCreated: 0 };
   const lost = (what: string) => {
     figures.lost++;
     return `missing: ${what}`;
@@ -686,6 +762,32 @@ async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<str
   }
   checks.push({ name: 'every fact reached its CRM exactly once', problems: once });
 
+  // One project per record that qualified, mapped to it; none for the others.
+  const oneProject: string[] = [];
+  const mappedTo = new Map(
+    (
+      await query<{ id: string; project_id: string; source: string }>(
+        `SELECT coalesce(appointment_id, record_crm_record_id) AS id, project_id, source FROM mapping`,
+      )
+    ).map((m) => [m.id, m]),
+  );
+  for (const [id, a] of automated) {
+    const what = a.crm === 'appointment' ? `appointment ${id}` : `Deal ${id}`;
+    const made = [...service.projects.values()].filter((p) => p.name.endsWith(` (${id})`));
+    figures.projectsCreated += made.length;
+    if (!a.qualified) {
+      if (made.length > 0) oneProject.push(`${what} never qualified but has ${made.length} project(s)`);
+      continue;
+    }
+    if (made.length === 0) oneProject.push(lost(`${what}: its project`));
+    if (made.length > 1) oneProject.push(doubled(`${what}: its project`, made.length));
+    const mapping = mappedTo.get(id);
+    if (made.length === 1 && (!mapping || mapping.project_id !== made[0].id || mapping.source !== 'automation')) {
+      oneProject.push(`${what}: mapped ${mapping ? `to ${mapping.project_id} by ${mapping.source}` : 'to nothing'}, not to its project ${made[0].id}`);
+    }
+  }
+  checks.push({ name: 'one project per appointment or Deal that qualified (none for the others)', problems: oneProject });
+
   const { actions, deliveries } = await busy();
   checks.push({
     name: 'no action queued or running, no delivery unrouted',
@@ -742,6 +844,14 @@ async function main(): Promise<number> {
   await Promise.all(replicas.slice(1).map(startReplica));
   pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
   pool.on('error', () => undefined);
+  await admin('/api/automations/appointment-crm', {
+    method: 'PUT',
+    body: JSON.stringify({ create_projects: true, statuses: [QUALIFYING_STATUS], owner: 'owner@example.com' }),
+  });
+  await admin('/api/automations/record-crm', {
+    method: 'PUT',
+    body: JSON.stringify({ create_projects: true, module: 'Deals', field: 'Stage', values: [QUALIFYING_STAGE], owner: 'owner@example.com' }),
+  });
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
@@ -767,6 +877,7 @@ async function main(): Promise<number> {
     await retryFailed();
     settled = await settle(deadline);
   }
+  settled = (await settleAutomations(deadline)) && settled;
   const settleMs = now() - deadline + SETTLE_MS;
 
   const { checks, figures } = await checkInvariants();
@@ -787,6 +898,14 @@ async function main(): Promise<number> {
     'projects mapped',
     `${projects.length} (${projects.filter((p) => p.crm === 'appointment').length} appointment, ${projects.filter((p) => p.crm === 'record').length} Zoho)`,
   );
+  for (const crm of ['appointment', 'record'] as const) {
+    const mine = [...automated.values()].filter((a) => a.crm === crm);
+    row(
+      crm === 'appointment' ? 'appointments for the automation' : 'Deals for the automation',
+      `${mine.length} added, ${mine.filter((a) => a.qualified).length} qualified`,
+    );
+  }
+  row('automation records', `${stats.automationEdits} edits; ${figures.projectsCreated} projects created`);
   row('webhooks sent', `${stats.webhooks}: ${stats.delivered} answered 2xx, ${stats.undelivered} given up, ${stats.attempts} attempts`);
   row('inbox', `${inbox.n} deliveries stored, ${inbox.duplicates} re-deliveries answered duplicate`);
   row('sync log', `${outcomes.total} entries: ${outcomes.succeeded} succeeded, ${outcomes.skipped} skipped, ${outcomes.failed} failed`);

@@ -8,6 +8,7 @@
  */
 import { AuthError, api, describe, failed, onUnauthorized } from './api.js';
 import { initAlerts, initSettings } from './alerts.js';
+import { initAutomations } from './automations.js';
 import { initConnections } from './connections.js';
 import { $, clearNotice, inlineMessage, notify, setRole, show } from './dom.js';
 import { initInbox } from './inbox.js';
@@ -34,6 +35,7 @@ const screens = {
   logs,
   mappings: initMappings({ refreshAll, loadCounters: logs.loadCounters, signedIn: () => session.signedIn }),
   suggestions: initSuggestions(),
+  automations: initAutomations(),
   alerts: initAlerts(),
   settings: initSettings(),
   connections: initConnections(),

@@ -75,6 +75,18 @@ function countList(title, rows, withBadge) {
   return box;
 }
 
+/**
+ * Projects the automations created in the window, by CRM; the failed creations in red.
+ * @param {{ total?: unknown, appointment?: unknown, record?: unknown, failed?: unknown }} c
+ */
+function createdStat(c) {
+  const failed = Number(c.failed) || 0;
+  const sub = (Number(c.appointment) || 0) + ' from appointments · ' + (Number(c.record) || 0) + ' from Zoho' + (failed ? ' · ' + failed + ' failed' : '');
+  const card = stat('Projects created', String(Number(c.total) || 0), sub, failed > 0 ? 'bad' : '');
+  card.id = 'overview-projects-created';
+  return card;
+}
+
 /** @param {number | string | null | undefined} seconds */
 function ageText(seconds) {
   if (seconds === null || seconds === undefined) return 'none queued';
@@ -129,6 +141,11 @@ export function initOverview() {
     stats.appendChild(stat('Actions', String(total), failedN + ' failed', failedN > 0 ? 'bad' : ''));
     stats.appendChild(stat('Oldest queued', ageText(oldest), 'waiting to run', Number(oldest) > 600 ? 'warn' : ''));
     stats.appendChild(stat('Deliveries waiting', show(waiting === undefined ? null : waiting), 'stored, not yet routed', Number(waiting) > 0 ? 'warn' : ''));
+    const created = pick(o, ['projects_created']);
+    if (created && typeof created === 'object') {
+      stats.classList.add('stats-5');
+      stats.appendChild(createdStat(created));
+    }
     body.appendChild(stats);
 
     const chartCard = el('div', 'card chart-card');

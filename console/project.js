@@ -31,7 +31,7 @@ function section(parent, title, count) {
 
 /** @param {Row[]} mappings */
 function mappingsTable(mappings) {
-  const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Status', 'Error', 'Updated']);
+  const { table: t, body } = table(['ID', 'CRM', 'Appointment / record', 'Made by', 'Status', 'Error', 'Updated']);
   for (const m of mappings) {
     const tr = el('tr');
     tr.appendChild(td(show(m.id), 'mono'));
@@ -39,6 +39,7 @@ function mappingsTable(mappings) {
     const record = el('td');
     record.appendChild(crmRecordOf(m));
     tr.appendChild(record);
+    tr.appendChild(td(show(m.source)));
     const st = el('td');
     st.appendChild(badge(show(m.status), null));
     tr.appendChild(st);
@@ -143,6 +144,33 @@ export function dealLine(deal) {
   return line;
 }
 
+/**
+ * Where the project came from, when an automation created it for a CRM record (its mapping's source): "Created
+ * from appointment APT-1001, 2026-11-24 10:02". The mapping is made as the project is created.
+ * @param {Row[]} mappings
+ * @param {Row[]} actions the project's actions: the creation's entry among them is linked
+ */
+function originLine(mappings, actions) {
+  const m = mappings.find((x) => x.source === 'automation');
+  if (!m) return null;
+  const record = m.crm === 'record' ? 'Zoho ' + show(m.record_crm_module) + ' record ' + show(m.record_crm_record_id) : 'appointment ' + show(m.appointment_id);
+  const line = el('p', 'project-origin');
+  line.id = 'project-origin';
+  line.appendChild(document.createTextNode('Created from '));
+  line.appendChild(el('strong', 'mono', record));
+  if (m.crm_record_name) line.appendChild(document.createTextNode(' (' + show(m.crm_record_name) + ')'));
+  line.appendChild(
+    document.createTextNode(', ' + fmtTime(m.created_at).slice(0, 16) + ', by the ' + (m.crm === 'record' ? 'Zoho CRM' : 'appointment CRM') + ' automation.'),
+  );
+  line.title = show(m.created_at);
+  const entry = actions.find((a) => a.kind === 'create_project' && a.status === 'succeeded');
+  if (entry) {
+    line.appendChild(document.createTextNode(' '));
+    line.appendChild(link('Sync log #' + show(entry.id), '#logs/' + encodeURIComponent(show(entry.id))));
+  }
+  return line;
+}
+
 export function initProject() {
   const body = $('project-body');
   let gen = 0;
@@ -169,9 +197,10 @@ export function initProject() {
     });
     head.appendChild(logs);
     body.appendChild(head);
-    if (p.deal) body.appendChild(dealLine(p.deal));
-
     const mappings = listOf(p.mappings);
+    const origin = originLine(mappings, listOf(p.actions));
+    if (origin) body.appendChild(origin);
+    if (p.deal) body.appendChild(dealLine(p.deal));
     const deliveries = listOf(p.deliveries);
     const actions = listOf(p.actions);
     const m = section(body, 'Mappings', mappings.length);

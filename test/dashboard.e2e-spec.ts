@@ -80,6 +80,7 @@ describe('GET /admin (the dashboard page)', () => {
     const assets = [...html.matchAll(/\b(?:src|href)="(\/admin\/[^"]+)"/g)].map((m) => m[1]).filter((p) => p !== '/admin/queues');
     expect(assets.sort()).toEqual([
       '/admin/app.js',
+      '/admin/automations.css',
       '/admin/connections.css',
       '/admin/forms.css',
       '/admin/project.css',

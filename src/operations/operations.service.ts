@@ -16,7 +16,7 @@ import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
 import { InboxRepository, type DeliveryFilter, type DeliveryRow } from '../webhooks/inbox.repository.js';
 import { parseDelivery } from '../webhooks/parse-delivery.js';
 import { OVERVIEW_WINDOWS, type OverviewWindow } from './operations.dto.js';
-import { chainsOf, deliveryView, type DeliveryDetailView, type OverviewView, type ProjectView } from './operations.view.js';
+import { chainsOf, deliveryView, type DeliveryDetailView, type OverviewView, type ProjectView, type ProjectsCreatedView } from './operations.view.js';
 
 export const PROJECT_DELIVERIES_LIMIT = 100;
 export const PROJECT_ACTIONS_LIMIT = 200;
@@ -48,13 +48,14 @@ export class OperationsService {
 
   async overview(window: OverviewWindow): Promise<OverviewView> {
     const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
-    const [byStatus, byKind, perHour, oldest, waiting, connections] = await Promise.all([
+    const [byStatus, byKind, perHour, oldest, waiting, connections, creations] = await Promise.all([
       this.syncLog.countByStatusSince(since),
       this.syncLog.countByKindSince(since),
       this.syncLog.countFinishedPerHourSince(since),
       this.syncLog.oldestQueuedAgeSeconds(),
       this.inbox.countWaiting(),
       this.connections(),
+      this.syncLog.countProjectCreationsSince(since),
     ]);
     const succeeded = byStatus.succeeded ?? 0;
     const failed = byStatus.failed ?? 0;
@@ -67,6 +68,7 @@ export class OperationsService {
       per_hour: perHour,
       oldest_queued_age_seconds: oldest,
       deliveries_waiting: waiting,
+      projects_created: projectsCreated(creations),
       connections,
     };
   }
@@ -211,6 +213,17 @@ export class OperationsService {
     }
     return { retried: ids.length, ids, cap: BULK_RETRY_CAP, more };
   }
+}
+
+function projectsCreated(rows: Array<{ crm: string; status: 'succeeded' | 'failed'; n: number }>): ProjectsCreatedView {
+  const count = (crm: string | null, status: string) =>
+    rows.filter((r) => r.status === status && (crm === null || r.crm === crm)).reduce((sum, r) => sum + r.n, 0);
+  return {
+    total: count(null, 'succeeded'),
+    appointment: count('appointment', 'succeeded'),
+    record: count('record', 'succeeded'),
+    failed: count(null, 'failed'),
+  };
 }
 
 function notFound(id: string): NotFoundException {

@@ -98,6 +98,13 @@ export class ConnectionStateView {
   @ApiProperty({ nullable: true, type: String, description: 'Why it is degraded.' }) detail: string | null;
 }
 
+export class ProjectsCreatedView {
+  @ApiProperty({ description: 'Projects the automations created (or found, made by a try whose answer was lost) in the window.' }) total: number;
+  @ApiProperty({ description: 'Of them, from appointments.' }) appointment: number;
+  @ApiProperty({ description: 'Of them, from Zoho records.' }) record: number;
+  @ApiProperty({ description: 'Creations that failed for good in the window (each alerted, naming its record).' }) failed: number;
+}
+
 export class OverviewView {
   @ApiProperty({ enum: ['24h', '7d'] }) window: string;
   @ApiProperty({ format: 'date-time' }) since: string;
@@ -111,6 +118,8 @@ export class OverviewView {
   @ApiProperty({ nullable: true, type: Number, description: 'Seconds the longest-waiting queued action has waited since it was queued.' })
   oldest_queued_age_seconds: number | null;
   @ApiProperty({ description: 'Deliveries stored and not routed yet.' }) deliveries_waiting: number;
+  @ApiProperty({ type: ProjectsCreatedView, description: 'Projects created from CRM records (`create_project` entries finished in the window).' })
+  projects_created: ProjectsCreatedView;
   @ApiProperty({ type: 'object', additionalProperties: true, description: '`service`, `appointment_crm`, `record_crm`, `webhooks`.' })
   connections: Record<string, unknown>;
 }

@@ -16,6 +16,7 @@ import { ActionRecorderService } from './action-recorder.service.js';
 import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import { CallTraceRepository } from './call-trace.repository.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
+import { failureAlertDetail } from './failure-alert.js';
 import type { SyncLogEntry } from './sync-log.entity.js';
 import { SyncLogRepository } from './sync-log.repository.js';
 import { ProjectsService } from '../projects/projects.service.js';
@@ -115,7 +116,7 @@ export abstract class ActionWorker extends WorkerHost {
       await this.deps.syncLog.finish(entry.id, 'failed', null, reason);
       this.count(entry, 'failed');
       this.logger.warn(`#${entry.id} ${entry.kind} failed after ${entry.attempts} attempt(s): ${reason}`);
-      this.deps.alerts.notify('action_failed', { entryId: entry.id, detail: `#${entry.id} ${entry.kind}${await this.projectOf(entry)}: ${reason}` });
+      this.deps.alerts.notify('action_failed', { entryId: entry.id, detail: failureAlertDetail(entry, reason, await this.projectOf(entry)) });
       return;
     }
     const supersededBy = await this.deps.syncLog.awaitRetry(entry.id, reason).catch((writeErr: Error) => {

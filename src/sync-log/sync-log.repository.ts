@@ -248,6 +248,16 @@ export class SyncLogRepository {
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
+  /** The automations' project creations finished at or after `since`, per CRM and outcome (succeeded, failed). */
+  countProjectCreationsSince(since: Date): Promise<Array<{ crm: string; status: 'succeeded' | 'failed'; n: number }>> {
+    return this.database.query(
+      `SELECT crm, status, count(*)::int AS n FROM sync_log
+        WHERE status IN ('succeeded', 'failed') AND updated_at >= $1 AND kind = 'create_project'
+        GROUP BY crm, status`,
+      [since],
+    );
+  }
+
   /** Entries per kind created at or after `since` (kinds with none left out): one index count per known kind. */
   async countByKindSince(since: Date): Promise<Record<string, number>> {
     const rows = await this.database.query<Array<{ kind: string; n: number }>>(

@@ -1,0 +1,256 @@
+/**
+ * What the automations cost, against the built daemon as a child process at the default rate cap
+ * (SERVICE_API_MAX_RPS=10): BENCH_RECORDS (1,000) qualifying appointments and as many Deals appear at once; a read of
+ * each CRM is asked for (`POST /api/automations/:crm/run`, as Check now does) and the clock runs until every one is
+ * a project, mapped and associated.
+ *
+ *   npm run bench:automation
+ *
+ * Prints, per CRM: the time until all are mapped projects; service calls per created project (goal at most 1.1,
+ * plus the batched association, counted apart); the CRM's calls per new record (goal: one per page of records, plus
+ * one per page of contacts for Zoho); the daemon's peak RSS; and what an idle day of polling costs the CRM (reads
+ * with nothing changed, counted on the simulator, times 1,440 reads a day at AUTOMATION_POLL_SECONDS=60; goal for
+ * Zoho: under 3 % of a Standard edition's 50,000 daily credits). A CRM whose reader the daemon does not have yet
+ * (its run route answers 404) is reported as not measured. The service simulator answers after
+ * BENCH_SERVICE_LATENCY_MS (50). Needs Postgres and Redis (TEST_PG_URL, TEST_REDIS_URL); BENCH_REDIS_DB (13).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { dropDatabase } from '../src/database/ensure-database.js';
+import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim } from '../test/sim/service/index.js';
+import type { SimServer } from '../test/sim/common/sim-server.js';
+import { ZohoSim } from '../test/sim/zoho/zoho-sim.js';
+import { removeQueueKeys } from '../test/support/harness.js';
+import { memoryOf, startDaemon, type Daemon } from './support.js';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000);
+const LATENCY_MS = Number(process.env.BENCH_SERVICE_LATENCY_MS ?? 50);
+const IDLE_READS = 5;
+const READS_PER_DAY = 86_400 / 60;
+const ZOHO_DAILY_CREDITS = 50_000;
+const GOAL_SERVICE_CALLS = 1.1;
+const GOAL_IDLE_SHARE = 0.03;
+const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS_DB = Number(process.env.BENCH_REDIS_DB ?? 13);
+const REDIS_URL = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/${REDIS_DB}`;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const OWNER = 'owner@example.com';
+const TIMEOUT_MS = 30 * 60_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The records "appear at once" as a burst of edits a second apart, ending now (Zoho's times are to the second). */
+const BURST_START = Date.now() - RECORDS * 1000;
+const changedAt = (i: number) => new Date(BURST_START + i * 1000);
+const n = (value: number) => value.toLocaleString('en-US');
+
+type Crm = 'appointment' | 'record';
+interface Side {
+  crm: Crm;
+  label: string;
+  route: string;
+  settings: Record<string, unknown>;
+  sim: () => SimServer;
+  /** The simulator's requests that are reads of changes (or of the contacts a page names). */
+  isRead: (method: string, path: string) => boolean;
+  seed: () => void;
+}
+
+async function main(): Promise<number> {
+  const databaseUrl = `${PG_BASE}/crm_sync_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const service = new ServiceSim();
+  const appointments = new AppointmentCrmSim();
+  const zoho = new ZohoSim();
+  await Promise.all([service.start(), appointments.start(), zoho.start()]);
+  const queuePrefix = `crm-sync-bench-${randomBytes(3).toString('hex')}`;
+  const sides: Side[] = [
+    {
+      crm: 'appointment',
+      label: 'appointments',
+      route: 'appointment-crm',
+      // Creation reads from when it is turned on; the burst's edits are older, so the reads start before them.
+      settings: { create_projects: true, statuses: ['Confirmed'], owner: OWNER, start_from: new Date(BURST_START - 1000).toISOString() },
+      sim: () => appointments,
+      isRead: (method, path) => method === 'GET' && /\/appointments$/.test(path),
+      seed: () => {
+        for (let i = 0; i < RECORDS; i++) {
+          appointments.addAppointment(`BENCH-APT-${i}`, {
+            status: 'Confirmed',
+            job_number: `J-${i}`,
+            customer: { name: `Customer ${i}`, email: `customer${i}@example.com`, address: { street: `${i} Main St`, city: 'Springfield', zip_code: '62701' } },
+            sales_rep: { name: 'Sam Rep', email: 'sam@example.com' },
+            updated_at: changedAt(i).toISOString(),
+          } as never);
+        }
+      },
+    },
+    {
+      crm: 'record',
+      label: 'Deals',
+      route: 'record-crm',
+      settings: {
+        create_projects: true,
+        module: 'Deals',
+        field: 'Stage',
+        values: ['Qualification'],
+        owner: OWNER,
+        start_from: new Date(BURST_START - 1000).toISOString(),
+      },
+      sim: () => zoho.api,
+      isRead: (method, path) => method === 'GET' && /\/crm\/v\d+\/(Deals|Contacts)$/.test(path),
+      seed: () => {
+        for (let i = 0; i < RECORDS; i++) {
+          const contact = zoho.addRecord('Contacts', undefined, { Full_Name: `Contact ${i}`, Email: `contact${i}@example.com` }, changedAt(i));
+          const fields = { Deal_Name: `Deal ${i}`, Stage: 'Qualification', Contact_Name: { id: contact, name: `Contact ${i}` } };
+          zoho.addRecord('Deals', undefined, fields, changedAt(i));
+        }
+      },
+    },
+  ];
+
+  const db = new pg.Client({ connectionString: databaseUrl });
+  let daemon: Daemon | undefined;
+  const lines: string[] = [];
+  let met = true;
+  try {
+    daemon = await startDaemon(
+      {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL,
+        QUEUE_PREFIX: queuePrefix,
+        SERVICE_API_BASE_URL: service.apiBaseUrl,
+        SERVICE_API_TOKEN: service.token,
+        APPOINTMENT_CRM_BASE_URL: appointments.url,
+        APPOINTMENT_CRM_API_KEY: appointments.apiKey,
+        RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
+        RECORD_CRM_API_DOMAIN: zoho.apiDomain,
+        RECORD_CRM_CLIENT_ID: zoho.clientId,
+        RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
+        RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+        WEBHOOK_SECRETS_EVENTS: 'bench-secret',
+        ADMIN_TOKEN,
+        CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),
+        RECONCILE_INTERVAL_SECONDS: '0',
+        // The bench asks for each read; the schedule's would only add reads to the counts.
+        AUTOMATION_POLL_SECONDS: '0',
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      },
+      { timeoutMs: 90_000 },
+    );
+    await db.connect();
+    const d = daemon;
+    const admin = async (path: string, method = 'GET', body?: unknown): Promise<Response> =>
+      fetch(`${d.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+
+    const live: Side[] = [];
+    for (const side of sides) {
+      const saved = await admin(`/api/automations/${side.route}`, 'PUT', side.settings);
+      if (saved.status !== 200) throw new Error(`${side.route} settings refused: ${saved.status} ${await saved.text()}`);
+      // Off again until the records are there: the bench starts both reads together.
+      const probe = await admin(`/api/automations/${side.route}/run`, 'POST');
+      if (probe.status === 202) live.push(side);
+      else lines.push(`${side.label}: not measured (POST /api/automations/${side.route}/run answered ${probe.status}: no reader of that CRM yet)`);
+    }
+    await quiet(db);
+
+    service.latencyMs = LATENCY_MS;
+    for (const side of live) side.seed();
+    const serviceBefore = service.requests.length;
+    const a2Before = service.calls.a2;
+    const c1Before = service.calls.c1;
+    const readsBefore = new Map(live.map((side) => [side.crm, readsOf(side)]));
+    const started = Date.now();
+    for (const side of live) await admin(`/api/automations/${side.route}/run`, 'POST');
+    const done = new Map<Crm, number>();
+    while (done.size < live.length) {
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`not every record was a mapped project after ${TIMEOUT_MS / 60_000} min`);
+      for (const side of live) {
+        if (done.has(side.crm)) continue;
+        const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM mapping WHERE crm = $1 AND source = 'automation' AND status = 'associated'`, [
+          side.crm,
+        ]);
+        if (Number(rows[0].n) >= RECORDS) done.set(side.crm, Date.now() - started);
+      }
+      await sleep(200);
+    }
+    await quiet(db);
+    const peak = memoryOf(d.process.pid!).peakMiB;
+    const created = service.requestsTo('POST', /\/projects$/).length;
+    const serviceCalls = service.requests.length - serviceBefore;
+    const a2 = service.calls.a2 - a2Before;
+    const c1 = service.calls.c1 - c1Before;
+    const perProject = (serviceCalls - a2 - c1) / Math.max(1, created);
+    met &&= perProject <= GOAL_SERVICE_CALLS;
+    lines.push(
+      `service: ${n(serviceCalls)} calls for ${n(created)} projects created: ${perProject.toFixed(2)} per project (goal <= ${GOAL_SERVICE_CALLS}) ` +
+        `plus the association: ${n(a2)} A2 call(s) (appointments, batched), ${n(c1)} C1 call(s) (Zoho records)`,
+    );
+    for (const side of live) {
+      const reads = readsOf(side) - readsBefore.get(side.crm)!;
+      lines.push(
+        `${side.label}: ${n(RECORDS)} appeared at once, all mapped projects after ${(done.get(side.crm)! / 1000).toFixed(1)} s; ` +
+          `${n(reads)} CRM reads, ${(reads / RECORDS).toFixed(3)} per new record`,
+      );
+    }
+    lines.push(`daemon peak RSS: ${peak} MiB`);
+
+    // An idle day: reads with nothing changed, counted, times the reads a day at the default period.
+    for (const side of live) {
+      const before = readsOf(side);
+      for (let i = 0; i < IDLE_READS; i++) {
+        const res = await admin(`/api/automations/${side.route}/run`, 'POST');
+        const { id } = (await res.json()) as { id: string };
+        await finished(db, id);
+      }
+      const perRead = (readsOf(side) - before) / IDLE_READS;
+      const perDay = perRead * READS_PER_DAY;
+      let goal = '';
+      if (side.crm === 'record') {
+        met &&= perDay / ZOHO_DAILY_CREDITS < GOAL_IDLE_SHARE;
+        goal = ` = ${((100 * perDay) / ZOHO_DAILY_CREDITS).toFixed(2)} % of ${n(ZOHO_DAILY_CREDITS)} daily credits (goal < ${GOAL_IDLE_SHARE * 100} %)`;
+      }
+      lines.push(`${side.label}: an idle day of polling (every 60 s): ${perRead.toFixed(1)} call(s) a read, ${n(perDay)} calls a day${goal}`);
+    }
+  } catch (err) {
+    console.error(`bench failed: ${(err as Error).message}`);
+    console.error(`--- daemon output (last lines) ---\n${(daemon?.output() ?? '').split('\n').slice(-40).join('\n')}`);
+    met = false;
+  } finally {
+    await db.end().catch(() => undefined);
+    await daemon?.stop('SIGTERM');
+    await Promise.all([service.stop(), appointments.stop(), zoho.stop()]);
+    await dropDatabase(databaseUrl).catch(() => undefined);
+    await removeQueueKeys(REDIS_DB, queuePrefix).catch(() => undefined);
+  }
+  console.log(`\ncrm-sync automation bench: ${n(RECORDS)} records per CRM, SERVICE_API_MAX_RPS=10 (default), service latency ${LATENCY_MS} ms`);
+  for (const line of lines) console.log(line);
+  console.log(met ? 'goals met' : 'GOALS MISSED');
+  return met ? 0 : 1;
+}
+
+function readsOf(side: Side): number {
+  return side.sim().requests.filter((r) => side.isRead(r.method, r.path)).length;
+}
+
+/** No action queued or running. */
+async function quiet(db: pg.Client): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE status IN ('queued', 'running')`);
+    if (Number(rows[0].n) === 0) return;
+    await sleep(200);
+  }
+}
+
+async function finished(db: pg.Client, id: string): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<{ status: string }>(`SELECT status FROM sync_log WHERE id = $1`, [id]);
+    if (['succeeded', 'failed', 'skipped'].includes(rows[0]?.status)) return;
+    await sleep(100);
+  }
+}
+
+process.exitCode = await main();
