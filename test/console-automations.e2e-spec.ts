@@ -221,7 +221,7 @@ describe('the Automations screen in a browser', () => {
       const origin = page.locator('#project-origin');
       await origin.waitFor();
       const minute = new Date(mapping.created_at).toISOString().slice(0, 16).replace('T', ' ');
-      expect(await origin.textContent()).toContain(`Created from appointment ${appointmentId}, ${minute}, by the appointment CRM automation.`);
+      expect(await origin.textContent()).toContain(`Created from appointment ${appointmentId} (Jane Roe), ${minute}, by the appointment CRM automation.`);
       const [creation] = await h.database.query<Json[]>(`SELECT id::text FROM sync_log WHERE kind = 'create_project' AND target = $1`, [appointmentId]);
       expect(await origin.locator('a').getAttribute('href')).toBe(`#logs/${creation.id}`);
       await shot(page, 'project');
