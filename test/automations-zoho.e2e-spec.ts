@@ -1,4 +1,4 @@
-import { allActionsFinished } from './sim/appointment-crm/e2e-helpers.js';
+import { readChangesNow } from './support/automations.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = Record<string, any>;
@@ -31,21 +31,7 @@ describe('automations: a project for each qualifying Zoho record, once', () => {
   afterAll(() => h.close());
 
   const zoho = () => h.zoho!;
-  async function read(): Promise<Json> {
-    const res = await h.admin('/api/automations/record-crm/run', { method: 'POST' });
-    expect(res.status).toBe(202);
-    const { id } = await json(res);
-    const entry = await waitFor(
-      async () => {
-        const e = await json(await h.admin(`/api/sync-logs/${id}`));
-        return ['succeeded', 'failed', 'skipped'].includes(e.status) ? e : null;
-      },
-      20_000,
-      'the read',
-    );
-    await allActionsFinished(h);
-    return entry;
-  }
+  const read = () => readChangesNow(h, 'record-crm');
   const projectsOf = (recordId: string) => [...h.service.projects.values()].filter((p) => p.name.endsWith(`(${recordId})`));
   const contactsCalls = () => zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Contacts' && r.query.has('ids')).length;
 

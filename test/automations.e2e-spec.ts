@@ -1,5 +1,6 @@
 import { AutomationPollerService } from '../src/automations/automation-poller.service.js';
 import { allActionsFinished, mapAppointment } from './sim/appointment-crm/e2e-helpers.js';
+import { readChangesNow } from './support/automations.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = Record<string, any>;
@@ -23,22 +24,7 @@ describe('automations: a project for each qualifying appointment, once', () => {
   const nextId = () => `${9007199254740993n + BigInt(++seq)}`;
   const setAutomation = async (body: Json) => expect((await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: body })).status).toBe(200);
 
-  /** Asks for a read through the API (202) and waits for it and every action it started. */
-  async function read(): Promise<Json> {
-    const res = await h.admin('/api/automations/appointment-crm/run', { method: 'POST' });
-    expect(res.status).toBe(202);
-    const { id } = await json(res);
-    const entry = await waitFor(
-      async () => {
-        const e = await json(await h.admin(`/api/sync-logs/${id}`));
-        return ['succeeded', 'failed', 'skipped'].includes(e.status) ? e : null;
-      },
-      20_000,
-      'the read',
-    );
-    await allActionsFinished(h);
-    return entry;
-  }
+  const read = () => readChangesNow(h, 'appointment-crm');
   const projectsNamed = (part: string) => [...h.service.projects.values()].filter((p) => p.name.includes(part));
   const entriesFor = (appointmentId: string) =>
     h.database.query<Json[]>(

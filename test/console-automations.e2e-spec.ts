@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { AutomationPollRepository } from '../src/automations/automation-poll.repository.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
-import { allActionsFinished } from './sim/appointment-crm/e2e-helpers.js';
+import { readChangesNow } from './support/automations.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
@@ -140,14 +140,8 @@ describe('the Automations screen in a browser', () => {
       await page.click('#auto-appointment-run');
       const said = page.locator('#auto-appointment-run + .inline-msg');
       await said.waitFor();
-      const run = await h.admin('/api/automations/appointment-crm/run', { method: 'POST' });
-      if (run.status === 202) {
-        await said.locator('a[href^="#logs/"]').waitFor();
-        expect(await said.textContent()).toContain('Reading new and changed appointments now');
-      } else {
-        console.warn('console-automations.e2e-spec: POST /api/automations/appointment-crm/run has not landed: Check now is only shown refused');
-        expect(await said.textContent()).toContain('Could not start a check');
-      }
+      await said.locator('a[href^="#logs/"]').waitFor();
+      expect(await said.textContent()).toContain('Reading new and changed appointments now');
       await waitFor(async () => (await text(page, '#auto-appointment-last-run')) !== '', 5_000, 'the state drawn again');
       await shot(page, 'saved');
       expect(errors).toEqual([]);
@@ -167,18 +161,7 @@ describe('the Automations screen in a browser', () => {
     90_000,
   );
 
-  /** Reads the appointment CRM's changes now (202) and waits for the read and every action it started. */
-  async function readNow(): Promise<void> {
-    const res = await h.admin('/api/automations/appointment-crm/run', { method: 'POST' });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as Json;
-    await waitFor(
-      async () => ['succeeded', 'failed', 'skipped'].includes(((await (await h.admin(`/api/sync-logs/${id}`)).json()) as Json).status),
-      20_000,
-      'the read',
-    );
-    await allActionsFinished(h);
-  }
+  const readNow = async (): Promise<void> => void (await readChangesNow(h, 'appointment-crm'));
 
   browserIt(
     'a created project says where it came from, the overview counts it, and a failed creation’s alert names the record',

@@ -1,47 +1,22 @@
-import { environmentConnections } from './support/environment-connections.js';
-import { Logger } from '@nestjs/common';
-import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
+import { ZohoClients } from './support/zoho-clients.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import type { ZohoRecord } from '../src/record-crm/record-crm.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { bareNumber } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/index.js';
-import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 /** Get Records (new and changed records) and Contacts by ids, against the Zoho simulator over real HTTP. */
 describe('Zoho: new and changed records', () => {
-  const zoho = new ZohoSim();
-  const service = new ServiceSim();
+  const clients = new ZohoClients();
+  const zoho = clients.zoho;
   let client: ZohoClient;
-  let shared: SharedRedisService;
-  let prefix: string;
   const t0 = Date.parse('2026-03-01T08:00:00Z');
   const at = (seconds: number) => new Date(t0 + seconds * 1000);
 
   beforeAll(async () => {
-    Logger.overrideLogger(false);
-    await Promise.all([zoho.start(), service.start()]);
-    const config = loadConfig({
-      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
-    });
-    fastRetries(config);
-    prefix = config.queuePrefix;
-    shared = new SharedRedisService(config);
-    client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared, { notify: () => undefined });
+    await clients.start();
+    client = clients.client();
   });
-  afterAll(async () => {
-    await removeQueueKeys(1, prefix);
-    shared.onApplicationShutdown();
-    await Promise.all([zoho.stop(), service.stop()]);
-  });
+  afterAll(() => clients.stop());
 
   const listRequests = (module: string, from: number) => zoho.api.requests.slice(from).filter((r) => r.method === 'GET' && r.path === `/crm/v8/${module}`);
 

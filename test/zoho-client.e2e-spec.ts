@@ -1,48 +1,22 @@
-import { environmentConnections } from './support/environment-connections.js';
-import { Logger } from '@nestjs/common';
+import { ZohoClients } from './support/zoho-clients.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { makePdf } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/index.js';
-import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 /** The Zoho adapter on its own against the Zoho simulator, over real HTTP. */
 describe(ZohoClient.name, () => {
-  const zoho = new ZohoSim();
-  const service = new ServiceSim();
+  const clients = new ZohoClients();
+  const zoho = clients.zoho;
   let client: ZohoClient;
-  let shared: SharedRedisService;
-  let prefix: string;
 
   beforeAll(async () => {
-    Logger.overrideLogger(false);
-    await Promise.all([zoho.start(), service.start()]);
-    const config = loadConfig({
-      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
-      PDF_MAX_BYTES: '200000',
-    });
-    fastRetries(config);
-    prefix = config.queuePrefix;
-    shared = new SharedRedisService(config);
-    client = new ZohoClient(config, environmentConnections(config), new MetricsService(), shared, { notify: () => undefined });
+    await clients.start();
+    client = clients.client({ PDF_MAX_BYTES: '200000' });
   });
-  afterAll(async () => {
-    await removeQueueKeys(1, prefix);
-    shared.onApplicationShutdown();
-    await Promise.all([zoho.stop(), service.stop()]);
-  });
+  afterAll(() => clients.stop());
 
   async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
     const err = await call.then(

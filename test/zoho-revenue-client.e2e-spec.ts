@@ -1,15 +1,7 @@
-import { Logger } from '@nestjs/common';
-import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
+import { ZohoClients } from './support/zoho-clients.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { jsonCents } from '../src/record-crm/money.js';
-import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/index.js';
-import { environmentConnections } from './support/environment-connections.js';
-import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 /**
  * The revenue calls on their own against the Zoho simulator, which answers as Zoho's v8 OpenAPI files
@@ -17,33 +9,15 @@ import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
  * MANDATORY_NOT_FOUND, DUPLICATE_DATA, 204 for an empty search, subform rows appended unless deleted by id.
  */
 describe(ZohoRevenueClient.name, () => {
-  const zoho = new ZohoSim();
-  const service = new ServiceSim();
+  const clients = new ZohoClients();
+  const zoho = clients.zoho;
   let client: ZohoRevenueClient;
-  let shared: SharedRedisService;
-  let prefix: string;
 
   beforeAll(async () => {
-    Logger.overrideLogger(false);
-    await Promise.all([zoho.start(), service.start()]);
-    const config = loadConfig({
-      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
-    });
-    fastRetries(config);
-    prefix = config.queuePrefix;
-    shared = new SharedRedisService(config);
-    client = new ZohoRevenueClient(new ZohoClient(config, environmentConnections(config), new MetricsService(), shared, { notify: () => undefined }));
+    await clients.start();
+    client = new ZohoRevenueClient(clients.client());
   });
-  afterAll(async () => {
-    await removeQueueKeys(1, prefix);
-    shared.onApplicationShutdown();
-    await Promise.all([zoho.stop(), service.stop()]);
-  });
+  afterAll(() => clients.stop());
 
   async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
     const err = await call.then(

@@ -1,17 +1,10 @@
-import { environmentConnections } from './support/environment-connections.js';
-import { Logger } from '@nestjs/common';
+import { ZohoClients } from './support/zoho-clients.js';
 import { Readable } from 'node:stream';
-import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { NO_CRM_ORGANIZATION } from '../src/record-crm/zoho-account.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
 import { makePdf } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/index.js';
-import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 /** The scopes crm-sync asked for before issue 25 (main's zoho-scopes.ts). */
 const MAIN_SCOPES = [
@@ -27,43 +20,20 @@ const MAIN_SCOPES = [
 
 /** Scopes per call under both readings of Zoho's material, and who a connection reaches, against the simulator. */
 describe('Zoho scopes and the connected account', () => {
-  const zoho = new ZohoSim();
-  const service = new ServiceSim();
-  const shared: SharedRedisService[] = [];
-  const prefixes: string[] = [];
+  const clients = new ZohoClients();
+  const zoho = clients.zoho;
   const acme = zoho.account;
 
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    await Promise.all([zoho.start(), service.start()]);
-  });
+  beforeAll(() => clients.start());
   afterEach(() => {
     zoho.scopeReading = 'strict';
     zoho.scopeInTokenAnswers = true;
     zoho.account = acme;
   });
-  afterAll(async () => {
-    for (const prefix of prefixes) await removeQueueKeys(1, prefix);
-    for (const s of shared) s.onApplicationShutdown();
-    await Promise.all([zoho.stop(), service.stop()]);
-  });
+  afterAll(() => clients.stop());
 
   /** A client whose refresh token Zoho issued for these scopes (a consent of its own, so nothing is cached). */
-  function clientWith(scopes: string[]): ZohoClient {
-    const config = loadConfig({
-      ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: zoho.issueRefreshToken(scopes),
-    });
-    fastRetries(config);
-    prefixes.push(config.queuePrefix);
-    const redis = new SharedRedisService(config);
-    shared.push(redis);
-    return new ZohoClient(config, environmentConnections(config), new MetricsService(), redis, { notify: () => undefined });
-  }
+  const clientWith = (scopes: string[]): ZohoClient => clients.client({ RECORD_CRM_REFRESH_TOKEN: zoho.issueRefreshToken(scopes) });
 
   const pdf = makePdf('scopes');
   const upload = (client: ZohoClient, recordId: string) =>

@@ -1,0 +1,51 @@
+import { Logger } from '@nestjs/common';
+import { loadConfig } from '../../src/config/app-config.js';
+import { MetricsService } from '../../src/health/metrics.service.js';
+import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
+import { ZohoClient } from '../../src/record-crm/zoho.client.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
+import { ZohoSim } from '../sim/zoho/index.js';
+import { environmentConnections } from './environment-connections.js';
+import { baseEnv, fastRetries, removeQueueKeys } from './harness.js';
+
+const REDIS_DB = 1;
+
+/**
+ * Zoho adapters on their own (no app) against the Zoho simulator, over real HTTP: what the adapter's e2e files
+ * share. Each client has a queue prefix of its own; `stop` removes their keys.
+ */
+export class ZohoClients {
+  readonly zoho = new ZohoSim();
+  readonly service = new ServiceSim();
+  private readonly shared: SharedRedisService[] = [];
+  private readonly prefixes: string[] = [];
+
+  async start(): Promise<void> {
+    Logger.overrideLogger(false);
+    await Promise.all([this.zoho.start(), this.service.start()]);
+  }
+
+  /** A client with the simulator's refresh token (or the one in `env`), retrying fast. */
+  client(env: Record<string, string> = {}): ZohoClient {
+    const config = loadConfig({
+      ...baseEnv(this.service, 'postgres://unused@127.0.0.1/x', REDIS_DB),
+      RECORD_CRM_API_DOMAIN: this.zoho.apiDomain,
+      RECORD_CRM_ACCOUNTS_URL: this.zoho.accountsUrl,
+      RECORD_CRM_CLIENT_ID: this.zoho.clientId,
+      RECORD_CRM_CLIENT_SECRET: this.zoho.clientSecret,
+      RECORD_CRM_REFRESH_TOKEN: this.zoho.refreshToken,
+      ...env,
+    });
+    fastRetries(config);
+    this.prefixes.push(config.queuePrefix);
+    const redis = new SharedRedisService(config);
+    this.shared.push(redis);
+    return new ZohoClient(config, environmentConnections(config), new MetricsService(), redis, { notify: () => undefined });
+  }
+
+  async stop(): Promise<void> {
+    for (const prefix of this.prefixes) await removeQueueKeys(REDIS_DB, prefix);
+    for (const redis of this.shared) redis.onApplicationShutdown();
+    await Promise.all([this.zoho.stop(), this.service.stop()]);
+  }
+}
