@@ -550,10 +550,11 @@ function randomFault(crm: Crm): Fault {
 /**
  * A write the CRM applies a second after the daemon stopped waiting for its answer: within the time the daemon then
  * waits before looking for it (docs/guarantees.md). Not the appointment CRM's notes: its interface cannot list them.
+ * Zoho's: a note, or a Quote's create (found by its Subject before another is made).
  */
 function writeTimeout(crm: Crm, uploads: RegExp): Fault {
   return crm === 'zoho' && chance(0.5)
-    ? { times: 1, method: 'POST', path: /\/Notes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
+    ? { times: 1, method: 'POST', path: chance(0.5) ? /\/Notes$/ : /\/Quotes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
     : { times: 1, method: 'POST', path: uploads, delayMs: UPLOAD_TIMEOUT_MS + 1_000 };
 }
 
@@ -966,9 +967,8 @@ async function main(): Promise<number> {
   }
   // The first creates the database and runs the migrations; the others join it.
   await startReplica(replicas[0]);
-  await Promise.all(replicas.slice(1).map(startReplica));
-  pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
-  pool.on('error', () => undefined);
+  // Set through the first replica alone: a replica that read the settings before keeps them up to 10 s, and ran a
+  // create_project with no owner.
   await admin('/api/automations/appointment-crm', {
     method: 'PUT',
     body: JSON.stringify({ create_projects: true, statuses: [QUALIFYING_STATUS], owner: 'owner@example.com' }),
@@ -985,6 +985,9 @@ async function main(): Promise<number> {
       fallback_product_id: fallbackProduct,
     }),
   });
+  await Promise.all(replicas.slice(1).map(startReplica));
+  pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
+  pool.on('error', () => undefined);
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
