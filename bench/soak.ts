@@ -3,7 +3,8 @@
  * with faults, realistic traffic for SOAK_SECONDS (default 300), crashes and outages at random moments; then it lets
  * everything settle and checks the invariants (see docs/guarantees.md). Exit code 1 names each invariant that failed.
  * Both CRMs' automations are on: appointments and Deals appear and are edited during the faults, and each one that
- * qualified must end with exactly one project.
+ * qualified must end with exactly one project. Revenue is on too (line items as Quotes, with a fallback product): an
+ * approved proposal of a Deal-mapped project must end as the Deal's Amount and Stage, and as exactly one Quote.
  *
  *   npm run soak                      SOAK_SECONDS=60 npm run soak:ci
  *
@@ -17,7 +18,7 @@ import pg from 'pg';
 import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
 import { toJson, type Fault, type SimServer } from '../test/sim/common/sim-server.js';
 import { ServiceSim, WebhookSender, appointmentPrompt, events, recordPrompt } from '../test/sim/service/index.js';
-import type { Proposal } from '../test/sim/service/types.js';
+import type { LineItemsResult, Proposal } from '../test/sim/service/types.js';
 import { ZohoSim, type ZohoModule } from '../test/sim/zoho/zoho-sim.js';
 import { PgCluster, RedisServer, stopClusterNow } from './soak-infra.js';
 import { freePort, startDaemon, type Daemon } from './support.js';
@@ -41,6 +42,8 @@ const MAX_AUTOMATED = 60;
 const QUALIFYING_STATUS = 'Confirmed';
 /** The Deal stage that qualifies a Deal for the Zoho automation. */
 const QUALIFYING_STAGE = 'Contract Signed';
+/** The stage an approval moves a Deal to (the setting's default), and the stage the soak's mapped Deals start at. */
+const WON_STAGE = 'Closed Won';
 /** The automations read the CRMs this often (production: 60 s). */
 const AUTOMATION_POLL_SECONDS = 2;
 const OUTAGE_BODY = { error: 'soak outage' };
@@ -74,6 +77,49 @@ interface SoakProject {
   exportedYes: boolean;
   /** Raw bodies of the record export prompts answered yes and delivered: one attachment each. */
   recordExports: Set<string>;
+  /** Drawings whose record export prompt was answered yes and delivered: each has its Quote on a mapped Deal. */
+  exportedDrawings: Set<string>;
+}
+
+/** The service's SKUs that Zoho has as products; the third has none (its items take the fallback product). */
+const skus: string[] = [];
+
+/**
+ * A drawing's own line items for a Deal-mapped project, in awkward amounts (0.1 × n, 0.1 + 0.2, a third taken off,
+ * a tax of a third, sometimes a total near a billion, an item of no Zoho product, a custom price item), distinct per
+ * drawing: its Quote's Grand_Total and its proposal's total (the Deal's Amount) must equal the service's to the cent.
+ */
+function awkwardLineItems(n: number): LineItemsResult {
+  const [a, b, c] = skus;
+  const line = (sku: string, quantity: number, price: number, total: number) => ({ name: `Item ${sku}`, sku, unit: 'ea', quantity, price, cost: 0, total });
+  const items = [
+    line(a, 1 + (n % 4), 0.1, 0.1 * (1 + (n % 4))),
+    line(b, 2, 0.2, 0.1 + 0.2 + 0.1),
+    line(c, 3, 19.99 + n / 100, (19.99 + n / 100) * 3),
+    { name: 'Custom labour', quantity: 3, total: 100 + n },
+    ...(n % 3 === 0 ? [line(a, 1, 987654321.99, 987654321.99)] : []),
+  ];
+  const subtotal = items.reduce((sum, item) => sum + item.total, 0);
+  const discount = -Math.round((subtotal / 3) * 100) / 100;
+  const tax = 1 / 3;
+  return {
+    line_items: items,
+    subtotal,
+    discount,
+    discount_description: 'a third off',
+    markup: 12.34,
+    markup_description: 'rush',
+    taxes: [{ name: 'Sales tax', total: tax }],
+    total: subtotal + discount + 12.34 + tax,
+    drawing_version_id: '',
+  };
+}
+
+const dealMapped = (p: SoakProject) => p.crm === 'record' && p.module === 'Deals';
+
+/** A drawing of the service; a Deal-mapped project's has line items of its own. */
+function addDrawing(p: { id: string; crm: string; module?: ZohoModule }, name: string) {
+  return service.addDrawing(p.id, { name, ...(p.crm === 'record' && p.module === 'Deals' ? { lineItems: awkwardLineItems(counter) } : {}) });
 }
 
 interface Replica {
@@ -293,22 +339,29 @@ async function mapProjects(count: number): Promise<void> {
   const fresh: SoakProject[] = [];
   for (let i = 0; i < count && projects.length + fresh.length < MAX_PROJECTS; i++) {
     const project = service.addProject({ name: `Soak project ${++counter}` });
-    const drawing = service.addDrawing(project.id, { name: `Plan ${counter}` });
     const soak: SoakProject = {
       id: project.id,
       crm: chance(0.5) ? 'appointment' : 'record',
-      drawings: [drawing.id],
+      drawings: [],
       proposals: [],
       exportedYes: false,
       recordExports: new Set(),
+      exportedDrawings: new Set(),
     };
     if (soak.crm === 'appointment') {
       soak.appointmentId = `APT-${counter}`;
       appointments.addAppointment(soak.appointmentId);
     } else {
       soak.module = pick(['Deals', 'Quotes'] as const);
-      soak.recordId = zoho.addRecord(soak.module);
+      // Zoho requires a Quote's Account_Name: a Deal's Quote takes the Deal's.
+      const dealFields = {
+        Deal_Name: `Soak deal ${counter}`,
+        Stage: 'Qualification',
+        Account_Name: { id: `4150868000000${100000 + counter}`, name: 'Soak account' },
+      };
+      soak.recordId = zoho.addRecord(soak.module, undefined, soak.module === 'Deals' ? dealFields : {});
     }
+    soak.drawings.push(addDrawing(soak, `Plan ${counter}`).id);
     fresh.push(soak);
   }
   if (fresh.length === 0) return;
@@ -324,7 +377,7 @@ async function mapProjects(count: number): Promise<void> {
 function uploadDrawing(): void {
   const p = pick(projects);
   if (p.drawings.length < 3 && chance(0.4)) {
-    const drawing = service.addDrawing(p.id, { name: `Plan ${++counter}` });
+    const drawing = addDrawing(p, `Plan ${++counter}`);
     p.drawings.push(drawing.id);
     deliver('/webhooks/events', events.drawingCreated(service.drawingView(drawing.id)), SECRETS.events);
   } else {
@@ -342,21 +395,41 @@ function exportPrompt(): void {
     deliver('/webhooks/appointment-crm/export-prompt', body, SECRETS.appointment, () => (p.exportedYes ||= yes));
   } else {
     const body = recordPrompt({ drawing_id: drawingId, record_crm_module: p.module!, record_crm_record_id: p.recordId!, yes_no: yes });
-    deliver('/webhooks/record-crm/export-prompt', body, SECRETS.record, (raw) => yes && p.recordExports.add(raw));
+    deliver('/webhooks/record-crm/export-prompt', body, SECRETS.record, (raw) => {
+      if (!yes) return;
+      p.recordExports.add(raw);
+      p.exportedDrawings.add(drawingId);
+    });
   }
 }
 
 function approve(): void {
-  const p = pick(projects);
+  // Deal-mapped projects are a quarter of them: picked more often, so that some Deals and Quotes are approved.
+  const dealsWaiting = projects.filter((p) => dealMapped(p) && p.proposals.length === 0);
+  const p = dealsWaiting.length > 0 && chance(0.3) ? pick(dealsWaiting) : pick(projects);
   if (p.proposals.length >= 2) return;
   if (chance(0.2)) {
     const pending = service.addProposal({ project_id: p.id, status: 'PENDING' });
     deliver('/webhooks/events', events.proposalStatusChanged(pending), SECRETS.events);
     return;
   }
+  // A Deal holds one Amount: one approval per Deal-mapped project, so the Amount it must end with is known.
+  if (dealMapped(p) && p.proposals.length > 0) return;
   const proposal = service.addProposal({ project_id: p.id, status: 'APPROVED', approved_option: { drawing_id: pick(p.drawings) } });
   p.proposals.push(proposal);
-  deliver('/webhooks/events', events.proposalStatusChanged(proposal), SECRETS.events);
+  const body = events.proposalStatusChanged(proposal);
+  deliver('/webhooks/events', body, SECRETS.events);
+  // Re-delivered: the deprecated event of the same approval at once, or the same body again a few seconds later.
+  const redelivery = random();
+  if (redelivery < 0.25) deliver('/webhooks/events', events.proposalApproved(proposal), SECRETS.events);
+  else if (redelivery < 0.45) later(2_000 + random() * 6_000, () => deliver('/webhooks/events', body, SECRETS.events));
+}
+
+/** Runs `send` after `ms`; the settling waits for it as for any send. */
+function later(ms: number, send: () => void): void {
+  const waiting = sleep(ms).then(send);
+  sends.add(waiting);
+  void waiting.finally(() => sends.delete(waiting));
 }
 
 function pay(): void {
@@ -477,10 +550,11 @@ function randomFault(crm: Crm): Fault {
 /**
  * A write the CRM applies a second after the daemon stopped waiting for its answer: within the time the daemon then
  * waits before looking for it (docs/guarantees.md). Not the appointment CRM's notes: its interface cannot list them.
+ * Zoho's: a note, or a Quote's create (found by its Subject before another is made).
  */
 function writeTimeout(crm: Crm, uploads: RegExp): Fault {
   return crm === 'zoho' && chance(0.5)
-    ? { times: 1, method: 'POST', path: /\/Notes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
+    ? { times: 1, method: 'POST', path: chance(0.5) ? /\/Notes$/ : /\/Quotes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
     : { times: 1, method: 'POST', path: uploads, delayMs: UPLOAD_TIMEOUT_MS + 1_000 };
 }
 
@@ -684,7 +758,7 @@ interface Check {
 
 async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<string, number> }> {
   const checks: Check[] = [];
-  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0, projectsCreated: 0 };
+  const figures = { pushes: 0, lost: 0, doubled: 0, appointmentNotesDoubledByLimit: 0, projectsCreated: 0, dealApprovals: 0, quotes: 0 };
   const lost = (what: string) => {
     figures.lost++;
     return `missing: ${what}`;
@@ -761,6 +835,10 @@ async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<str
     }
   }
   checks.push({ name: 'every fact reached its CRM exactly once', problems: once });
+  checks.push({
+    name: "every approval of a Deal is its Amount and Stage, and one Quote per drawing with the service's total",
+    problems: revenueProblems(figures, lost, doubled),
+  });
 
   // One project per record that qualified, mapped to it; none for the others.
   const oneProject: string[] = [];
@@ -820,6 +898,51 @@ async function checkInvariants(): Promise<{ checks: Check[]; figures: Record<str
   return { checks, figures };
 }
 
+const cents = (value: unknown) => Math.round(Number(value) * 100);
+
+/**
+ * Revenue in Zoho: each approved proposal of a Deal-mapped project is the Deal's Amount to the cent and its Stage
+ * Closed Won; each drawing approved or exported (answered yes) has exactly one Quote on the Deal (Deal_Name, Subject
+ * `Drawing <id> - …`) whose Grand_Total is the drawing's total to the cent; no drawing has two.
+ */
+function revenueProblems(
+  figures: { pushes: number; dealApprovals: number; quotes: number },
+  lost: (what: string) => string,
+  doubled: (what: string, n: number) => string,
+): string[] {
+  const problems: string[] = [];
+  for (const p of projects.filter(dealMapped)) {
+    const where = `Deal ${p.recordId}`;
+    const deal = zoho.revenue.fieldsOf('Deals', p.recordId!);
+    const quotes = zoho.revenue.quotesOfDeal(p.recordId!);
+    const approved = new Set(p.proposals.map((proposal) => proposal.approved_option!.drawing_id));
+    for (const proposal of p.proposals) {
+      figures.pushes += 2;
+      figures.dealApprovals++;
+      if (deal.Amount === undefined) problems.push(lost(`${where}: the Amount of proposal ${proposal.proposal_id}`));
+      else if (cents(deal.Amount) !== cents(proposal.total)) problems.push(`${where}: Amount ${String(deal.Amount)}, not the approved ${proposal.total}`);
+      if (deal.Stage !== WON_STAGE) problems.push(`${where}: Stage ${String(deal.Stage)}, not ${WON_STAGE} after proposal ${proposal.proposal_id}`);
+    }
+    for (const drawingId of p.drawings) {
+      const prefix = `Drawing ${drawingId} - `;
+      const mine = quotes.filter((q) => typeof q.fields.Subject === 'string' && q.fields.Subject.startsWith(prefix));
+      const why = approved.has(drawingId) ? 'approved' : p.exportedDrawings.has(drawingId) ? 'exported' : null;
+      if (mine.length > 1) problems.push(doubled(`${where}: the Quote of drawing ${drawingId}`, mine.length));
+      if (why && mine.length === 0) problems.push(lost(`${where}: the Quote of drawing ${drawingId} (${why})`));
+      if (!why && mine.length === 0) continue;
+      figures.pushes++;
+      figures.quotes += mine.length;
+      const total = service.drawings.get(drawingId)!.lineItems.total;
+      for (const q of mine.filter((q) => cents(q.fields.Grand_Total) !== cents(total))) {
+        problems.push(`${where}: Quote ${q.id} of drawing ${drawingId} has Grand_Total ${String(q.fields.Grand_Total)}, not the service's ${total.toFixed(2)}`);
+      }
+    }
+    const strays = quotes.filter((q) => !p.drawings.some((d) => String(q.fields.Subject).startsWith(`Drawing ${d} - `)));
+    if (strays.length > 0) problems.push(`${where}: ${strays.length} Quote(s) of no drawing of its project`);
+  }
+  return problems;
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))];
@@ -835,23 +958,36 @@ async function main(): Promise<number> {
   await redis.start();
   await Promise.all([service.start(), appointments.start(), zoho.start()]);
   service.addTemplate('Standard proposal');
+  for (let i = 0; i < 3; i++) skus.push(service.addProduct().sku);
+  for (const sku of skus.slice(0, 2)) zoho.revenue.addProduct(`Zoho ${sku}`, sku);
+  const fallbackProduct = zoho.revenue.addProduct('Services', 'SERVICES');
   for (let index = 0; index < REPLICAS; index++) {
     const port = await freePort();
     replicas.push({ index, port, url: `http://127.0.0.1:${port}`, log: '' });
   }
   // The first creates the database and runs the migrations; the others join it.
   await startReplica(replicas[0]);
-  await Promise.all(replicas.slice(1).map(startReplica));
-  pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
-  pool.on('error', () => undefined);
+  // Set through the first replica alone: a replica that read the settings before keeps them up to 10 s, and ran a
+  // create_project with no owner.
   await admin('/api/automations/appointment-crm', {
     method: 'PUT',
     body: JSON.stringify({ create_projects: true, statuses: [QUALIFYING_STATUS], owner: 'owner@example.com' }),
   });
   await admin('/api/automations/record-crm', {
     method: 'PUT',
-    body: JSON.stringify({ create_projects: true, module: 'Deals', field: 'Stage', values: [QUALIFYING_STAGE], owner: 'owner@example.com' }),
+    body: JSON.stringify({
+      create_projects: true,
+      module: 'Deals',
+      field: 'Stage',
+      values: [QUALIFYING_STAGE],
+      owner: 'owner@example.com',
+      quote_line_items: true,
+      fallback_product_id: fallbackProduct,
+    }),
   });
+  await Promise.all(replicas.slice(1).map(startReplica));
+  pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
+  pool.on('error', () => undefined);
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
@@ -923,6 +1059,7 @@ async function main(): Promise<number> {
       .join(', '),
   );
   row('pushes checked in the CRMs', String(figures.pushes));
+  row('revenue checked in Zoho', `${figures.dealApprovals} Deals approved (Amount, Stage), ${figures.quotes} Quotes (one per drawing, Grand_Total)`);
   row('lost', String(figures.lost));
   row('doubled', String(figures.doubled));
   if (figures.appointmentNotesDoubledByLimit > 0) row('appointment notes doubled (documented limit)', String(figures.appointmentNotesDoubledByLimit));

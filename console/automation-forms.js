@@ -4,11 +4,13 @@
  * from its answer, and the body a save sends. A field left empty is sent as "none" (null or an empty list), so what
  * the form shows is what is saved. A refusal (422) names each bad field; its words go beside that field.
  */
+import { api, query } from './api.js';
 import { field } from './connection-widgets.js';
 import { el, show } from './dom.js';
+import { picker } from './picker.js';
 
 /** @typedef {'appointment' | 'record'} AutomationCrm */
-/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'module' | 'keys' | 'time'} FieldType */
+/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'product' | 'module' | 'keys' | 'time'} FieldType */
 /**
  * One input of a form: `name` is the API's field (`match_fields.job_number` for a nested one).
  * @typedef {{ name: string, type: FieldType, label: string, hint?: string, placeholder?: string }} FieldDef
@@ -89,10 +91,10 @@ export const FIELDS = {
     { name: 'quote_line_items', type: 'check', label: 'Send the drawing’s line items to a Zoho Quote' },
     {
       name: 'fallback_product_id',
-      type: 'digits',
+      type: 'product',
       label: 'Zoho product for items without one',
       placeholder: 'none: such items are left out',
-      hint: 'A Zoho Product id (digits).',
+      hint: 'Type part of a product’s name or code and choose it, or paste its id.',
     },
   ],
 };
@@ -231,7 +233,11 @@ export function buildFields(fields, prefix, crm, view) {
       });
       if (def.type === 'digits') input.input.inputMode = 'numeric';
       fields.appendChild(input);
-      readers.push([def, () => readText(def.type, input.input.value)]);
+      if (def.type === 'product') {
+        input.classList.add('picker');
+        const products = picker(input.input, { minLength: 2, isId: (typed) => /^\d+$/.test(typed), changed: () => undefined, search: searchProducts });
+        readers.push([def, () => readText(def.type, products.value())]);
+      } else readers.push([def, () => readText(def.type, input.input.value)]);
     }
   }
   return () => {
@@ -244,6 +250,17 @@ export function buildFields(fields, prefix, crm, view) {
     }
     return body;
   };
+}
+
+/**
+ * Zoho Products matching the words typed (`GET /api/search/crm-records?crm=record&module=Products`).
+ * @param {string} q
+ * @returns {Promise<import('./picker.js').Choice[]>}
+ */
+function searchProducts(q) {
+  return api('GET', '/api/search/crm-records' + query({ crm: 'record', module: 'Products', q })).then((/** @type {any} */ res) =>
+    (Array.isArray(res && res.items) ? res.items : []).map((/** @type {any} */ r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
+  );
 }
 
 /**

@@ -23,7 +23,12 @@ describe('the Automations screen in a browser', () => {
   beforeAll(async () => {
     mkdirSync('/tmp/shots', { recursive: true });
     // Reads only when asked (Check now, POST .../run): the test says when.
-    h = await startHarness({ redisDb: 14, appointmentCrm: true, env: { ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}`, AUTOMATION_POLL_SECONDS: '0' } });
+    h = await startHarness({
+      redisDb: 14,
+      appointmentCrm: true,
+      recordCrm: true,
+      env: { ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}`, AUTOMATION_POLL_SECONDS: '0' },
+    });
     if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
@@ -122,6 +127,33 @@ describe('the Automations screen in a browser', () => {
       await page.click('#auto-record-submit');
       await page.locator('#auto-record-message .conn-msg.ok').waitFor();
       expect((await automations()).record_crm.deal_stage_on_lost).toBeNull();
+
+      // The fallback product picked by search (Zoho's Products search by word): part of its name, then its code.
+      h.zoho!.revenue.addProduct('Chain link panel', 'CL-6');
+      const labour = h.zoho!.revenue.addProduct('Installation labour', 'SVC-LAB');
+      await page.fill('#auto-record-fallback_product_id', '');
+      await page.locator('#auto-record-fallback_product_id').pressSequentially('labo');
+      const choice = page.locator(`#auto-record-fallback_product_id-results .picker-choice[data-id="${labour}"]`);
+      await choice.waitFor();
+      expect(await text(page, '#auto-record-fallback_product_id-results')).toContain('code SVC-LAB');
+      expect(await page.locator('#auto-record-fallback_product_id-results .picker-choice').count()).toBe(1);
+      await shot(page, 'product-picker');
+      await choice.click();
+      expect(await page.locator('#auto-record-fallback_product_id').inputValue()).toBe('Installation labour');
+      await page.click('#auto-record-submit');
+      await page.locator('#auto-record-message .conn-msg.ok').waitFor();
+      expect((await automations()).record_crm.fallback_product_id).toBe(labour);
+      const searches = h.zoho!.api.requestsTo('GET', '/crm/v8/Products/search');
+      expect(searches.length).toBeGreaterThanOrEqual(1);
+      expect(searches.at(-1)!.query.get('word')).toBe('labo');
+      // By its code too; and an id pasted still goes as it is.
+      await page.fill('#auto-record-fallback_product_id', '');
+      await page.locator('#auto-record-fallback_product_id').pressSequentially('cl-6');
+      await page.locator('#auto-record-fallback_product_id-results .picker-choice').filter({ hasText: 'Chain link panel' }).waitFor();
+      await page.fill('#auto-record-fallback_product_id', FALLBACK_PRODUCT);
+      await page.click('#auto-record-submit');
+      await page.locator('#auto-record-message .conn-msg.ok').waitFor();
+      expect((await automations()).record_crm.fallback_product_id).toBe(FALLBACK_PRODUCT);
 
       // Reading history on purpose: a time in the future is refused beside its field, a past one saved exactly.
       await page.fill('#auto-appointment-start_from', '2099-01-01T00:00');

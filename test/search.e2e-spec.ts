@@ -87,6 +87,21 @@ describe('search on both sides (the pickers of "Add a mapping")', () => {
       expect(sent.query.get('word')).toBe('castillo');
     });
 
+    it("finds Products (the revenue settings' fallback product) by part of their name or code, named with their code", async () => {
+      const labour = h.zoho!.revenue.addProduct('Installation labour', 'SVC-LAB');
+      h.zoho!.revenue.addProduct('Chain link panel', 'CL-6');
+      const byName = await json(await search('crm-records?crm=record&module=Products&q=LABOUR'));
+      expect(byName.items).toEqual([{ id: labour, module: 'Products', name: 'Installation labour', detail: 'code SVC-LAB' }]);
+      const byCode = await json(await search('crm-records?crm=record&module=Products&q=svc-l'));
+      expect(byCode.items.map((i: { id: string }) => i.id)).toEqual([labour]);
+      const sent = h.zoho!.api.requestsTo('GET', '/crm/v8/Products/search').at(-1)!;
+      expect(sent.query.get('word')).toBe('svc-l');
+      expect(sent.query.get('criteria')).toBeNull();
+      expect(await json(await search('crm-records?crm=record&module=Products&q=nothing-like-it'))).toEqual({ items: [] });
+      // Products are searched for the settings only: a mapping's module stays one of the four.
+      expect((await search('crm-records?crm=record&module=Invoices&q=labour')).status).toBe(400);
+    });
+
     it('reads 204 (nothing matched) as an empty list', async () => {
       expect(await json(await search('crm-records?crm=record&module=Quotes&q=nothing-like-it'))).toEqual({ items: [] });
     });

@@ -49,7 +49,7 @@ const READINESS_WAIT_MS = 2_000;
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };

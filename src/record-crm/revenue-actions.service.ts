@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { withAdvisoryLock } from '../database/advisory-lock.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../domain/actions.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { withRetries } from '../http/retry.js';
@@ -126,7 +127,17 @@ export class RevenueActionsService {
     }
   }
 
-  private async writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+  /**
+   * One write of a Quote at a time, across replicas: two pushes of the same drawing running together (an approval
+   * and an export prompt, a retry beside a new push) would each find no Quote and create one, or interleave their
+   * row replacements.
+   */
+  private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+    const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
+    return withAdvisoryLock(this.config.databaseUrl, key, () => this.writeQuoteLocked(p, fields));
+  }
+
+  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
     if (p.module === 'Quotes') {
       await this.replaceItems(p.recordId, fields);
       return { quoteId: p.recordId, verb: 'replaced the items of' };

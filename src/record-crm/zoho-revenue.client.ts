@@ -77,6 +77,13 @@ export class ZohoRevenueClient {
     return found ? { id: zohoId('GET /Products/search', found.id), code } : null;
   }
 
+  /** Products matching `words` (`GET /Products/search?word=`: Zoho's word search, name or code), for a picker. */
+  async searchProducts(words: string): Promise<ZohoFields[]> {
+    const endpoint = 'GET /Products/search';
+    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'GET', path: '/Products/search', params: { word: words, per_page: 20, page: 1 } });
+    return envelopeItems(endpoint, data).map((p) => ({ ...p, id: zohoId(endpoint, p.id) }));
+  }
+
   /** Quotes whose Subject starts with `prefix` (the search's own matching is loose: the caller checks exactly). */
   async findQuotes(prefix: string): Promise<ZohoFields[]> {
     const items = await this.search('Quotes', `(Subject:starts_with:${criteriaValue(prefix)})`);

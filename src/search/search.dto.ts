@@ -3,6 +3,10 @@ import { Transform } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 
+/** The Zoho modules a picker searches: those a project maps to, and Products (the revenue settings' fallback product). */
+export const SEARCH_MODULES = [...RECORD_MODULES, 'Products'] as const;
+export type SearchModuleName = RecordModule | 'Products';
+
 const trimmed = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 export class ProjectSearchQueryDto {
@@ -21,10 +25,13 @@ export class CrmRecordSearchQueryDto {
   @IsIn(['appointment', 'record'], { message: 'crm must be appointment or record' })
   crm: 'appointment' | 'record';
 
-  @ApiPropertyOptional({ enum: RECORD_MODULES, description: 'Required when crm is record (the Zoho module to search).' })
+  @ApiPropertyOptional({
+    enum: SEARCH_MODULES,
+    description: 'Required when crm is record (the Zoho module to search; Products for the fallback product of the revenue settings).',
+  })
   @IsOptional()
-  @IsIn(RECORD_MODULES, { message: `module must be one of ${RECORD_MODULES.join(', ')}` })
-  module?: RecordModule;
+  @IsIn(SEARCH_MODULES, { message: `module must be one of ${SEARCH_MODULES.join(', ')}` })
+  module?: SearchModuleName;
 
   @ApiProperty({ description: 'Words of the record (a name, an e-mail, a job number); Zoho wants at least 2 characters.', example: 'Ana' })
   @Transform(trimmed)
@@ -44,7 +51,7 @@ export class ProjectHitView {
 
 export class CrmRecordHitView {
   @ApiProperty({ example: '4150868000004357001' }) id: string;
-  @ApiProperty({ nullable: true, enum: RECORD_MODULES, description: 'The Zoho module; null for an appointment.' }) module: RecordModule | null;
+  @ApiProperty({ nullable: true, enum: SEARCH_MODULES, description: 'The Zoho module; null for an appointment.' }) module: SearchModuleName | null;
   @ApiProperty({ nullable: true, type: String, description: "The appointment's customer, or the record's name." }) name: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'What else tells it apart: job number, e-mail, phone, date, stage.' }) detail: string | null;
 }

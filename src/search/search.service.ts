@@ -4,7 +4,8 @@ import { OutboundError } from '../http/outbound-error.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { CrmRecordHitView, ProjectHitView } from './search.dto.js';
+import { ZohoRevenueClient } from '../record-crm/zoho-revenue.client.js';
+import type { CrmRecordHitView, ProjectHitView, SearchModuleName } from './search.dto.js';
 
 /** A picker shows this many; a search answers no more. */
 const PICKER_ITEMS = 20;
@@ -18,6 +19,7 @@ export class SearchService {
     private readonly projects: ProjectsService,
     @Inject(APPOINTMENT_CRM) private readonly appointments: AppointmentCrm,
     @Inject(RECORD_CRM) private readonly records: RecordCrm,
+    private readonly revenue: ZohoRevenueClient,
   ) {}
 
   async projectsNamed(namePart: string): Promise<ProjectHitView[]> {
@@ -25,12 +27,16 @@ export class SearchService {
     return found.map((p) => ({ id: p.projectId, name: p.name, customer_name: p.customer.name, created_at: p.createdAt }));
   }
 
-  async crmRecords(crm: 'appointment' | 'record', module: RecordModule | undefined, words: string): Promise<CrmRecordHitView[]> {
+  async crmRecords(crm: 'appointment' | 'record', module: SearchModuleName | undefined, words: string): Promise<CrmRecordHitView[]> {
     if (crm === 'appointment') {
       const found = await answered(() => this.appointments.searchAppointments({ q: words }));
       return found.slice(0, PICKER_ITEMS).map(appointmentHit);
     }
     if (!module) throw new BadRequestException({ statusCode: 400, message: 'module is required when crm is record', error: 'Bad Request' });
+    if (module === 'Products') {
+      const products = await answered(() => this.revenue.searchProducts(words));
+      return products.slice(0, PICKER_ITEMS).map(productHit);
+    }
     const found = await answered(() => this.records.searchRecords(module, { word: words }));
     return found.map((r) => recordHit(module, r));
   }
@@ -47,6 +53,12 @@ function recordHit(module: RecordModule, record: ZohoRecord): CrmRecordHitView {
     .filter((v): v is string => typeof v === 'string' && v !== '')
     .slice(0, 3);
   return { id: record.id, module, name: recordNameOf(record), detail: detail.length > 0 ? detail.join(' · ') : null };
+}
+
+function productHit(product: Record<string, unknown> & { id: string }): CrmRecordHitView {
+  const name = typeof product.Product_Name === 'string' ? product.Product_Name : null;
+  const code = typeof product.Product_Code === 'string' && product.Product_Code !== '' ? `code ${product.Product_Code}` : null;
+  return { id: product.id, module: 'Products', name, detail: code };
 }
 
 /** A search the other system could not answer: 409 when it is not connected, else 502 with its reason. */

@@ -130,6 +130,10 @@ export class ZohoRevenueSim {
   private search(req: SimRequest, module: 'Products' | 'Quotes'): SimResponse {
     const criteria = req.query.get('criteria');
     if (!criteria && module === 'Quotes') return searchRecords(this.quotes(), req.query);
+    if (!criteria && module === 'Products') {
+      const products = [...this.products.values()].map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } }));
+      return searchRecords(products, req.query);
+    }
     if (!criteria) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'criteria' }) };
     const match = /^\((\w+):(equals|starts_with):((?:\\.|[^\\()])*)\)$/.exec(criteria);
     if (!match)
