@@ -25,7 +25,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
 
   const zoho = () => h.zoho!;
 
-  /** Saves the record CRM's automation settings: the defaults plus `changes` (the revenue fields of §13). */
+  /** Saves the record CRM's automation settings: the defaults plus `changes` (the revenue fields: docs/zoho-crm.md, Revenue). */
   async function useSettings(changes: Partial<RevenueSettings>): Promise<void> {
     const res = await h.admin('/api/automations/record-crm', { method: 'PUT', json: { ...RECORD_CRM_DEFAULTS, ...changes } });
     expect(`${res.status} ${await res.text()}`).toMatch(/^200 /);

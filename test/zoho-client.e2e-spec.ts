@@ -1,8 +1,7 @@
-import { ZohoClients } from './support/zoho-clients.js';
+import { failureOf, ZohoClients } from './support/zoho-clients.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { OutboundError } from '../src/http/outbound-error.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 
@@ -17,15 +16,6 @@ describe(ZohoClient.name, () => {
     client = clients.client({ PDF_MAX_BYTES: '200000' });
   });
   afterAll(() => clients.stop());
-
-  async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
-    const err = await call.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(OutboundError);
-    return err as OutboundError;
-  }
 
   it("a note on an unknown record: 400 with the error in data[0], read as Zoho's code and message", async () => {
     const err = await failureOf(client.addNote({ module: 'Deals', recordId: '4150868000000000001' }, 'Payment received: 1.00', 'x'));

@@ -1,5 +1,4 @@
-import { ZohoClients } from './support/zoho-clients.js';
-import { OutboundError } from '../src/http/outbound-error.js';
+import { failureOf, ZohoClients } from './support/zoho-clients.js';
 import { jsonCents } from '../src/record-crm/money.js';
 import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
 
@@ -18,15 +17,6 @@ describe(ZohoRevenueClient.name, () => {
     client = new ZohoRevenueClient(clients.client());
   });
   afterAll(() => clients.stop());
-
-  async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
-    const err = await call.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(OutboundError);
-    return err as OutboundError;
-  }
 
   it('reads a record; an unknown one is null whether Zoho answers 204 or 400 INVALID_DATA', async () => {
     const id = zoho.addRecord('Deals', undefined, { Stage: 'Qualification' });

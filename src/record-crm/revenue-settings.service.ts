@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
 import type { RecordCrmAutomation } from '../automation-settings/automation-settings.js';
 
-/** The revenue part of the record CRM's automation settings (CONTRACT §13). */
+/** The revenue part of the record CRM's automation settings (docs/zoho-crm.md, Revenue). */
 export type RevenueSettings = Pick<RecordCrmAutomation, 'deal_stage_on_approved' | 'deal_stage_on_lost' | 'quote_line_items' | 'fallback_product_id'>;
 
 /**

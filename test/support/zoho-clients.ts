@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '../../src/config/app-config.js';
 import { MetricsService } from '../../src/health/metrics.service.js';
+import { OutboundError } from '../../src/http/outbound-error.js';
 import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
 import { ZohoClient } from '../../src/record-crm/zoho.client.js';
 import { ServiceSim } from '../sim/service/service-sim.js';
@@ -48,4 +49,14 @@ export class ZohoClients {
     for (const redis of this.shared) redis.onApplicationShutdown();
     await Promise.all([this.zoho.stop(), this.service.stop()]);
   }
+}
+
+/** The OutboundError a call fails with (the test fails when it succeeds or fails otherwise). */
+export async function failureOf(call: Promise<unknown>): Promise<OutboundError> {
+  const err = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(OutboundError);
+  return err as OutboundError;
 }
