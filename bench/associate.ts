@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY } from './support.js';
-import { ServiceSim } from '../test/sim/service/index.js';
+import { ServiceSim } from '../sim/service/index.js';
 
 const N = Number(process.env.BENCH_MAPPINGS ?? 10_000);
 const LATENCY_MS = 50;
@@ -78,8 +78,7 @@ async function main(): Promise<number> {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       REDIS_URL: `${REDIS_BASE}/${REDIS_DB}`,
-      SERVICE_API_BASE_URL: sim.apiBaseUrl,
-      SERVICE_API_TOKEN: sim.token,
+      ...sim.daemonEnv(),
       SERVICE_API_MAX_RPS: String(MAX_RPS),
       WEBHOOK_SECRETS_EVENTS: 'bench-secret',
       ADMIN_TOKEN,

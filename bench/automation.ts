@@ -17,11 +17,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { ServiceSim } from '../test/sim/service/index.js';
-import type { SimServer } from '../test/sim/common/sim-server.js';
-import { ZohoSim } from '../test/sim/zoho/zoho-sim.js';
-import { removeQueueKeys } from '../test/support/harness.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim } from '../sim/service/index.js';
+import type { SimServer } from '../sim/common/sim-server.js';
+import { ZohoSim } from '../sim/zoho/zoho-sim.js';
+import { removeQueueKeys } from '../sim/daemon-env.js';
 import { memoryOf, startDaemon, type Daemon } from './support.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000);
@@ -118,15 +118,9 @@ async function main(): Promise<number> {
         DATABASE_URL: databaseUrl,
         REDIS_URL,
         QUEUE_PREFIX: queuePrefix,
-        SERVICE_API_BASE_URL: service.apiBaseUrl,
-        SERVICE_API_TOKEN: service.token,
-        APPOINTMENT_CRM_BASE_URL: appointments.url,
-        APPOINTMENT_CRM_API_KEY: appointments.apiKey,
-        RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-        RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-        RECORD_CRM_CLIENT_ID: zoho.clientId,
-        RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
-        RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+        ...service.daemonEnv(),
+        ...appointments.daemonEnv(),
+        ...zoho.daemonEnv(),
         WEBHOOK_SECRETS_EVENTS: 'bench-secret',
         ADMIN_TOKEN,
         CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),

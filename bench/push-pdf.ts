@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { ServiceSim, WebhookSender, events } from '../test/sim/service/index.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim, WebhookSender, events } from '../sim/service/index.js';
 import { memoryOf, startDaemon } from './support.js';
 
 const SIZE = 50 * 1024 * 1024;
@@ -62,12 +62,10 @@ async function main(): Promise<void> {
     {
       DATABASE_URL: databaseUrl,
       REDIS_URL,
-      SERVICE_API_BASE_URL: service.apiBaseUrl,
-      SERVICE_API_TOKEN: service.token,
+      ...service.daemonEnv(),
       WEBHOOK_SECRETS_EVENTS: SECRET,
       ADMIN_TOKEN: 'bench-admin-token-0123456789',
-      APPOINTMENT_CRM_BASE_URL: crm.url,
-      APPOINTMENT_CRM_API_KEY: crm.apiKey,
+      ...crm.daemonEnv(),
       RECONCILE_INTERVAL_SECONDS: '0',
       LOG_LEVEL: 'warn',
     },

@@ -21,9 +21,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { events, ServiceSim, WebhookSender } from '../test/sim/service/index.js';
-import { removeQueueKeys } from '../test/support/harness.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { events, ServiceSim, WebhookSender } from '../sim/service/index.js';
+import { removeQueueKeys } from '../sim/daemon-env.js';
 import { startDaemon, type Daemon } from './support.js';
 
 const SIZES = (process.env.BENCH_PROJECTS ?? '1000,10000').split(',').map(Number);
@@ -80,11 +80,9 @@ async function benchAt(size: number): Promise<string[]> {
     DATABASE_URL: databaseUrl,
     REDIS_URL,
     QUEUE_PREFIX: queuePrefix,
-    SERVICE_API_BASE_URL: service.apiBaseUrl,
-    SERVICE_API_TOKEN: service.token,
+    ...service.daemonEnv(),
     SERVICE_API_MAX_RPS: String(maxRps),
-    APPOINTMENT_CRM_BASE_URL: crm.url,
-    APPOINTMENT_CRM_API_KEY: crm.apiKey,
+    ...crm.daemonEnv(),
     WEBHOOK_SECRETS_EVENTS: 'bench-secret',
     ADMIN_TOKEN,
     // A key of its own, so the bench writes no key file into the checkout.

@@ -15,11 +15,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { toJson, type Fault, type SimServer } from '../test/sim/common/sim-server.js';
-import { ServiceSim, WebhookSender, appointmentPrompt, events, recordPrompt } from '../test/sim/service/index.js';
-import type { LineItemsResult, Proposal } from '../test/sim/service/types.js';
-import { ZohoSim, type ZohoModule } from '../test/sim/zoho/zoho-sim.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { toJson, type Fault, type SimServer } from '../sim/common/sim-server.js';
+import { ServiceSim, WebhookSender, appointmentPrompt, events, recordPrompt } from '../sim/service/index.js';
+import type { LineItemsResult, Proposal } from '../sim/service/types.js';
+import { ZohoSim, type ZohoModule } from '../sim/zoho/zoho-sim.js';
 import { PgCluster, RedisServer, stopClusterNow } from './soak-infra.js';
 import { freePort, startDaemon, type Daemon } from './support.js';
 
@@ -228,8 +228,7 @@ function daemonEnv(port: number): Record<string, string> {
     DATABASE_URL: `${cluster.url}/crm_sync`,
     REDIS_URL: redis.url,
     QUEUE_PREFIX: 'crm-sync-soak',
-    SERVICE_API_BASE_URL: service.apiBaseUrl,
-    SERVICE_API_TOKEN: service.token,
+    ...service.daemonEnv(),
     SERVICE_API_MAX_RPS: '200',
     WEBHOOK_SECRETS_EVENTS: SECRETS.events,
     WEBHOOK_SECRETS_APPOINTMENT_PROMPT: SECRETS.appointment,
@@ -237,15 +236,8 @@ function daemonEnv(port: number): Record<string, string> {
     ADMIN_TOKEN,
     CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),
     CONNECTIONS_KEY_FILE: join(tmp, 'connections.key'),
-    APPOINTMENT_CRM_BASE_URL: appointments.url,
-    APPOINTMENT_CRM_API_KEY: appointments.apiKey,
-    RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-    RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-    RECORD_CRM_CLIENT_ID: zoho.clientId,
-    RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
-    RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
-    // The simulators are not on Zoho's hosts.
-    RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
+    ...appointments.daemonEnv(),
+    ...zoho.daemonEnv(),
     RECONCILE_INTERVAL_SECONDS: '0',
     AUTOMATION_POLL_SECONDS: String(AUTOMATION_POLL_SECONDS),
     HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS),

@@ -3,9 +3,9 @@ import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { signWebhook } from '../test/sim/service/webhook-sender.js';
-import { ServiceSim } from '../test/sim/service/service-sim.js';
-import { baseEnv, flushRedisDb, uniqueDatabaseUrl } from '../test/support/harness.js';
+import { signWebhook } from '../sim/service/webhook-sender.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
+import { baseEnv, removeQueueKeys, uniqueDatabaseUrl } from '../sim/daemon-env.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { startDaemon } from './support.js';
 
@@ -21,7 +21,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Load before the measured run, so both servers are measured with their code compiled (JIT), as they run in service. */
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const REDIS_DB = 15;
+/** The run's keys live under a queue prefix of its own (baseEnv), removed at the end: the db is shared, never flushed. */
+const REDIS_DB = Number(process.env.BENCH_REDIS_DB ?? 15);
 /** How long the routing of the backlog is awaited once the load ends (0: not awaited). */
 const DRAIN_LIMIT_SECONDS = Number(process.env.BENCH_DRAIN_SECONDS ?? 180);
 /** BENCH_BARE=0 skips the bare verifier, to compare daemon builds quickly. */
@@ -64,9 +65,8 @@ async function bareVerifier() {
 async function daemon(awaitRouting: boolean) {
   const service = new ServiceSim();
   await service.start();
-  await flushRedisDb(REDIS_DB);
   const databaseUrl = uniqueDatabaseUrl();
-  const env = { ...baseEnv(service, databaseUrl, REDIS_DB), WEBHOOK_SECRETS_EVENTS: SECRET, LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = { ...baseEnv(service, databaseUrl, REDIS_DB), WEBHOOK_SECRETS_EVENTS: SECRET, LOG_LEVEL: 'warn' };
   const d = await startDaemon(env);
   try {
     const figures = await load(`${d.url}/webhooks/events`);
@@ -76,6 +76,7 @@ async function daemon(awaitRouting: boolean) {
     await d.stop();
     await service.stop();
     await dropDatabase(databaseUrl);
+    await removeQueueKeys(REDIS_DB, env.QUEUE_PREFIX);
   }
 }
 

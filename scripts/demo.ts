@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { createConnection } from 'node:net';
 import { dropDatabase, ensureDatabase } from '../src/database/ensure-database.js';
-import { ServiceSim, WebhookSender, appointmentPrompt, events, recordPrompt } from '../test/sim/service/index.js';
-import { AppointmentCrmSim } from '../test/sim/appointment-crm/appointment-crm-sim.js';
-import { ZohoSim } from '../test/sim/zoho/zoho-sim.js';
+import { ServiceSim, WebhookSender, appointmentPrompt, events, recordPrompt } from '../sim/service/index.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { ZohoSim } from '../sim/zoho/zoho-sim.js';
 import { startDaemon } from '../bench/support.js';
 
 /**
@@ -60,22 +60,14 @@ const daemon = await startDaemon({
   DATABASE_URL,
   REDIS_URL,
   QUEUE_PREFIX,
-  SERVICE_API_BASE_URL: service.apiBaseUrl,
-  SERVICE_API_TOKEN: service.token,
+  ...service.daemonEnv(),
   WEBHOOK_SECRETS_EVENTS: SECRETS.events,
   WEBHOOK_SECRETS_APPOINTMENT_PROMPT: SECRETS.appointment,
   WEBHOOK_SECRETS_RECORD_PROMPT: SECRETS.record,
   DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true',
   ADMIN_TOKEN,
-  APPOINTMENT_CRM_BASE_URL: appointments.url,
-  APPOINTMENT_CRM_API_KEY: appointments.apiKey,
-  RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-  RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-  RECORD_CRM_CLIENT_ID: 'zoho-client',
-  RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
-  RECORD_CRM_REFRESH_TOKEN: 'zoho-refresh',
-  // The simulators are not on Zoho's hosts.
-  RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
+  ...appointments.daemonEnv(),
+  ...zoho.daemonEnv(),
   RECONCILE_INTERVAL_SECONDS: '0',
   DRAWINGS_COALESCE_MS: '500',
   LOG_LEVEL: 'warn',

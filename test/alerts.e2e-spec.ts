@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ALERT_SINK, type AlertSink } from '../src/alerts/alert-sink.js';
 import { RetentionService } from '../src/operations/retention.service.js';
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events, signWebhook } from './sim/service/index.js';
+import { deliverEvent, mapAppointment, settled } from './support/appointment-crm.js';
+import { events, signWebhook } from '../sim/service/index.js';
 import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 // Redis db 5 is this file's (see `grep -n redisDb test/*.ts`; 4 is webhooks-restart's).

@@ -5,9 +5,9 @@ import { MetricsService } from '../src/health/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { HttpAppointmentCrm } from '../src/appointment-crm/appointment-crm.client.js';
 import type { Sale } from '../src/appointment-crm/appointment-crm.js';
-import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { bareNumber, makePdf } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { bareNumber, makePdf } from '../sim/common/sim-server.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { environmentConnections } from './support/environment-connections.js';
 import { baseEnv, fastRetries } from './support/harness.js';
 
@@ -25,8 +25,7 @@ describe(HttpAppointmentCrm.name, () => {
     await Promise.all([sim.start(), service.start()]);
     const config = loadConfig({
       ...baseEnv(service, 'postgres://unused@127.0.0.1/x', 1),
-      APPOINTMENT_CRM_BASE_URL: sim.url,
-      APPOINTMENT_CRM_API_KEY: sim.apiKey,
+      ...sim.daemonEnv(),
     });
     fastRetries(config);
     crm = new HttpAppointmentCrm(config, environmentConnections(config), new MetricsService());

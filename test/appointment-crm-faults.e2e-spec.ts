@@ -1,7 +1,7 @@
 import { withAdvisoryLock } from '../src/database/advisory-lock.js';
 import type { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { deliverEvent, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events, type SimDrawing } from './sim/service/index.js';
+import { deliverEvent, entriesOf, mapAppointment, settled } from './support/appointment-crm.js';
+import { events, type SimDrawing } from '../sim/service/index.js';
 import { CapturingLogger, startHarness, waitFor, type Harness } from './support/harness.js';
 
 /** How the appointment CRM's failures are met: retried when transient, failed at once otherwise. */

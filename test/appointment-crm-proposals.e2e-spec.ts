@@ -3,9 +3,9 @@ import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { DeliveryRouterService } from '../src/webhooks/delivery-router.service.js';
 import { parseDelivery } from '../src/webhooks/parse-delivery.js';
 import type { RoutedDelivery } from '../src/domain/service-events.js';
-import { deliverEvent, deliverPrompt, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { toJson } from './sim/common/sim-server.js';
-import { events } from './sim/service/index.js';
+import { deliverEvent, deliverPrompt, entriesOf, mapAppointment, settled } from './support/appointment-crm.js';
+import { toJson } from '../sim/common/sim-server.js';
+import { events } from '../sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 /** Proposals, sales, status and notes: export prompt, send action, approval and payment. */

@@ -2,9 +2,9 @@ import { AppointmentDeliveriesService } from '../src/appointment-crm/appointment
 import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
 import { ActionRecorderService } from '../src/sync-log/action-recorder.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
-import { makePdf } from './sim/common/sim-server.js';
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events } from './sim/service/index.js';
+import { makePdf } from '../sim/common/sim-server.js';
+import { deliverEvent, mapAppointment, settled } from './support/appointment-crm.js';
+import { events } from '../sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 /** Drawings: every drawing of the project (all P8 pages) replaces the appointment's drawing files. */

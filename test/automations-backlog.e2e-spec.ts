@@ -1,5 +1,5 @@
 import { APPOINTMENT_PAGE_SIZE, AutomationPollerService } from '../src/automations/automation-poller.service.js';
-import { allActionsFinished } from './sim/appointment-crm/e2e-helpers.js';
+import { allActionsFinished } from './support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = Record<string, any>;
@@ -77,9 +77,8 @@ describe('automations: a long backlog, a read cut off, the schedule', () => {
       env: {
         AUTOMATION_POLL_SECONDS: '1',
         QUEUE_PREFIX: scheduled.config.queuePrefix,
-        SERVICE_API_BASE_URL: scheduled.service.apiBaseUrl,
-        APPOINTMENT_CRM_BASE_URL: scheduled.appointmentCrm!.url,
-        APPOINTMENT_CRM_API_KEY: scheduled.appointmentCrm!.apiKey,
+        ...scheduled.service.daemonEnv(),
+        ...scheduled.appointmentCrm!.daemonEnv(),
       },
     });
     try {

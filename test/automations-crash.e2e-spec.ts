@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
-import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, removeQueueKeys, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 const REDIS_DB = 12;
@@ -34,8 +34,7 @@ describe("automations: a crash between P2's answer and its store makes no second
     await Promise.all([service.start(), crm.start()]);
     env = {
       ...baseEnv(service, databaseUrl, REDIS_DB),
-      APPOINTMENT_CRM_BASE_URL: crm.url,
-      APPOINTMENT_CRM_API_KEY: crm.apiKey,
+      ...crm.daemonEnv(),
       AUTOMATION_POLL_SECONDS: '0',
     };
   }, 60_000);

@@ -1,5 +1,5 @@
 import { AutomationPollerService } from '../src/automations/automation-poller.service.js';
-import { allActionsFinished, mapAppointment } from './sim/appointment-crm/e2e-helpers.js';
+import { allActionsFinished, mapAppointment } from './support/appointment-crm.js';
 import { readChangesNow } from './support/automations.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -252,9 +252,8 @@ describe('automations: a project for each qualifying appointment, once', () => {
       env: {
         AUTOMATION_POLL_SECONDS: '0',
         QUEUE_PREFIX: h.config.queuePrefix,
-        SERVICE_API_BASE_URL: h.service.apiBaseUrl,
-        APPOINTMENT_CRM_BASE_URL: crm().url,
-        APPOINTMENT_CRM_API_KEY: crm().apiKey,
+        ...h.service.daemonEnv(),
+        ...crm().daemonEnv(),
       },
     });
     try {

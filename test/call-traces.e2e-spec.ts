@@ -1,8 +1,8 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { deliverEvent, mapAppointment, settled } from './support/appointment-crm.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
 import { ADMIN_TOKEN, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 // Redis db 15 is this file's (see `grep -n redisDb test/*.ts`; 14 is the demo's).
 const REDIS_DB = 15;

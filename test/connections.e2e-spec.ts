@@ -3,10 +3,10 @@ import type { Queue } from 'bullmq';
 import { QUEUES } from '../src/queues/queues.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
-import { ZohoSim } from './sim/zoho/index.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { mapAppointment, settled } from './support/appointment-crm.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
+import { ZohoSim } from '../sim/zoho/index.js';
 import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
 import {
   CapturingLogger,
@@ -18,7 +18,7 @@ import {
   type Harness,
   type HarnessOptions,
 } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 import { SecretBox } from '../src/connections/secret-box.js';
 import { connectionBinding } from '../src/connections/sealed-binding.js';
 import { parseConnectionsKey } from '../src/config/connections-key.js';

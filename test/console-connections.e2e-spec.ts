@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
-import { ZohoSim } from './sim/zoho/index.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
+import { ZohoSim } from '../sim/zoho/index.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 type Json = any;
 
@@ -425,8 +425,7 @@ describe('the Connections screen in a browser', () => {
         env: {
           ...WITHOUT_CONNECTIONS,
           CONNECTIONS_KEY: 'fe'.repeat(32),
-          APPOINTMENT_CRM_BASE_URL: appointments.url,
-          APPOINTMENT_CRM_API_KEY: appointments.apiKey,
+          ...appointments.daemonEnv(),
         },
       });
       try {

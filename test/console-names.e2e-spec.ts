@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { events, WebhookSender } from './sim/service/index.js';
+import { events, WebhookSender } from '../sim/service/index.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 

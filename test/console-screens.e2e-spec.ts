@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { deliverEvent } from './sim/appointment-crm/e2e-helpers.js';
-import { events } from './sim/service/index.js';
+import { deliverEvent } from './support/appointment-crm.js';
+import { events } from '../sim/service/index.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 

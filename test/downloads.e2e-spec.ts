@@ -1,5 +1,5 @@
-import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events } from './sim/service/index.js';
+import { deliverEvent, mapAppointment, settled } from './support/appointment-crm.js';
+import { events } from '../sim/service/index.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**

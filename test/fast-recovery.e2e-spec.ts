@@ -10,9 +10,9 @@ import { actionJobId, QUEUES } from '../src/queues/queues.js';
 import { AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from '../src/sync-log/action.processor.js';
 import { RouteDeliveryWorker } from '../src/webhooks/route-delivery.processor.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
-import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
-import { events, WebhookSender } from './sim/service/index.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
+import { events, WebhookSender } from '../sim/service/index.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { baseEnv, EVENTS_SECRET, REDIS_BASE, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 const REDIS_DB = 9;
@@ -57,8 +57,7 @@ describe('work of a replica that stops resumes on another within 15 s, and a slo
     await Promise.all([service.start(), crm.start()]);
     env = {
       ...baseEnv(service, databaseUrl, REDIS_DB),
-      APPOINTMENT_CRM_BASE_URL: crm.url,
-      APPOINTMENT_CRM_API_KEY: crm.apiKey,
+      ...crm.daemonEnv(),
       LOG_LEVEL: 'warn', // the stop's hand-back line
     };
     // The first start creates the database and migrates it; the second replica then joins a ready one.

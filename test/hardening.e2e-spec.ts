@@ -1,4 +1,4 @@
-import { signWebhook } from './sim/service/index.js';
+import { signWebhook } from '../sim/service/index.js';
 import { EVENTS_SECRET, startHarness, type Harness } from './support/harness.js';
 
 /**

@@ -1,4 +1,4 @@
-import { events, WebhookSender } from './sim/service/index.js';
+import { events, WebhookSender } from '../sim/service/index.js';
 import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;

@@ -1,7 +1,7 @@
 // Redis db 1, shared with health.e2e-spec.ts (see `grep -n redisDb test/*.ts`: every index 0-15 is taken). Sharing is
 // safe: each harness has a queue prefix of its own, and neither file flushes the db (webhooks-restart flushes 4).
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const REDIS_DB = 1;

@@ -4,10 +4,10 @@ import pg from 'pg';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { MaintenanceTasksService } from '../src/queues/maintenance.service.js';
-import { allActionsFinished, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { allActionsFinished, mappedAppointmentProject, reconciliation, settled } from './support/appointment-crm.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 type Json = Record<string, any>;
 

@@ -1,9 +1,9 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
-import { allActionsFinished, deliverEvent, mapAppointment, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { events } from './sim/service/index.js';
+import { allActionsFinished, deliverEvent, mapAppointment, mappedAppointmentProject, reconciliation, settled } from './support/appointment-crm.js';
+import { events } from '../sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 type Json = Record<string, any>;
 

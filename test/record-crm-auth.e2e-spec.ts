@@ -1,7 +1,7 @@
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { recordPrompt, WebhookSender } from './sim/service/index.js';
+import { recordPrompt, WebhookSender } from '../sim/service/index.js';
 import { RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 const sender = new WebhookSender();
 const SECRETS = ['zoho-secret', 'revoked-refresh-token', 'zoho-refresh'];

@@ -1,9 +1,9 @@
 import type { MappingStatus } from '../src/mappings/mapping.entity.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
-import { zohoError, type ZohoModule } from './sim/zoho/index.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
+import { zohoError, type ZohoModule } from '../sim/zoho/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];

@@ -2,9 +2,9 @@ import { RECORD_CRM_DEFAULTS } from '../src/automation-settings/automation-setti
 import type { RevenueSettings } from '../src/record-crm/revenue-settings.service.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import type { LineItemsResult } from '../src/service-api/service-api.types.js';
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
-import type { ZohoModule } from './sim/zoho/index.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
+import type { ZohoModule } from '../sim/zoho/index.js';
+import { mapRecord } from './support/zoho-records.js';
 import { browserTestOf, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
 

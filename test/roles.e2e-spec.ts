@@ -6,7 +6,7 @@ import { SignInThrottle } from '../src/auth/sign-in-throttle.js';
 import { adminTokensProblems } from '../src/config/roles.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { ConfigError } from '../src/config/environment.js';
-import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
+import { mapAppointment, settled } from './support/appointment-crm.js';
 import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
 
 type Json = any;

@@ -9,8 +9,8 @@ import { OutboundError } from '../src/http/outbound-error.js';
 import { PdfRejectedError } from '../src/http/pdf-download.js';
 import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
-import { makePdf } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { makePdf } from '../sim/common/sim-server.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { baseEnv, fastRetries, removeQueueKeys } from './support/harness.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {

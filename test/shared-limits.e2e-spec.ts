@@ -11,9 +11,9 @@ import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { RECORD_CRM, type RecordCrm } from '../src/record-crm/record-crm.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
-import { makePdf } from './sim/common/sim-server.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/index.js';
+import { makePdf } from '../sim/common/sim-server.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
+import { ZohoSim } from '../sim/zoho/index.js';
 import { environmentConnections } from './support/environment-connections.js';
 import { baseEnv, fastRetries, REDIS_BASE, startHarness, waitFor, type Harness } from './support/harness.js';
 
@@ -27,19 +27,11 @@ const MAX_RPS = 5;
 async function twoReplicas(options: { recordCrm?: boolean; env?: Record<string, string> }): Promise<[Harness, Harness]> {
   const env = { QUEUE_PREFIX: `crm-sync-test-shared-${randomBytes(4).toString('hex')}`, ...options.env };
   const first = await startHarness({ redisDb: REDIS_DB, recordCrm: options.recordCrm, env });
-  const zoho: Record<string, string> = first.zoho
-    ? {
-        RECORD_CRM_ACCOUNTS_URL: first.zoho.accountsUrl,
-        RECORD_CRM_API_DOMAIN: first.zoho.apiDomain,
-        RECORD_CRM_CLIENT_ID: first.zoho.clientId,
-        RECORD_CRM_CLIENT_SECRET: first.zoho.clientSecret,
-        RECORD_CRM_REFRESH_TOKEN: first.zoho.refreshToken,
-      }
-    : {};
+  const zoho = first.zoho?.daemonEnv() ?? {};
   const second = await startHarness({
     redisDb: REDIS_DB,
     databaseUrl: first.databaseUrl,
-    env: { ...env, ...zoho, SERVICE_API_BASE_URL: first.service.apiBaseUrl, SERVICE_API_TOKEN: first.service.token },
+    env: { ...env, ...zoho, ...first.service.daemonEnv() },
   });
   return [first, second];
 }
@@ -190,11 +182,7 @@ describe('with Redis unreachable', () => {
       ...baseEnv(service, 'postgres://unused@127.0.0.1/x', REDIS_DB),
       REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
       SERVICE_API_MAX_RPS: String(MAX_RPS),
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: zoho.refreshToken,
+      ...zoho.daemonEnv(),
     });
     fastRetries(config);
     shared = new SharedRedisService(config);

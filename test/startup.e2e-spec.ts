@@ -2,7 +2,7 @@ import { execSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
-import { ServiceSim } from './sim/service/service-sim.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
 import { ADMIN_TOKEN, baseEnv, EVENTS_SECRET, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 /** A start of the daemon (up to startDaemon's 90 s on a loaded machine) and the checks after it. */

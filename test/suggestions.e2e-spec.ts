@@ -1,4 +1,4 @@
-import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
+import { events, recordPrompt, WebhookSender } from '../sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;

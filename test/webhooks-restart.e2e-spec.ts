@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY, startDaemon, type Daemon } from '../bench/support.js';
-import { events, WebhookSender } from './sim/service/index.js';
-import { ServiceSim } from './sim/service/service-sim.js';
-import { ZohoSim } from './sim/zoho/zoho-sim.js';
+import { events, WebhookSender } from '../sim/service/index.js';
+import { ServiceSim } from '../sim/service/service-sim.js';
+import { ZohoSim } from '../sim/zoho/zoho-sim.js';
 import { baseEnv, EVENTS_SECRET, removeQueueKeys, uniqueDatabaseUrl, waitFor } from './support/harness.js';
 
 const REDIS_DB = 4;
@@ -27,11 +27,7 @@ describe('a crash after the 200 loses nothing and pushes once', () => {
     await Promise.all([service.start(), zoho.start()]);
     env = {
       ...baseEnv(service, databaseUrl, REDIS_DB),
-      RECORD_CRM_ACCOUNTS_URL: zoho.accountsUrl,
-      RECORD_CRM_API_DOMAIN: zoho.apiDomain,
-      RECORD_CRM_CLIENT_ID: 'zoho-client',
-      RECORD_CRM_CLIENT_SECRET: 'zoho-secret',
-      RECORD_CRM_REFRESH_TOKEN: 'zoho-refresh',
+      ...zoho.daemonEnv(),
     };
   }, 60_000);
 

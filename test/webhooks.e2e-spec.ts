@@ -6,8 +6,8 @@ import { redisConnection } from '../src/queues/redis-connection.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { deliveryHash } from '../src/webhooks/inbox.service.js';
-import { toJson } from './sim/common/sim-server.js';
-import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
+import { toJson } from '../sim/common/sim-server.js';
+import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from '../sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const sender = new WebhookSender({ timeScale: 1 });

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
-import { makePdf } from './sim/common/sim-server.js';
+import { makePdf } from '../sim/common/sim-server.js';
 
 /** The Zoho adapter on its own against the Zoho simulator, over real HTTP. */
 describe(ZohoClient.name, () => {

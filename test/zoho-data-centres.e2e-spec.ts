@@ -1,4 +1,4 @@
-import { ZohoSim } from './sim/zoho/index.js';
+import { ZohoSim } from '../sim/zoho/index.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 type Json = any;

@@ -4,7 +4,7 @@ import { OutboundError } from '../src/http/outbound-error.js';
 import { NO_CRM_ORGANIZATION } from '../src/record-crm/zoho-account.js';
 import { ZohoClient } from '../src/record-crm/zoho.client.js';
 import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
-import { makePdf } from './sim/common/sim-server.js';
+import { makePdf } from '../sim/common/sim-server.js';
 
 /** The scopes crm-sync asked for before issue 25 (main's zoho-scopes.ts). */
 const MAIN_SCOPES = [

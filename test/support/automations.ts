@@ -1,4 +1,4 @@
-import { allActionsFinished } from '../sim/appointment-crm/e2e-helpers.js';
+import { allActionsFinished } from './appointment-crm.js';
 import { waitFor, type Harness } from './harness.js';
 
 type Json = Record<string, unknown>;

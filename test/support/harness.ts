@@ -1,26 +1,27 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
 import { createApp } from '../../src/app/create-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { DatabaseService } from '../../src/database/database.service.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { RelaySignalService } from '../../src/queues/relay-signal.service.js';
-import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
-import { ServiceSim } from '../sim/service/service-sim.js';
-import { ZohoSim } from '../sim/zoho/zoho-sim.js';
+import { AppointmentCrmSim } from '../../sim/appointment-crm/appointment-crm-sim.js';
+import { ServiceSim } from '../../sim/service/service-sim.js';
+import { ZohoSim } from '../../sim/zoho/zoho-sim.js';
+import { ADMIN_TOKEN, baseEnv, removeQueueKeys, uniqueDatabaseUrl } from '../../sim/daemon-env.js';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const EVENTS_SECRET = 'whsec-events-test';
-export const APPOINTMENT_PROMPT_SECRET = 'whsec-appointment-prompt-test';
-export const RECORD_PROMPT_SECRET = 'whsec-record-prompt-test';
-
-/** The key of the console's secrets in tests (64 hex digits); a test of a wrong key uses another. */
-export const TEST_CONNECTIONS_KEY = '0123456789abcdef'.repeat(4);
-
-export const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-export const REDIS_BASE = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export {
+  ADMIN_TOKEN,
+  APPOINTMENT_PROMPT_SECRET,
+  EVENTS_SECRET,
+  PG_BASE,
+  RECORD_PROMPT_SECRET,
+  REDIS_BASE,
+  TEST_CONNECTIONS_KEY,
+  baseEnv,
+  removeQueueKeys,
+  uniqueDatabaseUrl,
+} from '../../sim/daemon-env.js';
 
 export interface HarnessOptions {
   /**
@@ -56,57 +57,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function uniqueDatabaseUrl(): string {
-  return `${PG_BASE}/crm_sync_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-}
-
-export function baseEnv(service: ServiceSim, databaseUrl: string, redisDb: number): Record<string, string> {
-  return {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: `${REDIS_BASE}/${redisDb}`,
-    SERVICE_API_BASE_URL: service.apiBaseUrl,
-    SERVICE_API_TOKEN: service.token,
-    SERVICE_API_MAX_RPS: '1000',
-    WEBHOOK_SECRETS_EVENTS: EVENTS_SECRET,
-    WEBHOOK_SECRETS_APPOINTMENT_PROMPT: APPOINTMENT_PROMPT_SECRET,
-    WEBHOOK_SECRETS_RECORD_PROMPT: RECORD_PROMPT_SECRET,
-    ADMIN_TOKEN,
-    CONNECTIONS_KEY: TEST_CONNECTIONS_KEY,
-    RECONCILE_INTERVAL_SECONDS: '0',
-    QUEUE_PREFIX: `crm-sync-test-${randomBytes(4).toString('hex')}`,
-    DRAWINGS_COALESCE_MS: '300',
-    HTTP_TIMEOUT_MS: '3000',
-    // The simulators serve their PDFs from 127.0.0.1 over plain http, which downloads refuse by default.
-    DOWNLOADS_ALLOW_PRIVATE_ADDRESSES: 'true',
-    LOG_LEVEL: 'silent',
-    // The simulators listen on 127.0.0.1, not on Zoho's hosts; the tests of the domain rule set it to false.
-    RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
-  };
-}
-
 /** Fast retries so that tests of backoff take milliseconds, not minutes. */
 export function fastRetries(config: AppConfig): void {
   config.http.retry = { attempts: 3, baseDelayMs: 20, maxDelayMs: 100, maxInlineRetryAfterMs: 3_000 };
   config.jobs.backoffBaseMs = 50;
   config.jobs.attempts = 4;
-}
-
-export async function flushRedisDb(redisDb: number): Promise<void> {
-  const redis = new Redis(`${REDIS_BASE}/${redisDb}`, { maxRetriesPerRequest: 1 });
-  await redis.flushdb();
-  redis.disconnect();
-}
-
-/** Removes every key of a queue prefix (a harness's, at its close). */
-export async function removeQueueKeys(redisDb: number, prefix: string): Promise<void> {
-  const redis = new Redis(`${REDIS_BASE}/${redisDb}`, { maxRetriesPerRequest: 1 });
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -118,17 +73,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   if (options.appointmentCrm) {
     appointmentCrm = new AppointmentCrmSim();
     await appointmentCrm.start();
-    env.APPOINTMENT_CRM_BASE_URL = appointmentCrm.url;
-    env.APPOINTMENT_CRM_API_KEY = appointmentCrm.apiKey;
+    Object.assign(env, appointmentCrm.daemonEnv());
   }
   if (options.recordCrm) {
     zoho = new ZohoSim();
     await zoho.start();
-    env.RECORD_CRM_ACCOUNTS_URL = zoho.accountsUrl;
-    env.RECORD_CRM_API_DOMAIN = zoho.apiDomain;
-    env.RECORD_CRM_CLIENT_ID = 'zoho-client';
-    env.RECORD_CRM_CLIENT_SECRET = 'zoho-secret';
-    env.RECORD_CRM_REFRESH_TOKEN = 'zoho-refresh';
+    Object.assign(env, zoho.daemonEnv());
   }
   const databaseUrl = options.databaseUrl ?? uniqueDatabaseUrl();
   const config = loadConfig({ ...baseEnv(service, databaseUrl, options.redisDb), ...env, ...(options.env ?? {}) });

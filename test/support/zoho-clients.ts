@@ -4,8 +4,8 @@ import { MetricsService } from '../../src/health/metrics.service.js';
 import { OutboundError } from '../../src/http/outbound-error.js';
 import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
 import { ZohoClient } from '../../src/record-crm/zoho.client.js';
-import { ServiceSim } from '../sim/service/service-sim.js';
-import { ZohoSim } from '../sim/zoho/index.js';
+import { ServiceSim } from '../../sim/service/service-sim.js';
+import { ZohoSim } from '../../sim/zoho/index.js';
 import { environmentConnections } from './environment-connections.js';
 import { baseEnv, fastRetries, removeQueueKeys } from './harness.js';
 
@@ -30,11 +30,7 @@ export class ZohoClients {
   client(env: Record<string, string> = {}): ZohoClient {
     const config = loadConfig({
       ...baseEnv(this.service, 'postgres://unused@127.0.0.1/x', REDIS_DB),
-      RECORD_CRM_API_DOMAIN: this.zoho.apiDomain,
-      RECORD_CRM_ACCOUNTS_URL: this.zoho.accountsUrl,
-      RECORD_CRM_CLIENT_ID: this.zoho.clientId,
-      RECORD_CRM_CLIENT_SECRET: this.zoho.clientSecret,
-      RECORD_CRM_REFRESH_TOKEN: this.zoho.refreshToken,
+      ...this.zoho.daemonEnv(),
       ...env,
     });
     fastRetries(config);

@@ -1,7 +1,7 @@
-import { Mapping } from '../../../src/mappings/mapping.entity.js';
-import { SyncLogEntry } from '../../../src/sync-log/sync-log.entity.js';
-import { APPOINTMENT_PROMPT_SECRET, EVENTS_SECRET, waitFor, type Harness } from '../../support/harness.js';
-import { WebhookSender, appointmentPrompt } from '../service/index.js';
+import { Mapping } from '../../src/mappings/mapping.entity.js';
+import { SyncLogEntry } from '../../src/sync-log/sync-log.entity.js';
+import { APPOINTMENT_PROMPT_SECRET, EVENTS_SECRET, waitFor, type Harness } from './harness.js';
+import { WebhookSender, appointmentPrompt } from '../../sim/service/index.js';
 
 const sender = new WebhookSender();
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ServiceSim, WebhookSender, events, signWebhook } from './index.js';
+import { ServiceSim, WebhookSender, events, signWebhook } from '../../sim/service/index.js';
 
 describe(ServiceSim.name, () => {
   const sim = new ServiceSim();

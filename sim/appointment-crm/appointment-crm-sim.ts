@@ -88,6 +88,11 @@ export class AppointmentCrmSim extends SimServer {
   private readonly keys = new IdempotencyKeys();
   private nextId = 1;
 
+  /** The daemon's environment that points it at this simulator (docs/configuration.md). */
+  daemonEnv(): Record<string, string> {
+    return { APPOINTMENT_CRM_BASE_URL: this.url, APPOINTMENT_CRM_API_KEY: this.apiKey };
+  }
+
   constructor(options: { apiKey?: string } = {}) {
     super('appointment-crm');
     this.apiKey = options.apiKey ?? 'appt-key';

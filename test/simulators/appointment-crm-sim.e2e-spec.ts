@@ -1,5 +1,5 @@
-import { makePdf } from '../common/sim-server.js';
-import { AppointmentCrmSim } from './appointment-crm-sim.js';
+import { makePdf } from '../../sim/common/sim-server.js';
+import { AppointmentCrmSim } from '../../sim/appointment-crm/appointment-crm-sim.js';
 
 describe(AppointmentCrmSim.name, () => {
   const sim = new AppointmentCrmSim();

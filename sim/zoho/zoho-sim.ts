@@ -290,6 +290,21 @@ export class ZohoSim {
   private nextId = 5277036n;
   private issued = 0;
 
+  /**
+   * The daemon's environment that points it at this simulator, signed in as the default client (docs/configuration.md).
+   * The simulator listens on 127.0.0.1, not on Zoho's hosts, so custom domains are allowed.
+   */
+  daemonEnv(): Record<string, string> {
+    return {
+      RECORD_CRM_ACCOUNTS_URL: this.accountsUrl,
+      RECORD_CRM_API_DOMAIN: this.apiDomain,
+      RECORD_CRM_CLIENT_ID: this.clientId,
+      RECORD_CRM_CLIENT_SECRET: this.clientSecret,
+      RECORD_CRM_REFRESH_TOKEN: this.refreshToken,
+      RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
+    };
+  }
+
   constructor(options: ZohoSimOptions = {}) {
     this.clientId = options.clientId ?? 'zoho-client';
     this.clientSecret = options.clientSecret ?? 'zoho-secret';

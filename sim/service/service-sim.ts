@@ -140,6 +140,11 @@ export class ServiceSim extends SimServer {
     return `${this.url}/v1`;
   }
 
+  /** The daemon's environment that points it at this simulator (docs/configuration.md). */
+  daemonEnv(): Record<string, string> {
+    return { SERVICE_API_BASE_URL: this.apiBaseUrl, SERVICE_API_TOKEN: this.token };
+  }
+
   override async start(port = 0): Promise<string> {
     const url = await super.start(port);
     await this.fileServer.start();

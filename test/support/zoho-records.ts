@@ -1,6 +1,6 @@
-import { Mapping, type MappingStatus } from '../../../src/mappings/mapping.entity.js';
-import type { RecordModule } from '../../../src/service-api/service-api.types.js';
-import type { Harness } from '../../support/harness.js';
+import { Mapping, type MappingStatus } from '../../src/mappings/mapping.entity.js';
+import type { RecordModule } from '../../src/service-api/service-api.types.js';
+import type { Harness } from './harness.js';
 
 /** A record mapping row as the mappings API would leave it (that API is not this module's). */
 export async function mapRecord(

@@ -1,4 +1,4 @@
-import { SimServer, bareNumber, parseExactJson } from './sim-server.js';
+import { SimServer, bareNumber, parseExactJson } from '../../sim/common/sim-server.js';
 
 describe(SimServer.name, () => {
   const sim = new SimServer('test');

@@ -1,6 +1,6 @@
-import { makePdf } from '../common/sim-server.js';
-import { AUTHORIZATION_CODE_LIFETIME_MS, ZohoSim } from './index.js';
-import { SELF_CLIENT_SCOPES } from './scopes.js';
+import { makePdf } from '../../sim/common/sim-server.js';
+import { AUTHORIZATION_CODE_LIFETIME_MS, ZohoSim } from '../../sim/zoho/index.js';
+import { SELF_CLIENT_SCOPES } from '../../sim/zoho/scopes.js';
 
 describe(ZohoSim.name, () => {
   const sim = new ZohoSim();
