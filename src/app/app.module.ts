@@ -21,6 +21,7 @@ import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
+import { FunnelModule } from '../funnel/funnel.module.js';
 import { ENTITIES } from './entities.js';
 
 @Module({})
@@ -44,6 +45,7 @@ export class AppModule {
         MappingsModule,
         ReconcileModule,
         OperationsModule,
+        FunnelModule,
         AlertsModule,
         AppointmentCrmModule,
         RecordCrmModule,

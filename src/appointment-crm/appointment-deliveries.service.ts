@@ -15,9 +15,12 @@ import { paymentFact, paymentReversalFact, paymentReversalText } from '../domain
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { paymentNote } from './sale.js';
+import { centsText, toCents } from '../record-crm/money.js';
 
 interface Approval {
   proposalId: string;
+  /** The approved total as exact decimal text: kept on the approval's first action for the funnel (docs/operations.md). */
+  amount?: string;
   pdfUrl?: string;
   drawingId?: string;
   drawingVersionId?: string;
@@ -127,14 +130,15 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
           proposal_id: approval.proposalId,
           drawing_id: approval.drawingId,
           drawing_version_id: approval.drawingVersionId,
+          amount: approval.amount,
         };
         return [{ ...base('push_proposal_pdf', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
       if (approval.drawingId) {
-        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId };
+        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId, amount: approval.amount };
         return [{ ...base('push_line_items', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
-      return [{ ...base('set_status', projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
+      return [{ ...base('set_status', projectId, appointmentId), payload: withoutUndefined({ status: 'Sold', amount: approval.amount }), dedupeKey }];
     });
   }
 
@@ -194,9 +198,11 @@ function base<K extends ActionKind>(kind: K, projectId: string, appointmentId: s
 }
 
 function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): Approval {
-  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string } | undefined;
+  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string; total?: number | string } | undefined;
+  const total = ('total' in data ? data.total : undefined) ?? option?.total;
   return {
     proposalId: data.proposal_id,
+    amount: total === undefined || total === null ? undefined : centsText(toCents(total)),
     pdfUrl: ('pdf_url' in data && data.pdf_url) || option?.pdf_url || undefined,
     drawingId: option?.drawing_id || undefined,
     drawingVersionId: option?.drawing_version_id || undefined,

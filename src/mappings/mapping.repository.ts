@@ -308,6 +308,15 @@ export class MappingRepository {
     return Number(row.n);
   }
 
+  /** Mappings made at or after `since`, per CRM, with how many are associated (for the funnel). */
+  countCreatedSince(since: Date): Promise<Array<{ crm: MappingCrm; mapped: number; associated: number }>> {
+    return this.database.query(
+      `SELECT crm, count(*)::int AS mapped, count(*) FILTER (WHERE status = 'associated')::int AS associated
+         FROM mapping WHERE created_at >= $1 GROUP BY crm`,
+      [since],
+    );
+  }
+
   private async findOne(condition: string, params: unknown[]): Promise<Mapping | null> {
     const [row] = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping WHERE ${condition} LIMIT 1`, params);
     return row ? rowToMapping(row) : null;
