@@ -321,7 +321,9 @@ export class SyncLogRepository {
   /**
    * The funnel's counts per CRM of the entries created at or after `since` (src/funnel/): one pass over the window's
    * entries through the index `sync_log_funnel` (created_at, crm, with kind and status), plus the payloads of the
-   * few kinds whose facts are in them (an export, an approval's total). Amounts are exact decimal text.
+   * few kinds whose facts are in them (an export, an approval's total). The sale and Sold counted as written are an
+   * approval's (their chain carries its `amount`; an export prompt's sale is not a sale made). Amounts are exact
+   * decimal text.
    */
   async funnelSince(since: Date, crm: CrmName | null): Promise<FunnelRow[]> {
     return this.database.query<FunnelRow[]>(
@@ -343,9 +345,9 @@ export class SyncLogRepository {
          SELECT crm,
                 count(*) FILTER (WHERE kind IN ('push_proposal_pdf', 'attach_pdf') AND status = 'succeeded'
                                    AND NOT (payload ? 'pdf_url' OR payload ? 'pdfUrl'))::int AS exported,
-                count(*) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded')::int AS sales,
+                count(*) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded' AND payload ? 'amount')::int AS sales,
                 sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded') AS sales_amount,
-                count(*) FILTER (WHERE kind = 'set_status' AND status = 'succeeded' AND payload->>'status' = 'Sold')::int AS sold,
+                count(*) FILTER (WHERE kind = 'set_status' AND status = 'succeeded' AND payload->>'status' = 'Sold' AND payload ? 'amount')::int AS sold,
                 count(*) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED')::int AS deals,
                 sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED') AS deals_amount
            FROM facts GROUP BY crm),
