@@ -15,7 +15,7 @@ import { paymentFact, paymentReversalFact, paymentReversalText } from '../domain
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { paymentNote } from './sale.js';
-import { centsText, toCents } from '../record-crm/money.js';
+import { centsText, toCents } from '../record-crm/revenue/money.js';
 
 interface Approval {
   proposalId: string;

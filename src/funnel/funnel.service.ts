@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AutomationReadsRepository } from '../automations/automation-reads.repository.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
-import { centsText, toCents } from '../record-crm/money.js';
+import { centsText, toCents } from '../record-crm/revenue/money.js';
 import { SyncLogRepository, type FunnelRow } from '../sync-log/sync-log.repository.js';
 import { FUNNEL_CRMS, FUNNEL_WINDOWS, type FunnelCrm, type FunnelWindow } from './funnel.dto.js';
 import type { FunnelCrmView, FunnelDayView, FunnelPartView, FunnelStepName, FunnelStepView, FunnelView } from './funnel.view.js';
