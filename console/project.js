@@ -5,7 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell } from './dom.js';
+import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell, withWebLink } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
 
@@ -78,7 +78,7 @@ function actionLine(a) {
   line.appendChild(el('span', 'chain-kind', show(a.kind)));
   line.appendChild(badge(show(a.status), null));
   if (a.crm) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' →' : '')));
-  if (a.target) line.appendChild(targetOf(a.target_name, a.target));
+  if (a.target) line.appendChild(targetOf(a.target_name, a.target, a.target_web_url, a.crm));
   line.appendChild(
     el('span', 'muted', fmtTime(a.created_at) + (a.duration_ms !== null && a.duration_ms !== undefined ? ' · ' + fmtDuration(a.duration_ms) : '')),
   );
@@ -127,13 +127,13 @@ export function chainTree(actions) {
 
 /**
  * The project's Deal as crm-sync last wrote it (`update_deal`): amount, stage, closing date, and the entry that wrote it.
- * @param {{ target: string, amount: string | null, stage: string | null, closing_date: string | null, proposal_id: string, written_at: string, sync_log_id: string }} deal
+ * @param {{ target: string, web_url?: string | null, amount: string | null, stage: string | null, closing_date: string | null, proposal_id: string, written_at: string, sync_log_id: string }} deal
  */
 export function dealLine(deal) {
   const line = el('p', 'deal-line');
   line.id = 'project-deal';
   line.appendChild(el('span', '', 'Deal '));
-  line.appendChild(el('span', 'mono', show(deal.target)));
+  line.appendChild(withWebLink(el('span', 'mono', show(deal.target)), deal.web_url, 'record'));
   const parts = [
     deal.amount !== null ? 'amount ' + show(deal.amount) : null,
     deal.stage !== null ? 'stage ' + show(deal.stage) : null,

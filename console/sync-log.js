@@ -148,7 +148,7 @@ export function initSyncLog({ showTab }) {
       const crm = td(show(e.crm));
       if (e.target) {
         const target = el('span', 'sub');
-        target.appendChild(targetOf(e.target_name, e.target));
+        target.appendChild(targetOf(e.target_name, e.target, e.target_web_url, e.crm));
         crm.appendChild(target);
       }
       tr.appendChild(crm);

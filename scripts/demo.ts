@@ -154,6 +154,7 @@ await sleep(1_100);
 const appointmentId = 'APT-1001';
 appointments.addAppointment(appointmentId, {
   status: 'Scheduled',
+  web_url: appointments.webUrlOf(appointmentId),
   job_number: 'J-2201',
   customer: { name: 'Maria Alvarez', email: 'maria.alvarez@example.com', phone: '512-555-0199', address: null },
   sales_rep: { name: 'Sam Reyes', email: 'sam@example.com', phone: null } as never,
@@ -161,6 +162,7 @@ appointments.addAppointment(appointmentId, {
 // Another appointment, still a lead: read, not qualifying. Its customer's e-mail is the hand-made project's (5).
 appointments.addAppointment('APT-1002', {
   status: 'Lead',
+  web_url: appointments.webUrlOf('APT-1002'),
   customer: { name: 'Wei Chen', email: 'wei.chen@example.com', phone: '512-555-0142', address: null },
 });
 const contact = zoho.addRecord('Contacts', undefined, { Full_Name: 'Dana Whitfield', Email: 'dana@example.com', Phone: '737-555-0107' });

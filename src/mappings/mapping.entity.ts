@@ -41,6 +41,10 @@ export class Mapping {
   @Column({ name: 'crm_record_name', type: 'text', nullable: true })
   crmRecordName: string | null;
 
+  /** Where the CRM record opens in its CRM, when the CRM said (an appointment's `web_url`); null otherwise. */
+  @Column({ name: 'crm_record_url', type: 'text', nullable: true })
+  crmRecordUrl: string | null;
+
   /** The reason when failed. */
   @Column({ type: 'text', nullable: true })
   error: string | null;

@@ -4,6 +4,7 @@ import { AutomationSettingsModule } from '../crm-settings/automation-settings.mo
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
@@ -61,11 +62,16 @@ export class RecordCrmModule implements OnModuleInit {
     private readonly actions: RecordActionsService,
     private readonly revenue: RevenueActionsService,
     private readonly names: MappingNamesService,
+    private readonly links: CrmLinksService,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.actions, this.revenue);
     this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
+    this.links.registerLinker('record', async (targets) => {
+      const base = await this.crm.webBase();
+      return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
+    });
     this.checks.register('record_crm', () => this.ready());
   }
 
