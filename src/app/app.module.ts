@@ -23,7 +23,6 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
 import { FunnelModule } from '../funnel/funnel.module.js';
-import { ENTITIES } from './entities.js';
 
 @Module({})
 export class AppModule {
@@ -32,7 +31,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(ENTITIES),
+        DatabaseModule.forRoot(),
         AuthModule,
         ConnectionsModule,
         ConnectionConsoleModule,
