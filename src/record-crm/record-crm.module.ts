@@ -4,6 +4,7 @@ import { AutomationSettingsModule } from '../crm-settings/automation-settings.mo
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { ZohoFieldsClient } from './zoho/zoho-fields.client.js';
 import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
@@ -44,13 +45,14 @@ const READINESS_WAIT_MS = 2_000;
     RecordDeliveriesService,
     // Revenue in Zoho: the Deal follows the proposal, line items become a Quote.
     ZohoRevenueClient,
+    ZohoFieldsClient,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };
