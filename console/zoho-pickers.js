@@ -63,7 +63,14 @@ export function wireZohoPickers(fields, prefix) {
     if (!chosen || !chosen.pick_list || chosen.pick_list.length === 0 || !valuesInput) return;
     const current = splitList(valuesInput.value);
     const known = chosen.pick_list.map((p) => p.value.toLowerCase());
-    for (const p of chosen.pick_list) boxes.appendChild(valueBox(p.value, p.label, current.some((c) => c.toLowerCase() === p.value.toLowerCase())));
+    for (const p of chosen.pick_list)
+      boxes.appendChild(
+        valueBox(
+          p.value,
+          p.label,
+          current.some((c) => c.toLowerCase() === p.value.toLowerCase()),
+        ),
+      );
     for (const gone of current.filter((c) => known.indexOf(c.toLowerCase()) < 0)) {
       const box = valueBox(gone, gone + ' (no longer in Zoho)', true);
       box.classList.add('gone');
@@ -98,7 +105,8 @@ export function wireZohoPickers(fields, prefix) {
       [jobInput, jobNote],
     ])) {
       const typed = input ? input.value.trim() : '';
-      words.textContent = listed && typed && !listed.some((f) => f.api_name === typed) ? 'No such field in Zoho’s ' + (moduleSelect ? moduleSelect.value : '') + '.' : '';
+      words.textContent =
+        listed && typed && !listed.some((f) => f.api_name === typed) ? 'No such field in Zoho’s ' + (moduleSelect ? moduleSelect.value : '') + '.' : '';
     }
   }
 

@@ -41,7 +41,9 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
   browserIt(
     'a Zoho field chosen offers its pick list; the choices are saved; a field Zoho no longer lists says so',
     async () => {
-      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Deals', field: 'Old_Rating', values: ['Hot'] } })).status).toBe(200);
+      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Deals', field: 'Old_Rating', values: ['Hot'] } })).status).toBe(
+        200,
+      );
       const { context, page, errors } = await openConsolePage(browser, {
         url: h.url,
         token: ADMIN_TOKEN,

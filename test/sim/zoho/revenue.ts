@@ -139,7 +139,11 @@ export class ZohoRevenueSim {
         field('Lead_Source', 'Lead Source', 'picklist', ['Advertisement', 'Referral', 'Web Site']),
         field('Job_Number', 'Job Number'),
       ],
-      Quotes: [field('Subject', 'Subject'), field('Quote_Stage', 'Quote Stage', 'picklist', ['Draft', 'Negotiation', 'Delivered', 'Confirmed']), field('Job_Number', 'Job Number')],
+      Quotes: [
+        field('Subject', 'Subject'),
+        field('Quote_Stage', 'Quote Stage', 'picklist', ['Draft', 'Negotiation', 'Delivered', 'Confirmed']),
+        field('Job_Number', 'Job Number'),
+      ],
       Leads: [...person, field('Lead_Status', 'Lead Status', 'picklist', ['Not Contacted', 'Contacted', 'Qualified'])],
       Contacts: person,
     };
