@@ -15,11 +15,10 @@ import { paymentFact, paymentReversalFact, paymentReversalText } from '../domain
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { paymentNote } from './sale.js';
-import { centsText, toCents } from '../record-crm/revenue/money.js';
 
 interface Approval {
   proposalId: string;
-  /** The approved total as exact decimal text: kept on the approval's first action for the funnel (docs/operations.md). */
+  /** The approved total as the service sent it (decimal text): kept on the approval's chain for the funnel (docs/operations.md). */
   amount?: string;
   pdfUrl?: string;
   drawingId?: string;
@@ -202,7 +201,7 @@ function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): App
   const total = ('total' in data ? data.total : undefined) ?? option?.total;
   return {
     proposalId: data.proposal_id,
-    amount: total === undefined || total === null ? undefined : centsText(toCents(total)),
+    amount: total === undefined || total === null ? undefined : String(total),
     pdfUrl: ('pdf_url' in data && data.pdf_url) || option?.pdf_url || undefined,
     drawingId: option?.drawing_id || undefined,
     drawingVersionId: option?.drawing_version_id || undefined,
