@@ -5,7 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell, withWebLink } from './dom.js';
+import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell, webLink } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
 
@@ -133,7 +133,7 @@ export function dealLine(deal) {
   const line = el('p', 'deal-line');
   line.id = 'project-deal';
   line.appendChild(el('span', '', 'Deal '));
-  line.appendChild(withWebLink(el('span', 'mono', show(deal.target)), deal.web_url, 'record'));
+  line.appendChild(el('span', 'mono', show(deal.target)));
   const parts = [
     deal.amount !== null ? 'amount ' + show(deal.amount) : null,
     deal.stage !== null ? 'stage ' + show(deal.stage) : null,
@@ -141,6 +141,8 @@ export function dealLine(deal) {
   ].filter((x) => x !== null);
   line.appendChild(el('span', '', ': ' + parts.join(', ') + ' (proposal ' + show(deal.proposal_id) + ', written ' + fmtTime(deal.written_at) + ') '));
   line.appendChild(link('#' + show(deal.sync_log_id), '#logs/' + encodeURIComponent(show(deal.sync_log_id)), 'mono'));
+  const opens = webLink(deal.web_url, 'record');
+  if (opens) line.append(' ', opens);
   return line;
 }
 
