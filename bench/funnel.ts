@@ -12,8 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
-import { ServiceSim } from '../test/sim/service/index.js';
-import { removeQueueKeys } from '../test/support/harness.js';
+import { ServiceSim } from '../sim/service/index.js';
+import { removeQueueKeys } from '../sim/daemon-env.js';
 import { startDaemon, type Daemon } from './support.js';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
@@ -35,8 +35,7 @@ try {
       DATABASE_URL: databaseUrl,
       REDIS_URL,
       QUEUE_PREFIX: queuePrefix,
-      SERVICE_API_BASE_URL: service.apiBaseUrl,
-      SERVICE_API_TOKEN: service.token,
+      ...service.daemonEnv(),
       WEBHOOK_SECRETS_EVENTS: 'bench-secret',
       ADMIN_TOKEN,
       CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { mapRecord } from './support/zoho-records.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 

@@ -1,6 +1,6 @@
-import { events, WebhookSender } from './sim/service/index.js';
-import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
-import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { events, WebhookSender } from '../sim/service/index.js';
+import { mapAppointment, settled } from './support/appointment-crm.js';
+import { mapRecord } from './support/zoho-records.js';
 import { EVENTS_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
