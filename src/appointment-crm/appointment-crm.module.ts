@@ -14,6 +14,9 @@ import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
+import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
+import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
+import { ServicePushChecksService } from './service-push-checks.service.js';
 
 /**
  * The appointment CRM: its adapter, push flows, webhook handling and send action. Always imported by AppModule: its
@@ -24,24 +27,30 @@ import { ConnectedProductsService } from './connected-products.service.js';
   imports: [ConnectionsModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [
-    { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
+    HttpAppointmentCrm,
+    SalesforceOrgsService,
+    SelectedAppointmentCrm,
+    ServicePushChecksService,
+    { provide: APPOINTMENT_CRM, useExisting: SelectedAppointmentCrm },
     ConnectedProductsService,
     AppointmentDrawingPushRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
   ],
-  exports: [APPOINTMENT_CRM, AppointmentActionsService],
+  exports: [APPOINTMENT_CRM, AppointmentActionsService, SelectedAppointmentCrm, SalesforceOrgsService],
 })
 export class AppointmentCrmModule implements OnModuleInit {
   constructor(
     private readonly registry: ActionRegistryService,
     private readonly actions: AppointmentActionsService,
+    private readonly checks: ServicePushChecksService,
     private readonly names: MappingNamesService,
     @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this.actions);
+    this.registry.register(this.checks);
     // An appointment is known by its customer's name.
     this.names.registerReader('appointment', async (mapping) => readAppointment(await this.crm.getAppointment(mapping.appointmentId!)).customer?.name ?? null);
   }
