@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isSalesforce } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { HttpAppointmentCrm } from './appointment-crm.client.js';
+import { HttpAppointmentCrm } from './adapters/rest/appointment-crm.client.js';
 import type {
   Appointment,
   AppointmentCrm,

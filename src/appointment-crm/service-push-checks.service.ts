@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { QUEUES } from '../queues/queues.js';
-import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
-import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
+import { RunsAction } from '../actions/runs-action.decorator.js';
 import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '../../../config/app-config.js';
-import type { MetricsService } from '../../../health/metrics.service.js';
+import type { MetricsService } from '../../../observability/metrics.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
 import { withRetries } from '../../../http/retry.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config.js';
 import type { SalesforceAppointmentCrmConnection } from '../../../config/connection-settings.js';
-import { MetricsService } from '../../../health/metrics.service.js';
+import { MetricsService } from '../../../observability/metrics.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
