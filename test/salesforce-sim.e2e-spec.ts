@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { makePdf } from './sim/common/sim-server.js';
-import { SalesforceSim } from '../sim/salesforce/index.js';
+import { SalesforceSim, SfSchema } from '../sim/salesforce/index.js';
 
 /** The Salesforce simulator through its HTTP interface, as the adapter sees it. */
 describe(SalesforceSim.name, () => {
@@ -142,6 +142,87 @@ describe(SalesforceSim.name, () => {
       expect((await call(`${V}/limits`, {}, token)).status).toBe(401);
       expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh })).status).toBe(400);
     });
+
+    it('redirects a denial with access_denied, refuses an unlisted callback, and a verifier that does not match with invalid_request', async () => {
+      const callback = 'http://127.0.0.1:1/deny-callback';
+      sim.addRedirectUri(callback);
+      const params = { response_type: 'code', client_id: sim.clientId, redirect_uri: callback, state: 'xyz' };
+      const denied = await fetch(`${sim.loginUrl}/services/oauth2/authorize/deny`, { method: 'POST', body: new URLSearchParams(params), redirect: 'manual' });
+      expect(Object.fromEntries(new URL(denied.headers.get('location')!).searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: 'end-user denied authorization',
+        state: 'xyz',
+      });
+      const unlisted = await fetch(`${sim.loginUrl}/services/oauth2/authorize?${new URLSearchParams({ ...params, redirect_uri: 'http://127.0.0.1:1/other' })}`);
+      expect(unlisted.status).toBe(400);
+      expect(await unlisted.text()).toContain('redirect_uri_mismatch');
+
+      const challenge = createHash('sha256').update('right-verifier').digest('base64url');
+      const approved = await fetch(`${sim.loginUrl}/services/oauth2/authorize/approve`, {
+        method: 'POST',
+        body: new URLSearchParams({ ...params, code_challenge: challenge }),
+        redirect: 'manual',
+      });
+      const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+      const res = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: callback, code_verifier: 'wrong-verifier' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'invalid code verifier' });
+      expect(sim.consents.map((c) => c.approved)).toEqual(expect.arrayContaining([true, false]));
+    });
+
+    it('gives no refresh token and no API access to a consent without those scopes', async () => {
+      const callback = 'http://127.0.0.1:1/narrow';
+      sim.addRedirectUri(callback);
+      const approved = await fetch(`${sim.loginUrl}/services/oauth2/authorize/approve`, {
+        method: 'POST',
+        body: new URLSearchParams({ response_type: 'code', client_id: sim.clientId, redirect_uri: callback, scope: 'id' }),
+        redirect: 'manual',
+      });
+      const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+      const answer = (await (await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: callback })).json()) as Record<string, string>;
+      expect(answer.scope).toBe('id');
+      expect(answer.refresh_token).toBeUndefined();
+      const refused = await call(`${V}/limits`, {}, answer.access_token);
+      expect(refused.status).toBe(401);
+      const info = await fetch(`${sim.loginUrl}/services/oauth2/userinfo`, { headers: { authorization: `Bearer ${answer.access_token}` } });
+      expect(await info.json()).toMatchObject({ organization_id: sim.orgId, user_id: sim.userId, email: 'admin@acme.example' });
+    });
+  });
+
+  describe('versions and limits', () => {
+    it('lists versions without counting the call, and answers NOT_FOUND for an unknown one', async () => {
+      const res = await fetch(`${sim.instanceUrl}/services/data/`);
+      expect(res.headers.get('sforce-limit-info')).toBeNull();
+      expect(await res.json()).toContainEqual({ label: "Winter '25", url: '/services/data/v62.0', version: '62.0' });
+      const unknown = await call('/services/data/v12.0/limits');
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual([{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]);
+    });
+
+    it('counts each call in Sforce-Limit-Info and answers REQUEST_LIMIT_EXCEEDED past the allocation', async () => {
+      sim.setApiUsage(41, 50);
+      const res = await call(`${V}/limits`);
+      expect(res.headers.get('sforce-limit-info')).toBe('api-usage=42/50');
+      expect(await res.json()).toEqual({ DailyApiRequests: { Max: 50, Remaining: 8 } });
+      sim.setApiUsage(50, 50);
+      const refused = await call(`${V}/limits`);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual([{ message: 'TotalRequests Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }]);
+    });
+
+    it('answers API_DISABLED_FOR_ORG when the org has no API access', async () => {
+      sim.apiEnabled = false;
+      const res = await call(`${V}/sobjects`);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual([{ message: 'API is not enabled for this Organization or Partner', errorCode: 'API_DISABLED_FOR_ORG' }]);
+    });
+
+    it('injects faults like the other simulators: a 503 with Retry-After, then the real answer', async () => {
+      sim.instance.injectFault({ path: `${V}/limits`, times: 1, status: 503, retryAfterSeconds: 2 });
+      const first = await call(`${V}/limits`);
+      expect([first.status, first.headers.get('retry-after')]).toEqual([503, '2']);
+      expect((await call(`${V}/limits`)).status).toBe(200);
+    });
   });
 
   describe('query', () => {
@@ -207,6 +288,51 @@ describe(SalesforceSim.name, () => {
       const unknown = await query('SELECT Nope__c FROM i360__Appointment__c');
       expect(unknown.body[0]).toMatchObject({ errorCode: 'INVALID_FIELD' });
     });
+
+    it('pages with nextRecordsUrl: 2,000 by default, Sforce-Query-Options batchSize from 200, and smaller batches when the org chooses', async () => {
+      for (let i = 0; i < 450; i++) sim.insertRow('i360__Product__c', { Name: `Product ${String(i).padStart(3, '0')}` });
+      const first = await query('SELECT Name FROM i360__Product__c ORDER BY Name', { 'sforce-query-options': 'batchSize=100' });
+      expect(first.body).toMatchObject({ totalSize: 450, done: false, nextRecordsUrl: expect.stringMatching(/^\/services\/data\/v62\.0\/query\/01g\w+-200$/) });
+      expect(first.body.records).toHaveLength(200);
+      const names: string[] = first.body.records.map((r: any) => r.Name);
+      let next: string | undefined = first.body.nextRecordsUrl;
+      while (next) {
+        const page = (await (await call(next)).json()) as any;
+        expect(page.totalSize).toBe(450);
+        names.push(...page.records.map((r: any) => r.Name));
+        next = page.nextRecordsUrl;
+      }
+      expect(names).toEqual(Array.from({ length: 450 }, (_, i) => `Product ${String(i).padStart(3, '0')}`));
+      const whole = await query('SELECT Id FROM i360__Product__c');
+      expect(whole.body).toMatchObject({ totalSize: 450, done: true });
+      expect(whole.body.nextRecordsUrl).toBeUndefined();
+
+      sim.batchSizeCap = 7;
+      const small = await query("SELECT Name FROM i360__Product__c WHERE Name LIKE 'Product 00_'");
+      expect([small.body.records.length, small.body.done, small.body.totalSize]).toEqual([7, false, 10]);
+      const rest = (await (await call(small.body.nextRecordsUrl)).json()) as any;
+      expect([rest.records.length, rest.done]).toEqual([3, true]);
+      const gone = await call(small.body.nextRecordsUrl);
+      expect((await gone.json()) as any).toEqual([{ errorCode: 'INVALID_QUERY_LOCATOR', message: 'invalid query locator' }]);
+    });
+
+    it('reads a keyset on SystemModstamp and Id, IN and NOT IN, COUNT(), NULLS LAST and OFFSET', async () => {
+      const at = new Date('2026-11-27T08:00:00Z');
+      const ids = [0, 1, 2].map((i) => sim.insertRow('i360__Staff__c', { Name: `Keyset ${i}`, i360__Email__c: i === 1 ? null : `k${i}@acme.example` }, at));
+      const sorted = [...ids].sort();
+      const keyset = await query(
+        `SELECT Id FROM i360__Staff__c WHERE Name LIKE 'keyset%' AND (SystemModstamp > 2026-11-27T08:00:00.000+0000 OR (SystemModstamp = 2026-11-27T08:00:00.000+0000 AND Id > '${sorted[0]}')) ORDER BY SystemModstamp, Id`,
+      );
+      expect(keyset.body.records.map((r: any) => r.Id)).toEqual(sorted.slice(1));
+      const inList = await query(`SELECT Name FROM i360__Staff__c WHERE Id IN ('${ids[0]}', '${ids[2].slice(0, 15)}') ORDER BY Name DESC`);
+      expect(inList.body.records.map((r: any) => r.Name)).toEqual(['Keyset 2', 'Keyset 0']);
+      const notIn = await query(`SELECT COUNT() FROM i360__Staff__c WHERE Name LIKE 'Keyset%' AND Id NOT IN ('${ids[0]}')`);
+      expect(notIn.body).toEqual({ totalSize: 2, done: true, records: [] });
+      const nulls = await query("SELECT Name FROM i360__Staff__c WHERE Name LIKE 'Keyset%' ORDER BY i360__Email__c NULLS LAST, Name LIMIT 2 OFFSET 1");
+      expect(nulls.body.records.map((r: any) => r.Name)).toEqual(['Keyset 2', 'Keyset 1']);
+      const badId = await query("SELECT Id FROM i360__Staff__c WHERE Id = 'abc'");
+      expect(badId.body).toEqual([{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }]);
+    });
   });
 
   describe('sObjects', () => {
@@ -262,6 +388,97 @@ describe(SalesforceSim.name, () => {
       ]);
       const bytes = await call(`${V}/sobjects/ContentVersion/${created.id}/VersionData`);
       expect(Buffer.from(await bytes.arrayBuffer()).equals(pdf)).toBe(true);
+    });
+    it('takes JSON with base64 VersionData as a new version of a document; deleting the document removes its versions and links', async () => {
+      const appointment = sim.insertRow('i360__Appointment__c', {});
+      const first = sim.addFile(appointment, 'proposal.pdf', makePdf('v1'));
+      const documentId = String(sim.row('ContentVersion', first)!.ContentDocumentId);
+      const v2 = makePdf('v2');
+      const res = await call(
+        `${V}/sobjects/ContentVersion`,
+        json('POST', { ContentDocumentId: documentId, PathOnClient: 'proposal.pdf', VersionData: v2.toString('base64') }),
+      );
+      expect(res.status).toBe(201);
+      const files = sim.filesOf(appointment);
+      expect(files).toHaveLength(1);
+      expect(files[0].bytes.equals(v2)).toBe(true);
+      const versions = await query(`SELECT Id, VersionNumber, IsLatest FROM ContentVersion WHERE ContentDocumentId = '${documentId}' ORDER BY VersionNumber`);
+      expect(versions.body.records.map((r: any) => [r.VersionNumber, r.IsLatest])).toEqual([
+        ['1', false],
+        ['2', true],
+      ]);
+      const unfiltered = await query('SELECT Id FROM ContentDocumentLink');
+      expect(unfiltered.body[0]).toMatchObject({ errorCode: 'MALFORMED_QUERY', message: expect.stringContaining('Implementation restriction') });
+
+      expect((await call(`${V}/sobjects/ContentDocument/${documentId}`, { method: 'DELETE' })).status).toBe(204);
+      expect(sim.filesOf(appointment)).toEqual([]);
+      expect(sim.rows('ContentVersion').filter((v) => v.ContentDocumentId === documentId)).toEqual([]);
+      const links = await query(`SELECT Id FROM ContentDocumentLink WHERE ContentDocumentId = '${documentId}'`);
+      expect(links.body.totalSize).toBe(0);
+    });
+  });
+
+  describe('schema', () => {
+    it('is data a test changes: a removed field leaves describe and queries, a field made required is enforced', async () => {
+      const own = new SalesforceSim();
+      await own.start();
+      try {
+        const token = (await (
+          await fetch(`${own.loginUrl}/services/oauth2/token`, {
+            method: 'POST',
+            body: new URLSearchParams({
+              grant_type: 'refresh_token',
+              client_id: own.clientId,
+              client_secret: own.clientSecret,
+              refresh_token: own.refreshToken,
+            }),
+          })
+        ).json()) as { access_token: string };
+        const ownCall = (path: string, init: RequestInit = {}) =>
+          fetch(`${own.instanceUrl}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token.access_token}` } });
+        own.schema.removeField('i360__Appointment__c', 'i360__Job_Number__c');
+        own.schema.makeRequired('i360__Appointment__c', 'i360__City__c');
+        const described = (await (await ownCall(`${V}/sobjects/i360__Appointment__c/describe`)).json()) as any;
+        const names = described.fields.map((f: any) => f.name);
+        expect(names).not.toContain('i360__Job_Number__c');
+        expect(described.fields.find((f: any) => f.name === 'i360__City__c')).toMatchObject({ nillable: false, defaultedOnCreate: false });
+        const queried = await ownCall(`${V}/query?q=${encodeURIComponent('SELECT i360__Job_Number__c FROM i360__Appointment__c')}`);
+        expect(((await queried.json()) as any)[0].errorCode).toBe('INVALID_FIELD');
+        const created = await ownCall(`${V}/sobjects/i360__Appointment__c`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        expect(((await created.json()) as any)[0]).toMatchObject({ errorCode: 'REQUIRED_FIELD_MISSING', fields: ['i360__City__c'] });
+        const id = own.insertRow('i360__Appointment__c', { i360__City__c: 'Reno' });
+        own.renameField('i360__Appointment__c', 'i360__City__c', 'i360__Town__c');
+        expect(own.row('i360__Appointment__c', id)).toMatchObject({ i360__Town__c: 'Reno' });
+      } finally {
+        await own.stop();
+      }
+    });
+
+    it('offers the Lightning names and the daemon environment for them', () => {
+      const lightning = new SalesforceSim({ schema: 'i360core__' });
+      expect(lightning.schema.object('i360core__Appointment__c')).toBeDefined();
+      expect(lightning.schema.object('i360__Appointment__c')).toBeUndefined();
+      expect(lightning.schema.field('i360core__Appointment__c', 'i360core__Prospect__c')).toMatchObject({
+        relationshipName: 'i360core__Prospect__r',
+        referenceTo: ['i360core__Prospect__c'],
+      });
+      const custom = new SalesforceSim({
+        schema: new SfSchema(
+          SfSchema.improveit360()
+            .all()
+            .filter((o) => o.name !== 'i360__Sale_Item__c'),
+        ),
+      });
+      expect(custom.schema.object('i360__Sale_Item__c')).toBeUndefined();
+      expect(sim.envFor()).toEqual({
+        APPOINTMENT_CRM_KIND: 'salesforce',
+        APPOINTMENT_CRM_LOGIN_URL: sim.loginUrl,
+        APPOINTMENT_CRM_CLIENT_ID: sim.clientId,
+        APPOINTMENT_CRM_CLIENT_SECRET: sim.clientSecret,
+        APPOINTMENT_CRM_REFRESH_TOKEN: sim.refreshToken,
+        APPOINTMENT_CRM_PRESET: 'improveit360-classic',
+        APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
+      });
     });
   });
 });

@@ -34,6 +34,8 @@ export interface WriteContext {
   at: number;
   /** A test's own write: system fields (SystemModstamp, Name of an auto number...) may be given. */
   trusted?: boolean;
+  /** Leaves SystemModstamp and LastModifiedDate as they are (a schema change, not a write). */
+  keepStamps?: boolean;
 }
 
 export class SfRecords implements SoqlData {
@@ -86,7 +88,8 @@ export class SfRecords implements SoqlData {
     const errors = this.apply(object, row, values, 'update', context);
     if (errors.length) throw new SfWriteError(errors);
     const stamp = sfDateTime(context.at);
-    for (const name of ['LastModifiedDate', 'SystemModstamp']) if (hasField(object, name) && !(context.trusted && name in values)) row[name] = stamp;
+    for (const name of ['LastModifiedDate', 'SystemModstamp'])
+      if (hasField(object, name) && !context.keepStamps && !(context.trusted && name in values)) row[name] = stamp;
     if (hasField(object, 'LastModifiedById')) row.LastModifiedById = context.userId;
     this.validate(object, row);
     this.table(object.name).set(row.Id as string, row);

@@ -8,7 +8,7 @@ import { parseMultipart } from '../../test/sim/zoho/multipart.js';
 import { to18 } from './ids.js';
 import { DEFAULT_SCOPES, SalesforceOAuth, type AccessGrant, type ConnectedApp, type SfConsent } from './oauth.js';
 import { isRequired, SfRecords, SfWriteError, sfDateTime, type SfError } from './records.js';
-import { SfSchema, type I360Namespace, type SfObject, type SfValidationRule } from './schema.js';
+import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
 import { parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
 
 export interface SalesforceSimOptions {
@@ -41,11 +41,39 @@ const errorBody = (status: number, errorCode: string, message: string, fields?: 
 });
 const notFound = () => errorBody(404, 'NOT_FOUND', 'The requested resource does not exist');
 
-/** The REST API versions this org answers (Versions resource: https://developer.salesforce.com/docs/platform/api-rest/guide/resources-versions.html). */
-const VERSIONS = Array.from({ length: 20 }, (_, i) => `${50 + i}.0`);
-const VERSION_PATTERN = /^v(5\d|6\d)\.0$/;
+/**
+ * The REST API versions this org answers, 50.0 (Winter '21) to 68.0 (Winter '27), each labelled with its release
+ * (Versions resource: https://developer.salesforce.com/docs/platform/api-rest/guide/resources-versions.html); any other
+ * version in a URL is NOT_FOUND.
+ */
+const VERSIONS = Array.from({ length: 19 }, (_, i) => 50 + i).map((n) => ({
+  label: `${['Winter', 'Spring', 'Summer'][(n - 50) % 3]} '${21 + Math.floor((n - 50) / 3)}`,
+  url: `/services/data/v${n}.0`,
+  version: `${n}.0`,
+}));
+const isVersion = (segment: string) => VERSIONS.some((v) => `v${v.version}` === segment);
 
 const DEFAULT_BATCH_SIZE = 2000;
+
+/** A SaveResult of sObject Collections: errors carry `statusCode` (not `errorCode`) beside `message` and `fields`. */
+interface SaveResult {
+  id?: string;
+  success: boolean;
+  errors: Array<{ statusCode: string; message: string; fields: string[] }>;
+  /** A create's result, whose id does not survive a roll back (updates and deletes keep theirs). */
+  created?: true;
+}
+
+const failed = (errors: SfError[]): SaveResult => ({
+  success: false,
+  errors: errors.map((e) => ({ statusCode: e.errorCode, message: e.message, fields: e.fields })),
+});
+
+const ROLLED_BACK = {
+  statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+  message: 'Record rolled back because not all records were valid and the request was using AllOrNone header',
+  fields: [],
+};
 
 interface QueryCursor {
   records: Record<string, unknown>[];
@@ -200,6 +228,17 @@ export class SalesforceSim {
     this.records = new SfRecords(schema);
     this.records.restore(rows.snapshot());
     this.records.validationRules.push(...rows.validationRules);
+  }
+
+  /** Renames a field (an admin changing its API name): the schema and the values already stored. */
+  renameField(object: string, from: string, to: string, changes: Partial<SfField> = {}): void {
+    const target = this.mustObject(object);
+    const field = this.schema.field(object, from);
+    if (!field) throw new Error(`no field ${from} on ${object}`);
+    this.schema.changeField(object, from, { ...changes, name: to });
+    for (const row of this.records.rows(target))
+      this.records.update(target, String(row.Id), { [to]: row[field.name] ?? null }, { ...this.system(Date.now()), keepStamps: true });
+    for (const row of this.records.rows(target)) delete row[field.name];
   }
 
   addValidationRule(rule: SfValidationRule): void {
@@ -374,7 +413,7 @@ export class SalesforceSim {
    */
   private authed(handler: SimHandler): SimHandler {
     return async (req) => {
-      if (!VERSION_PATTERN.test(req.params.version)) return notFound();
+      if (!isVersion(req.params.version)) return notFound();
       const grant = this.bearer(req);
       if (!grant) return errorBody(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
       // A token whose consent lacks the `api` scope cannot call the REST API (Salesforce Help, knowledge article 005226515).
@@ -399,10 +438,7 @@ export class SalesforceSim {
 
   private routeData(): void {
     // Versions: no authentication, and not counted against the allocation.
-    const versions: SimHandler = () => ({
-      status: 200,
-      body: VERSIONS.map((version) => ({ label: `v${version}`, url: `/services/data/v${version}`, version })),
-    });
+    const versions: SimHandler = () => ({ status: 200, body: VERSIONS });
     this.instance.route('GET', '/services/data', versions);
     this.instance.route('GET', '/services/data/', versions);
     this.data('GET', '', (req) => ({ status: 200, body: this.resources(req.params.version) }));
@@ -422,6 +458,7 @@ export class SalesforceSim {
     this.data('DELETE', '/sobjects/:object/:id', (req) => this.remove(req));
     this.data('GET', '/sobjects/:object/:id/:blob', (req) => this.blob(req));
     this.data('POST', '/composite/sobjects', (req) => this.createCollection(req));
+    this.data('PATCH', '/composite/sobjects', (req) => this.updateCollection(req));
     this.data('DELETE', '/composite/sobjects', (req) => this.deleteCollection(req));
   }
 
@@ -683,7 +720,9 @@ export class SalesforceSim {
         context,
       );
       const documentId = existingDocument?.Id ?? this.records.insert(documentObject, { Title: title }, { ...context, trusted: true });
-      const versionNumber = existingDocument ? this.rows('ContentVersion').filter((v) => v.ContentDocumentId === existingDocument.Id).length + 1 : 1;
+      const versionNumber = existingDocument
+        ? this.rows('ContentVersion').filter((v) => v.ContentDocumentId === existingDocument.Id && v.Id !== versionId).length + 1
+        : 1;
       for (const older of this.rows('ContentVersion').filter((v) => v.ContentDocumentId === documentId))
         this.records.update(versionObject, String(older.Id), { IsLatest: false }, { ...context, trusted: true });
       this.records.update(
@@ -740,34 +779,54 @@ export class SalesforceSim {
     if (!body || typeof body !== 'object' || !Array.isArray(body.records))
       return errorBody(400, 'JSON_PARSER_ERROR', 'The request body must have a records list');
     if (body.records.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
-    const allOrNone = body.allOrNone === true;
-    const snapshot = this.records.snapshot();
-    const results = body.records.map((record: unknown) => this.createOne(record));
-    if (allOrNone && results.some((r) => !r.success)) {
-      this.records.restore(snapshot);
-      return {
-        status: 200,
-        body: results.map((r) =>
-          r.success
-            ? {
-                success: false,
-                errors: [
-                  {
-                    statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
-                    message: 'Record rolled back because not all records were valid and the request was using AllOrNone header',
-                    fields: [],
-                  },
-                ],
-              }
-            : r,
-        ),
-      };
-    }
-    return { status: 200, body: results };
+    return this.collection(body.allOrNone === true, body.records, (record) => this.createOne(record));
   }
 
-  private createOne(record: unknown): { id?: string; success: boolean; errors: Array<{ statusCode: string; message: string; fields: string[] }> } {
-    const fail = (errors: SfError[]) => ({ success: false, errors: errors.map((e) => ({ statusCode: e.errorCode, message: e.message, fields: e.fields })) });
+  /**
+   * sObject Collections, update (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-composite-sobjects-collections-update.html):
+   * each record with `attributes.type` and `id`; a SaveResult per record, rolled back as on create with `allOrNone`.
+   */
+  private updateCollection(req: SimRequest): SimResponse {
+    const body = req.json as { allOrNone?: unknown; records?: unknown } | undefined;
+    if (!body || typeof body !== 'object' || !Array.isArray(body.records))
+      return errorBody(400, 'JSON_PARSER_ERROR', 'The request body must have a records list');
+    if (body.records.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
+    return this.collection(body.allOrNone === true, body.records, (record) => this.updateOne(record));
+  }
+
+  /** Runs each item; with `allOrNone` and any failure, puts every table back and marks the successes rolled back. */
+  private collection<T>(allOrNone: boolean, items: T[], each: (item: T) => SaveResult): SimResponse {
+    const snapshot = this.records.snapshot();
+    const results = items.map((item) => each(item));
+    if (!allOrNone || results.every((r) => r.success)) return { status: 200, body: results.map(({ created: _created, ...r }) => r) };
+    this.records.restore(snapshot);
+    return {
+      status: 200,
+      body: results.map(({ created, ...r }) => (r.success ? { ...(created ? {} : { id: r.id }), success: false, errors: [ROLLED_BACK] } : r)),
+    };
+  }
+
+  private updateOne(record: unknown): SaveResult {
+    if (!record || typeof record !== 'object' || Array.isArray(record))
+      return failed([{ errorCode: 'JSON_PARSER_ERROR', message: 'a record must be a JSON object', fields: [] }]);
+    const { attributes, id, Id, ...values } = record as Record<string, unknown>;
+    const type = (attributes as { type?: unknown } | undefined)?.type;
+    const object = typeof type === 'string' ? this.schema.object(type) : undefined;
+    if (!object) return failed([{ errorCode: 'INVALID_TYPE', message: 'Must send a concrete entity type.', fields: [] }]);
+    const recordId = typeof id === 'string' ? id : typeof Id === 'string' ? Id : '';
+    if (!this.records.get(object.name, recordId))
+      return failed([{ errorCode: 'MALFORMED_ID', message: `${object.label} ID: id value of incorrect type: ${recordId}`, fields: ['Id'] }]);
+    try {
+      this.records.update(object, recordId, values, { userId: this.userId, at: Date.now() });
+      return { id: to18(recordId)!, success: true, errors: [] };
+    } catch (err) {
+      if (err instanceof SfWriteError) return { id: to18(recordId)!, ...failed(err.errors) };
+      throw err;
+    }
+  }
+
+  private createOne(record: unknown): SaveResult {
+    const fail = failed;
     if (!record || typeof record !== 'object' || Array.isArray(record))
       return fail([{ errorCode: 'JSON_PARSER_ERROR', message: 'a record must be a JSON object', fields: [] }]);
     const { attributes, ...values } = record as Record<string, unknown>;
@@ -783,7 +842,7 @@ export class SalesforceSim {
       ]);
     if ('Id' in values || 'id' in values) return fail([{ errorCode: 'INVALID_FIELD', message: 'cannot specify Id in an insert call', fields: ['Id'] }]);
     try {
-      return { id: this.records.insert(object, values, { userId: this.userId, at: Date.now() }), success: true, errors: [] };
+      return { id: this.records.insert(object, values, { userId: this.userId, at: Date.now() }), success: true, errors: [], created: true };
     } catch (err) {
       if (err instanceof SfWriteError) return fail(err.errors);
       throw err;
@@ -794,47 +853,14 @@ export class SalesforceSim {
   private deleteCollection(req: SimRequest): SimResponse {
     const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean);
     if (ids.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
-    const allOrNone = req.query.get('allOrNone') === 'true';
-    const snapshot = this.records.snapshot();
-    const results = ids.map((id) => {
+    return this.collection(req.query.get('allOrNone') === 'true', ids, (id): SaveResult => {
       const found = this.records.byId(id);
-      if (!found || !found.object.deletable)
-        return {
-          id,
-          success: false,
-          errors: [
-            {
-              statusCode: found ? 'INSUFFICIENT_ACCESS_OR_READONLY' : 'ENTITY_IS_DELETED',
-              message: found ? 'insufficient access rights on object id' : 'entity is deleted',
-              fields: [],
-            },
-          ],
-        };
+      if (!found) return { id, ...failed([{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }]) };
+      if (!found.object.deletable)
+        return { id, ...failed([{ errorCode: 'INSUFFICIENT_ACCESS_OR_READONLY', message: 'insufficient access rights on object id', fields: [] }]) };
       this.deleteRow(found.object, id);
-      return { id: found.row.Id, success: true, errors: [] };
+      return { id: String(found.row.Id), success: true, errors: [] };
     });
-    if (allOrNone && results.some((r) => !r.success)) {
-      this.records.restore(snapshot);
-      return {
-        status: 200,
-        body: results.map((r) =>
-          r.success
-            ? {
-                id: r.id,
-                success: false,
-                errors: [
-                  {
-                    statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
-                    message: 'Record rolled back because not all records were valid and the request was using AllOrNone header',
-                    fields: [],
-                  },
-                ],
-              }
-            : r,
-        ),
-      };
-    }
-    return { status: 200, body: results };
   }
 
   private jsonObject(req: SimRequest): Record<string, unknown> | undefined {

@@ -514,7 +514,11 @@ export interface QueryResultRows {
   totalSize: number;
 }
 
-/** Implementation restriction on ContentDocumentLink (Object Reference, ContentDocumentLink). */
+/**
+ * ContentDocumentLink is queried only with a filter on Id, ContentDocumentId or LinkedEntityId (= one id or IN several)
+ * unless the user has "Query All Files" (Object Reference, ContentDocumentLink:
+ * https://developer.salesforce.com/docs/platform/object-reference/references/standard-objects/object-contentdocumentlink.html).
+ */
 function checkContentDocumentLinkFilter(query: SoqlQuery, object: SfObject): void {
   if (object.name !== 'ContentDocumentLink') return;
   const conjuncts = !query.where ? [] : query.where.kind === 'and' ? query.where.items : [query.where];
@@ -522,7 +526,7 @@ function checkContentDocumentLinkFilter(query: SoqlQuery, object: SfObject): voi
     (c) =>
       ((c.kind === 'compare' && c.op === '=') || (c.kind === 'in' && !c.negated)) &&
       c.path.length === 1 &&
-      ['contentdocumentid', 'linkedentityid'].includes(c.path[0].toLowerCase()),
+      ['id', 'contentdocumentid', 'linkedentityid'].includes(c.path[0].toLowerCase()),
   );
   if (!filtered)
     throw new SoqlError(
