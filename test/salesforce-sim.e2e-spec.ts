@@ -115,6 +115,14 @@ describe(SalesforceSim.name, () => {
       const wrong = await tokenRequest({ grant_type: 'refresh_token', refresh_token: 'nope' });
       expect(wrong.status).toBe(400);
       expect(await wrong.json()).toEqual({ error: 'invalid_grant', error_description: 'expired access/refresh token' });
+      const basic = await fetch(`${sim.instanceUrl}/services/oauth2/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: sim.refreshToken }),
+      });
+      expect(basic.status).toBe(200);
+      const org = await query('SELECT Id, Name FROM Organization');
+      expect(org.body.records).toEqual([{ attributes: expect.any(Object), Id: sim.orgId, Name: 'Acme Roofing' }]);
     });
 
     it('answers INVALID_SESSION_ID for an expired token, and for a consent without the api scope', async () => {

@@ -68,10 +68,19 @@ function page(title: string, body: string, status = 200): SimResponse {
   };
 }
 
-/** Token endpoint parameters come in a form body, or in the query string as Salesforce also accepts. */
+/**
+ * Token endpoint parameters come in a form body, or in the query string as Salesforce also accepts; the client id and
+ * secret may instead come in an `Authorization: Basic` header (refresh token flow page).
+ */
 export function formParams(req: SimRequest): URLSearchParams {
   const params = new URLSearchParams(req.query);
   for (const [k, v] of new URLSearchParams(req.body.toString('utf8'))) params.set(k, v);
+  const basic = /^Basic\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+  if (basic) {
+    const [id, ...secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    params.set('client_id', decodeURIComponent(id));
+    params.set('client_secret', decodeURIComponent(secret.join(':')));
+  }
   return params;
 }
 

@@ -127,6 +127,18 @@ export class SalesforceSim {
       { FirstName: 'Sam', LastName: 'Admin', Name: 'Sam Admin', Email: 'admin@acme.example', Username: 'admin@acme.example', IsActive: true },
       this.system(at),
     );
+    // The org and its first user were made before there was a user to name as their creator.
+    for (const [object, id] of [
+      ['Organization', this.orgId],
+      ['User', this.userId],
+    ]) {
+      this.records.update(
+        this.schema.object(object)!,
+        id,
+        { CreatedById: this.userId, LastModifiedById: this.userId },
+        { ...this.system(at), keepStamps: true },
+      );
+    }
     this.oauth = new SalesforceOAuth({
       orgId: () => this.orgId,
       userId: () => this.userId,
@@ -301,14 +313,14 @@ export class SalesforceSim {
     return { userId: this.userId ?? '', at, trusted: true };
   }
 
-  // ---- OAuth (login host; revoke and userinfo answer on the instance host too, as on a My Domain) ----
+  // ---- OAuth (login host; token, revoke and userinfo answer on the instance host too, as on a My Domain) ----
 
   private routeOAuth(): void {
     this.login.route('GET', '/services/oauth2/authorize', (req) => this.oauth.authorize(req));
     this.login.route('POST', '/services/oauth2/authorize/approve', (req) => this.oauth.decision(req, true));
     this.login.route('POST', '/services/oauth2/authorize/deny', (req) => this.oauth.decision(req, false));
-    this.login.route('POST', '/services/oauth2/token', (req) => this.oauth.token(req));
     for (const server of [this.login, this.instance]) {
+      server.route('POST', '/services/oauth2/token', (req) => this.oauth.token(req));
       server.route('POST', '/services/oauth2/revoke', (req) => this.oauth.revoke(req));
       server.route('GET', '/services/oauth2/revoke', (req) => this.oauth.revoke(req));
       server.route('GET', '/services/oauth2/userinfo', (req) => this.userinfo(req));
