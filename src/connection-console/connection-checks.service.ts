@@ -13,7 +13,15 @@ import { RECONNECT_TO_GRANT } from '../record-crm/zoho/zoho-scopes.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
 import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
-import { isSalesforce, type SalesforceAppointmentCrmConnection, type AppointmentCrmConnection, type ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../config/connection-settings.js';
+import {
+  isSalesforce,
+  type SalesforceAppointmentCrmConnection,
+  type AppointmentCrmConnection,
+  type ConnectionName,
+  RecordCrmConnection,
+  ServiceConnection,
+  WebhookSecrets,
+} from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 
 export interface CheckOutcome {

@@ -68,7 +68,9 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     const where: string[] = [];
     // Keyset paging on (SystemModstamp, Id): an appointment edited meanwhile moves past the position and is read again.
     if (after) where.push(`(SystemModstamp > ${after.t} OR (SystemModstamp = ${after.t} AND Id > ${soqlId(after.id)}))`);
-    else if (since) where.push(`SystemModstamp >= ${soqlDateTime(since)}`);
+    // From the whole second: orgs keep SystemModstamp to the second (`.000`), so a change in the cursor's second is read
+    // (again, at worst: what reads it twice records nothing twice), never missed.
+    else if (since) where.push(`SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`);
     const soql = `${this.appointmentSelect()}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp, Id LIMIT ${Math.max(1, Math.min(limit, 2000))}`;
     const rows = await this.api.query<Row>('SOQL changed appointments', soql);
     const items = rows.map((row) => this.details(row));
@@ -88,8 +90,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     } else if ('email' in query) {
       // SOQL compares text case-insensitively.
       where = `${customer('customer_email')} = ${soqlString(query.email)}`;
-    } else if ('phone' in query) {
-      phoneDigits = query.phone.replace(/\D/g, '').slice(-10);
+    } else if ('phone' in query || looksLikePhone(query.q)) {
+      phoneDigits = ('phone' in query ? query.phone : query.q).replace(/\D/g, '').slice(-10);
       if (phoneDigits.length < 7) return [];
       where = `${customer('customer_phone')} LIKE ${soqlPhonePattern(phoneDigits)}`;
     } else {
@@ -111,8 +113,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     }
     const soql = `${this.appointmentSelect()} WHERE ${where} ORDER BY SystemModstamp DESC LIMIT ${Math.max(1, Math.min(limit, 100))}`;
     const found = (await this.api.query<Row>('SOQL search appointments', soql)).map((row) => this.details(row));
-    // The LIKE pattern matched the digits in order; the last ten must also be the same.
-    return phoneDigits ? found.filter((a) => (a.customer?.phone ?? '').replace(/\D/g, '').slice(-10) === phoneDigits) : found;
+    // The LIKE pattern matched the digits in order; the phone must also end in them (its last ten, when ten were given).
+    return phoneDigits ? found.filter((a) => (a.customer?.phone ?? '').replace(/\D/g, '').slice(-10).endsWith(phoneDigits!)) : found;
   }
 
   async listFiles(appointmentId: string): Promise<AppointmentFile[]> {
@@ -397,6 +399,9 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     };
   }
 }
+
+/** Free text that is a phone number: digits (7 or more) and the usual separators only. */
+const looksLikePhone = (q: string): boolean => /^[\d\s().+-]+$/.test(q.trim()) && q.replace(/\D/g, '').length >= 7;
 
 const isId = (value: string): boolean => /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/.test(value);
 

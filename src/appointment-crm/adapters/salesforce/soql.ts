@@ -36,8 +36,9 @@ function escaped(value: string): string {
  * `+1 512 555 0100` all match `%512%555%0100`. The caller compares the digits exactly afterwards.
  */
 export function soqlPhonePattern(lastTenDigits: string): string {
-  const d = lastTenDigits.replace(/\D/g, '');
-  const parts = d.length === 10 ? [d.slice(0, 3), d.slice(3, 6), d.slice(6)] : [d];
+  const d = lastTenDigits.replace(/\D/g, '').slice(-10);
+  // Grouped from the end as North American numbers are written: 3, 3, 4.
+  const parts = [d.slice(0, -7), d.slice(-7, -4), d.slice(-4)].filter(Boolean);
   return soqlString(`%${parts.join('%')}`);
 }
 
