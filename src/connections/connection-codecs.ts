@@ -78,7 +78,7 @@ export const CODECS: { [N in ConnectionName]: Codec<N> } = {
             sold_value: s.soldValue,
             pushes: s.pushes,
           }
-        : { kind: 'rest', base_url: s.baseUrl, api_key_last4: lastFour(s.apiKey) },
+        : { base_url: s.baseUrl, api_key_last4: lastFour(s.apiKey) },
   },
   record_crm: {
     split: (s) => ({
