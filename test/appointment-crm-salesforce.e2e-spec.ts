@@ -159,6 +159,15 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(byEmail[0].name).toBe('Bea Quill\\Smith');
   });
 
+  it("shows the org's daily API requests on the overview, as its answers' Sforce-Limit-Info says them", async () => {
+    sim.setApiUsage(91_000, 100_000);
+    await h.admin('/api/search/crm-records?crm=appointment&q=anyone');
+    const overview = await json(await h.admin('/api/overview'));
+    expect(overview.connections.appointment_crm.api_usage).toMatchObject({ max: 100_000, share: expect.any(Number) });
+    expect(overview.connections.appointment_crm.api_usage.used).toBeGreaterThanOrEqual(91_000);
+    sim.setApiUsage(0, 100_000);
+  });
+
   /** A project of the service mapped to a fresh appointment of the org. */
   async function mappedProject(): Promise<{ projectId: string; drawingId: string; appointmentId: string }> {
     const appointmentId = addAppointment({ first: 'Cy', last: 'Push', email: 'cy@example.com', phone: '512 555 0142' });
@@ -213,7 +222,7 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(switched.status).toBe(200);
     const { projectId, drawingId, appointmentId } = await mappedProject();
     sim.expireTokens();
-    // The upload's answer is lost after the org stored it; the sale's first collection call meets a 503; the items' a REQUEST_LIMIT_EXCEEDED.
+    // The upload's answer is lost after the org stored it; the sale's first collection call meets a 503; Sold a REQUEST_LIMIT_EXCEEDED.
     sim.instance.injectFault({ method: 'POST', path: /\/sobjects\/ContentVersion$/, times: 1, afterHandling: true, dropConnection: true });
     sim.instance.injectFault({
       method: 'POST',
@@ -221,6 +230,13 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
       times: 1,
       status: 503,
       body: [{ errorCode: 'SERVER_UNAVAILABLE', message: 'down' }],
+    });
+    sim.instance.injectFault({
+      method: 'PATCH',
+      path: new RegExp(`/sobjects/${APPOINTMENT}/${appointmentId}$`),
+      times: 1,
+      status: 403,
+      body: [{ errorCode: 'REQUEST_LIMIT_EXCEEDED', message: 'TotalRequests Limit exceeded.' }],
     });
     await deliverPrompt(h, { project_id: projectId, drawing_id: drawingId, appointment_id: appointmentId, yes_no: true });
     const tokensBefore = sim.login.requestsTo('POST', '/services/oauth2/token').length;

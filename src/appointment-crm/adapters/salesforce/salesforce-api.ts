@@ -130,6 +130,9 @@ export class SalesforceApi {
       headers: { ...(req.headers ?? {}), authorization: `Bearer ${session.accessToken}` },
       acceptStatus: [...(req.acceptStatus ?? []), 401, 403],
       retry: false,
+      // Read even where the caller does not use it: a 401 or 403 is told apart by its errorCode. Salesforce answers
+      // JSON or nothing.
+      answerUnused: false,
     });
     const limit = parseLimitInfo(response.headers['sforce-limit-info']);
     if (limit) this.usage = { ...limit, seenAt: new Date(this.options.now?.() ?? Date.now()) };
@@ -140,8 +143,9 @@ export class SalesforceApi {
         this.forget(session);
         throw new OutboundError('appointment_crm', req.endpoint, 'unavailable', 401, `${code ?? 'HTTP 401'}: session ended; a new token is taken`);
       }
+      // Transient like a 429: retried with the usual backoff (the queue's reaches 15 minutes between tries).
       if (code === 'REQUEST_LIMIT_EXCEEDED')
-        throw new OutboundError('appointment_crm', req.endpoint, 'rate_limited', 403, 'REQUEST_LIMIT_EXCEEDED: the org has used its API requests', 60_000);
+        throw new OutboundError('appointment_crm', req.endpoint, 'rate_limited', 403, 'REQUEST_LIMIT_EXCEEDED: the org has used its API requests');
       throw new OutboundError('appointment_crm', req.endpoint, 'unauthorized', 403, `${code ?? 'HTTP 403'}: ${messageOf(response.data)}`);
     }
     return response;
