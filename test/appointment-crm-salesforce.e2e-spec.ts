@@ -3,7 +3,10 @@ import { SalesforceSim } from '../sim/salesforce/index.js';
 import { CandidateSearchService } from '../src/suggestions/candidate-search.service.js';
 import { allActionsFinished, deliverPrompt, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { readChangesNow } from './support/automations.js';
-import { fastRetries, startHarness, waitFor, type Harness } from './support/harness.js';
+import { browserTestOf, launchChromium, openConsolePage } from './support/browser.js';
+import { ADMIN_TOKEN, fastRetries, startHarness, waitFor, type Harness } from './support/harness.js';
+
+const browserTest = browserTestOf('appointment-crm-salesforce.e2e-spec.ts');
 
 type Json = Record<string, any>;
 const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
@@ -121,6 +124,28 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const picked = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { appointment_job_number: 'Job_No__c' } } });
     expect(picked.status).toBe(200);
     expect(await appointmentCard()).toMatchObject({ status: 'connected', settings: { names: { appointment_job_number: 'Job_No__c' } } });
+  });
+
+  browserTest('the Connections screen shows the Salesforce org with the table of needs, each with the org’s fitting fields', async () => {
+    const browser = await launchChromium();
+    try {
+      const { page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '#connections',
+        ready: '#conn-appointment-crm-needs table',
+        refusedStatuses: [],
+      });
+      expect(await page.locator('#conn-appointment-crm-kind').inputValue()).toBe('salesforce');
+      expect(await page.locator('#conn-need-appointment_job_number').inputValue()).toBe('Job_No__c');
+      expect(await page.locator('tr[data-need="appointment_job_number"] .badge').textContent()).toBe('found');
+      const options = await page.locator('#conn-need-appointment_job_number option').allTextContents();
+      expect(options).toContain('Name');
+      if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/salesforce-connections.png`, fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('makes a new appointment one mapped, associated project, reading customer and sales rep in the same query', async () => {
