@@ -40,6 +40,7 @@ const errorBody = (status: number, errorCode: string, message: string, fields?: 
   body: [{ message, errorCode, ...(fields ? { fields } : {}) }],
 });
 const notFound = () => errorBody(404, 'NOT_FOUND', 'The requested resource does not exist');
+const entityIsDeleted = () => errorBody(404, 'ENTITY_IS_DELETED', 'entity is deleted', []);
 
 /**
  * The REST API versions this org answers, 50.0 (Winter '21) to 68.0 (Winter '27), each labelled with its release
@@ -79,6 +80,7 @@ interface QueryCursor {
   records: Record<string, unknown>[];
   totalSize: number;
   batchSize: number;
+  usedAt: number;
 }
 
 export class SalesforceSim {
@@ -103,6 +105,12 @@ export class SalesforceSim {
    * include fewer records than the limit ... based on the size and complexity of records"); tests lower this to page cheaply.
    */
   batchSizeCap = DEFAULT_BATCH_SIZE;
+  /**
+   * Query cursors a user may hold open, and how long one lives idle (Salesforce Developer Limits and Allocations Quick
+   * Reference, API Query Cursor Limits: https://developer.salesforce.com/docs/atlas.en-us.salesforce_app_limits_cheatsheet.meta/salesforce_app_limits_cheatsheet/salesforce_app_limits_platform_api.htm).
+   */
+  queryCursorLimit = 10;
+  queryCursorIdleMs = 15 * 60 * 1000;
   /** Every ContentVersion's bytes, by version id, kept after deletion so tests can count uploads. */
   readonly uploads = new Map<string, Buffer>();
   private readonly cursors = new Map<string, QueryCursor>();
@@ -255,6 +263,10 @@ export class SalesforceSim {
 
   addValidationRule(rule: SfValidationRule): void {
     this.records.validationRules.push(rule);
+  }
+
+  clearValidationRules(): void {
+    this.records.validationRules.splice(0);
   }
 
   /** Inserts a row as an admin would, without the API's checks on system fields; `at` sets its audit times. */
@@ -497,22 +509,30 @@ export class SalesforceSim {
     const records = parsed.count ? [] : result.rows.map((row) => recordOf(this.records, result, row, this.attributes(req.params.version)));
     const asked = /batchSize\s*=\s*(\d+)/i.exec(String(req.headers['sforce-query-options'] ?? ''));
     const batchSize = Math.min(Math.max(asked ? Number(asked[1]) : DEFAULT_BATCH_SIZE, 200), DEFAULT_BATCH_SIZE, this.batchSizeCap);
+    const cursor = { records, totalSize: parsed.count ? result.rows.length : records.length, batchSize, usedAt: Date.now() };
+    if (records.length <= batchSize) return this.page(req.params.version, null, cursor, 0);
     const locator = `01gSIM${String(++this.locatorCounter).padStart(9, '0')}`;
-    this.cursors.set(locator, { records, totalSize: parsed.count ? result.rows.length : records.length, batchSize });
-    return this.page(req.params.version, locator, 0);
+    this.cursors.set(locator, cursor);
+    // A user has at most 10 query cursors open: opening another releases the oldest.
+    while (this.cursors.size > this.queryCursorLimit) this.cursors.delete(this.cursors.keys().next().value!);
+    return this.page(req.params.version, locator, cursor, 0);
   }
 
+  /**
+   * Query More Results (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-query-more-results.html):
+   * a locator answers until it is released or idle for 15 minutes; a page may be read again (a retry after a lost answer).
+   */
   private queryMore(req: SimRequest): SimResponse {
     const match = /^(01g\w+)-(\d+)$/.exec(req.params.locator);
-    if (!match || !this.cursors.has(match[1])) return errorBody(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
-    return this.page(req.params.version, match[1], Number(match[2]));
+    const cursor = match ? this.cursors.get(match[1]) : undefined;
+    if (!match || !cursor || Date.now() - cursor.usedAt > this.queryCursorIdleMs) return errorBody(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+    cursor.usedAt = Date.now();
+    return this.page(req.params.version, match[1], cursor, Number(match[2]));
   }
 
-  private page(version: string, locator: string, offset: number): SimResponse {
-    const cursor = this.cursors.get(locator)!;
+  private page(version: string, locator: string | null, cursor: QueryCursor, offset: number): SimResponse {
     const end = offset + cursor.batchSize;
     const done = end >= cursor.records.length;
-    if (done) this.cursors.delete(locator);
     return {
       status: 200,
       body: {
@@ -603,7 +623,7 @@ export class SalesforceSim {
   private read(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
     const row = object && this.records.get(object.name, req.params.id);
-    if (!object || !row) return notFound();
+    if (!object || !row) return this.missing(req.params.id);
     const asked = req.query.get('fields');
     const names = asked ? asked.split(',').map((n) => n.trim()) : object.fields.map((f) => f.name);
     const body: Record<string, unknown> = { attributes: this.attributes(req.params.version)(object, String(row.Id)) };
@@ -616,10 +636,15 @@ export class SalesforceSim {
     return { status: 200, body };
   }
 
+  /** A row not there: ENTITY_IS_DELETED if it was deleted (it sits in the Recycle Bin), NOT_FOUND otherwise. */
+  private missing(id: string): SimResponse {
+    return this.records.isDeleted(id) ? entityIsDeleted() : notFound();
+  }
+
   /** sObject Rows, PATCH: 204 with no body; field errors as `[{message, errorCode, fields}]` with 400. */
   private update(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
-    if (!object || !this.records.get(object.name, req.params.id)) return notFound();
+    if (!object || !this.records.get(object.name, req.params.id)) return this.missing(req.params.id);
     const values = this.jsonObject(req);
     if (!values) return errorBody(400, 'JSON_PARSER_ERROR', 'The request body is not a JSON object');
     this.records.update(object, req.params.id, values, { userId: this.userId, at: Date.now() });
@@ -629,7 +654,7 @@ export class SalesforceSim {
   /** sObject Rows, DELETE: 204. Deleting a ContentDocument deletes its versions and links (Object Reference, ContentDocument). */
   private remove(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
-    if (!object || !this.records.get(object.name, req.params.id)) return notFound();
+    if (!object || !this.records.get(object.name, req.params.id)) return this.missing(req.params.id);
     if (!object.deletable) return errorBody(400, 'INSUFFICIENT_ACCESS_OR_READONLY', `insufficient access rights on object id`);
     this.deleteRow(object, req.params.id);
     return { status: 204 };
@@ -867,7 +892,15 @@ export class SalesforceSim {
     if (ids.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
     return this.collection(req.query.get('allOrNone') === 'true', ids, (id): SaveResult => {
       const found = this.records.byId(id);
-      if (!found) return { id, ...failed([{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }]) };
+      if (!found)
+        return {
+          id,
+          ...failed([
+            this.records.isDeleted(id)
+              ? { errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }
+              : { errorCode: 'MALFORMED_ID', message: `malformed id ${id}`, fields: [] },
+          ]),
+        };
       if (!found.object.deletable)
         return { id, ...failed([{ errorCode: 'INSUFFICIENT_ACCESS_OR_READONLY', message: 'insufficient access rights on object id', fields: [] }]) };
       this.deleteRow(found.object, id);
