@@ -405,6 +405,12 @@ describe(SalesforceSim.name, () => {
         { errorCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Amount must be positive', fields: ['i360__Amount__c'] },
       ]);
       expect(sim.row('i360__Sale__c', id)!.i360__Amount__c).toBe(1200.5);
+      const note = await call(`${V}/sobjects/Note`, json('POST', { ParentId: id, Title: 'Called', Body: "It's sold" }));
+      expect(note.status).toBe(201);
+      const notes = await query(`SELECT Title, Body, Parent.Name FROM Note WHERE ParentId = '${id}'`);
+      expect(notes.body.records).toEqual([
+        { attributes: expect.any(Object), Title: 'Called', Body: "It's sold", Parent: { attributes: expect.any(Object), Name: expect.stringMatching(/^S-/) } },
+      ]);
       const absent = await call(`${V}/sobjects/i360__Sale__c/${id.slice(0, 12)}AAA`);
       expect(absent.status).toBe(404);
       expect((await call(`${V}/sobjects/i360__Sale__c/${id}`, { method: 'DELETE' })).status).toBe(204);
