@@ -226,6 +226,20 @@ describe(SalesforceSim.name, () => {
       expect(await res.json()).toEqual([{ message: 'API is not enabled for this Organization or Partner', errorCode: 'API_DISABLED_FOR_ORG' }]);
     });
 
+    it('runs at most 25 long requests at once, refusing one more with REQUEST_LIMIT_EXCEEDED', async () => {
+      await call(`${V}/limits`);
+      sim.maxInFlight = 0;
+      const release = sim.holdRequests();
+      const answers = Array.from({ length: 25 }, () => call(`${V}/limits`));
+      while (sim.inFlight < 25) await new Promise((resolve) => setTimeout(resolve, 10));
+      const refused = await call(`${V}/limits`);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual([{ message: 'ConcurrentPerOrgLongTxn Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }]);
+      release();
+      expect((await Promise.all(answers)).map((r) => r.status)).toEqual(Array(25).fill(200));
+      expect(sim.maxInFlight).toBe(26);
+    });
+
     it('injects faults like the other simulators: a 503 with Retry-After, then the real answer', async () => {
       sim.instance.injectFault({ path: `${V}/limits`, times: 1, status: 503, retryAfterSeconds: 2 });
       const first = await call(`${V}/limits`);

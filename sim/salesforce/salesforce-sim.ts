@@ -67,6 +67,19 @@ export class SalesforceSim {
    * include fewer records than the limit ... based on the size and complexity of records"); tests lower this to page cheaply.
    */
   batchSizeCap = DEFAULT_BATCH_SIZE;
+  /**
+   * Each data call takes this long (ms) before its answer: a long-running request. Salesforce runs at most 25 of those
+   * at once per org and refuses one more with 403 REQUEST_LIMIT_EXCEEDED (Salesforce Developer Limits and Allocations
+   * Quick Reference, API Request Limits and Allocations:
+   * https://developer.salesforce.com/docs/atlas.en-us.salesforce_app_limits_cheatsheet.meta/salesforce_app_limits_cheatsheet/salesforce_app_limits_platform_api.htm).
+   */
+  longRequestMs = 0;
+  concurrentLongRequestLimit = 25;
+  /** The most data calls in flight at once so far (a client's own limit on concurrent requests shows here). */
+  maxInFlight = 0;
+  /** Data calls being answered now. */
+  inFlight = 0;
+  private held: Promise<void> | null = null;
   /** The open query cursors (at most 10, 15 minutes idle). */
   readonly cursors = new QueryCursors();
   readonly files = new SalesforceFiles({ records: () => this.records, userId: () => this.userId });
@@ -185,6 +198,16 @@ export class SalesforceSim {
   /** Every access token issued so far answers INVALID_SESSION_ID from now on (a session timeout). */
   expireTokens(): void {
     this.oauth.expireAccessTokens();
+  }
+
+  /** Every data call from now on is long-running and waits until the returned function is called. */
+  holdRequests(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.held = null;
+      release();
+    };
   }
 
   setApiUsage(used: number, limit = this.apiRequestLimit): void {
@@ -393,12 +416,21 @@ export class SalesforceSim {
       if (!this.apiEnabled) return this.withLimitInfo(errorBody(403, 'API_DISABLED_FOR_ORG', 'API is not enabled for this Organization or Partner'));
       if (this.apiUsage >= this.apiRequestLimit) return this.withLimitInfo(errorBody(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.'));
       this.apiUsage += 1;
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
       try {
+        if (this.longRequestMs > 0 || this.held) {
+          if (this.inFlight > this.concurrentLongRequestLimit)
+            return this.withLimitInfo(errorBody(403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.'));
+          await Promise.all([new Promise((resolve) => setTimeout(resolve, this.longRequestMs)), this.held]);
+        }
         return this.withLimitInfo(await handler(req));
       } catch (err) {
         if (err instanceof SfWriteError) return this.withLimitInfo({ status: 400, body: err.errors });
         if (err instanceof SoqlError) return this.withLimitInfo(errorBody(400, err.errorCode, err.message));
         throw err;
+      } finally {
+        this.inFlight -= 1;
       }
     };
   }
