@@ -14,6 +14,7 @@ describe(SalesforceSim.name, () => {
     sim.apiEnabled = true;
     sim.setApiUsage(0, 100_000);
     sim.instance.clearFaults();
+    sim.clearValidationRules();
   });
 
   function tokenRequest(fields: Record<string, string>): Promise<Response> {
@@ -225,6 +226,20 @@ describe(SalesforceSim.name, () => {
       expect(await res.json()).toEqual([{ message: 'API is not enabled for this Organization or Partner', errorCode: 'API_DISABLED_FOR_ORG' }]);
     });
 
+    it('runs at most 25 long requests at once, refusing one more with REQUEST_LIMIT_EXCEEDED', async () => {
+      await call(`${V}/limits`);
+      sim.maxInFlight = 0;
+      const release = sim.holdRequests();
+      const answers = Array.from({ length: 25 }, () => call(`${V}/limits`));
+      while (sim.inFlight < 25) await new Promise((resolve) => setTimeout(resolve, 10));
+      const refused = await call(`${V}/limits`);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual([{ message: 'ConcurrentPerOrgLongTxn Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }]);
+      release();
+      expect((await Promise.all(answers)).map((r) => r.status)).toEqual(Array(25).fill(200));
+      expect(sim.maxInFlight).toBe(26);
+    });
+
     it('injects faults like the other simulators: a 503 with Retry-After, then the real answer', async () => {
       sim.instance.injectFault({ path: `${V}/limits`, times: 1, status: 503, retryAfterSeconds: 2 });
       const first = await call(`${V}/limits`);
@@ -320,8 +335,12 @@ describe(SalesforceSim.name, () => {
       expect([small.body.records.length, small.body.done, small.body.totalSize]).toEqual([7, false, 10]);
       const rest = (await (await call(small.body.nextRecordsUrl)).json()) as any;
       expect([rest.records.length, rest.done]).toEqual([3, true]);
-      const gone = await call(small.body.nextRecordsUrl);
-      expect((await gone.json()) as any).toEqual([{ errorCode: 'INVALID_QUERY_LOCATOR', message: 'invalid query locator' }]);
+      const again = (await (await call(small.body.nextRecordsUrl)).json()) as any;
+      expect(again.records).toEqual(rest.records);
+      // A user holds at most 10 cursors: ten more queries of several batches release this one.
+      for (let i = 0; i < 10; i++) await query("SELECT Name FROM i360__Product__c WHERE Name LIKE 'Product 00_'");
+      const released = await call(small.body.nextRecordsUrl);
+      expect([released.status, await released.json()]).toEqual([400, [{ errorCode: 'INVALID_QUERY_LOCATOR', message: 'invalid query locator' }]]);
     });
 
     it('reads a keyset on SystemModstamp and Id, IN and NOT IN, COUNT(), NULLS LAST and OFFSET', async () => {
@@ -367,6 +386,96 @@ describe(SalesforceSim.name, () => {
       expect(await bad.json()).toEqual([
         { errorCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', message: expect.stringContaining('Sold!'), fields: ['i360__Result__c'] },
       ]);
+    });
+
+    it('creates with POST (201) and refuses missing required fields, unknown and read-only fields, and a failed validation rule', async () => {
+      const sale = await call(`${V}/sobjects/i360__Sale__c`, json('POST', { i360__Amount__c: 1200.5 }));
+      expect(sale.status).toBe(201);
+      const { id } = (await sale.json()) as { id: string };
+      expect(sim.row('i360__Sale__c', id)).toMatchObject({
+        i360__Amount__c: 1200.5,
+        Name: expect.stringMatching(/^S-\d{6}$/),
+        CreatedDate: expect.stringMatching(/\.000\+0000$/),
+      });
+
+      const missing = await call(`${V}/sobjects/i360__Sale_Item__c`, json('POST', { i360__Sale__c: id }));
+      expect(missing.status).toBe(400);
+      expect(await missing.json()).toEqual([
+        { errorCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [i360__Quantity__c]', fields: ['i360__Quantity__c'] },
+      ]);
+      const unknown = await call(`${V}/sobjects/i360__Sale__c/${id}`, json('PATCH', { Nope__c: 1 }));
+      expect(((await unknown.json()) as any)[0].errorCode).toBe('INVALID_FIELD');
+      const readOnly = await call(`${V}/sobjects/i360__Sale__c/${id}`, json('PATCH', { SystemModstamp: '2026-01-01T00:00:00.000+0000' }));
+      expect(((await readOnly.json()) as any)[0]).toMatchObject({ errorCode: 'INVALID_FIELD_FOR_INSERT_UPDATE', fields: ['SystemModstamp'] });
+
+      sim.addValidationRule({
+        object: 'i360__Sale__c',
+        message: 'Amount must be positive',
+        errorField: 'i360__Amount__c',
+        failsWhen: (row) => Number(row.i360__Amount__c) <= 0,
+      });
+      const invalid = await call(`${V}/sobjects/i360__Sale__c/${id}`, json('PATCH', { i360__Amount__c: -1 }));
+      expect(await invalid.json()).toEqual([
+        { errorCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Amount must be positive', fields: ['i360__Amount__c'] },
+      ]);
+      expect(sim.row('i360__Sale__c', id)!.i360__Amount__c).toBe(1200.5);
+      const note = await call(`${V}/sobjects/Note`, json('POST', { ParentId: id, Title: 'Called', Body: "It's sold" }));
+      expect(note.status).toBe(201);
+      const notes = await query(`SELECT Title, Body, Parent.Name FROM Note WHERE ParentId = '${id}'`);
+      expect(notes.body.records).toEqual([
+        { attributes: expect.any(Object), Title: 'Called', Body: "It's sold", Parent: { attributes: expect.any(Object), Name: expect.stringMatching(/^S-/) } },
+      ]);
+      const absent = await call(`${V}/sobjects/i360__Sale__c/${id.slice(0, 12)}AAA`);
+      expect(absent.status).toBe(404);
+      expect((await call(`${V}/sobjects/i360__Sale__c/${id}`, { method: 'DELETE' })).status).toBe(204);
+      expect(sim.row('i360__Sale__c', id)).toBeUndefined();
+      const again = await call(`${V}/sobjects/i360__Sale__c/${id}`, { method: 'DELETE' });
+      expect([again.status, await again.json()]).toEqual([404, [{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }]]);
+    });
+
+    it('creates a sale and its items in one composite/sobjects call; with allOrNone one bad item rolls every record back', async () => {
+      const appointment = sim.insertRow('i360__Appointment__c', {});
+      const sale = sim.insertRow('i360__Sale__c', { i360__Appointment__c: appointment });
+      const items = [
+        { attributes: { type: 'i360__Sale_Item__c' }, i360__Sale__c: sale, i360__Quantity__c: 2, i360__Price__c: 10 },
+        { attributes: { type: 'i360__Sale_Item__c' }, i360__Sale__c: sale, i360__Price__c: 5 },
+      ];
+      const before = sim.rows('i360__Sale_Item__c').length;
+      const rolledBack = await call(`${V}/composite/sobjects`, json('POST', { allOrNone: true, records: items }));
+      expect(rolledBack.status).toBe(200);
+      expect(await rolledBack.json()).toEqual([
+        { success: false, errors: [{ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: expect.stringContaining('rolled back'), fields: [] }] },
+        {
+          success: false,
+          errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [i360__Quantity__c]', fields: ['i360__Quantity__c'] }],
+        },
+      ]);
+      expect(sim.rows('i360__Sale_Item__c')).toHaveLength(before);
+
+      const partial = (await (await call(`${V}/composite/sobjects`, json('POST', { allOrNone: false, records: items }))).json()) as any[];
+      expect(partial.map((r) => r.success)).toEqual([true, false]);
+      expect(sim.rows('i360__Sale_Item__c')).toHaveLength(before + 1);
+
+      const update = (await (
+        await call(
+          `${V}/composite/sobjects`,
+          json('PATCH', { allOrNone: true, records: [{ attributes: { type: 'i360__Sale_Item__c' }, id: partial[0].id, i360__Quantity__c: 3 }] }),
+        )
+      ).json()) as any[];
+      expect(update).toEqual([{ id: partial[0].id, success: true, errors: [] }]);
+      expect(sim.row('i360__Sale_Item__c', partial[0].id)!.i360__Quantity__c).toBe(3);
+      const removed = (await (await call(`${V}/composite/sobjects?ids=${partial[0].id},${sale}&allOrNone=true`, { method: 'DELETE' })).json()) as any[];
+      expect(removed).toEqual([
+        { id: partial[0].id, success: true, errors: [] },
+        { id: sale, success: true, errors: [] },
+      ]);
+      const rolledBackDelete = (await (await call(`${V}/composite/sobjects?ids=${appointment},${sale}&allOrNone=true`, { method: 'DELETE' })).json()) as any[];
+      expect(rolledBackDelete.map((r) => r.errors[0].statusCode)).toEqual(['ALL_OR_NONE_OPERATION_ROLLED_BACK', 'ENTITY_IS_DELETED']);
+      expect(sim.row('i360__Appointment__c', appointment)).toBeDefined();
+
+      const tooMany = await call(`${V}/composite/sobjects`, json('POST', { records: Array.from({ length: 201 }, () => items[0]) }));
+      expect(tooMany.status).toBe(400);
+      expect(((await tooMany.json()) as any)[0].errorCode).toBe('EXCEEDED_ID_LIMIT');
     });
   });
 

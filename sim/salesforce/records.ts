@@ -29,6 +29,11 @@ const STRING_TYPES = new Set(['string', 'textarea', 'picklist', 'email', 'phone'
 const NUMBER_TYPES = new Set(['currency', 'double', 'int']);
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+export interface RecordsSnapshot {
+  tables: Map<string, Map<string, Row>>;
+  deleted: Set<string>;
+}
+
 export interface WriteContext {
   userId: string;
   at: number;
@@ -43,6 +48,7 @@ export class SfRecords implements SoqlData {
   readonly validationRules: SfValidationRule[] = [];
   private readonly tables = new Map<string, Map<string, Row>>();
   private readonly autoNumbers = new Map<string, number>();
+  private readonly deleted = new Set<string>();
 
   constructor(readonly schema: SfSchema) {}
 
@@ -95,19 +101,29 @@ export class SfRecords implements SoqlData {
     this.table(object.name).set(row.Id as string, row);
   }
 
+  /** Moves a row to the Recycle Bin: it is gone from queries, and calls naming it answer ENTITY_IS_DELETED. */
   delete(object: SfObject, id: string): boolean {
     const id18 = to18(id);
-    return id18 ? this.table(object.name).delete(id18) : false;
+    if (!id18 || !this.table(object.name).delete(id18)) return false;
+    this.deleted.add(id18);
+    return true;
+  }
+
+  isDeleted(id: string): boolean {
+    const id18 = to18(id);
+    return !!id18 && this.deleted.has(id18);
   }
 
   /** Every table as it is now, to put back when an all-or-none call fails. */
-  snapshot(): Map<string, Map<string, Row>> {
-    return new Map([...this.tables].map(([name, rows]) => [name, new Map(rows)]));
+  snapshot(): RecordsSnapshot {
+    return { tables: new Map([...this.tables].map(([name, rows]) => [name, new Map(rows)])), deleted: new Set(this.deleted) };
   }
 
-  restore(snapshot: Map<string, Map<string, Row>>): void {
+  restore(snapshot: RecordsSnapshot): void {
     this.tables.clear();
-    for (const [name, rows] of snapshot) this.tables.set(name, rows);
+    for (const [name, rows] of snapshot.tables) this.tables.set(name, rows);
+    this.deleted.clear();
+    for (const id of snapshot.deleted) this.deleted.add(id);
   }
 
   private table(objectName: string): Map<string, Row> {
@@ -193,12 +209,14 @@ export class SfRecords implements SoqlData {
     }
     if (STRING_TYPES.has(f.type)) {
       if (typeof value !== 'string') return fail('JSON_PARSER_ERROR', `Cannot deserialize instance of string from ${typeof value} value ${String(value)}`);
+      // Salesforce keeps an empty text as null.
+      if (value === '') return { value: null };
       if (f.length && value.length > f.length)
         return fail('STRING_TOO_LONG', `${f.label}: data value too large: ${value.slice(0, 40)} (max length=${f.length})`);
       if (f.type === 'email' && value !== '' && !EMAIL.test(value)) return fail('INVALID_EMAIL_ADDRESS', `${f.label}: invalid email address: ${value}`);
       if (f.type === 'picklist' && f.restrictedPicklist && !f.picklistValues?.some((v) => v.active && v.value === value))
         return fail('INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', `${f.label}: bad value for restricted picklist field: ${value}`);
-      return { value: value === '' ? null : value };
+      return { value };
     }
     if (NUMBER_TYPES.has(f.type)) {
       if (typeof value !== 'number' || !Number.isFinite(value))

@@ -4,12 +4,16 @@
  * behaviour cites its page. Its default schema is improveit 360's classic objects (schema.ts), changeable per test.
  */
 import { SimServer, type SimHandler, type SimRequest, type SimResponse } from '../../test/sim/common/sim-server.js';
-import { parseMultipart } from '../../test/sim/zoho/multipart.js';
-import { to18 } from './ids.js';
+import { SObjectCollections } from './collections.js';
+import { contentVersionUpload, SalesforceFiles, type SfFile } from './files.js';
 import { DEFAULT_SCOPES, SalesforceOAuth, type AccessGrant, type ConnectedApp, type SfConsent } from './oauth.js';
-import { isRequired, SfRecords, SfWriteError, sfDateTime, type SfError } from './records.js';
+import { QueryCursors } from './query-cursors.js';
+import { isRequired, SfRecords, SfWriteError, sfDateTime } from './records.js';
+import { errorBody, jsonObject, notFound } from './responses.js';
 import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
 import { parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
+
+export type { SfFile } from './files.js';
 
 export interface SalesforceSimOptions {
   clientId?: string;
@@ -23,23 +27,7 @@ export interface SalesforceSimOptions {
   autoApprove?: boolean;
 }
 
-/** A file of a record as tests read it: its document, latest version and bytes. */
-export interface SfFile {
-  contentDocumentId: string;
-  contentVersionId: string;
-  title: string;
-  pathOnClient: string;
-  fileExtension: string | null;
-  bytes: Buffer;
-  createdDate: string;
-}
-
-/** A Salesforce error body: a list of `{message, errorCode, fields?}` (Status Codes and Error Responses page). */
-const errorBody = (status: number, errorCode: string, message: string, fields?: string[]): SimResponse => ({
-  status,
-  body: [{ message, errorCode, ...(fields ? { fields } : {}) }],
-});
-const notFound = () => errorBody(404, 'NOT_FOUND', 'The requested resource does not exist');
+const entityIsDeleted = () => errorBody(404, 'ENTITY_IS_DELETED', 'entity is deleted', []);
 
 /**
  * The REST API versions this org answers, 50.0 (Winter '21) to 68.0 (Winter '27), each labelled with its release
@@ -53,33 +41,9 @@ const VERSIONS = Array.from({ length: 19 }, (_, i) => 50 + i).map((n) => ({
 }));
 const isVersion = (segment: string) => VERSIONS.some((v) => `v${v.version}` === segment);
 
+/** A query's batch: 2,000 by default, `Sforce-Query-Options: batchSize=N` asks 200 to 2,000 (Query Options Header page). */
 const DEFAULT_BATCH_SIZE = 2000;
-
-/** A SaveResult of sObject Collections: errors carry `statusCode` (not `errorCode`) beside `message` and `fields`. */
-interface SaveResult {
-  id?: string;
-  success: boolean;
-  errors: Array<{ statusCode: string; message: string; fields: string[] }>;
-  /** A create's result, whose id does not survive a roll back (updates and deletes keep theirs). */
-  created?: true;
-}
-
-const failed = (errors: SfError[]): SaveResult => ({
-  success: false,
-  errors: errors.map((e) => ({ statusCode: e.errorCode, message: e.message, fields: e.fields })),
-});
-
-const ROLLED_BACK = {
-  statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
-  message: 'Record rolled back because not all records were valid and the request was using AllOrNone header',
-  fields: [],
-};
-
-interface QueryCursor {
-  records: Record<string, unknown>[];
-  totalSize: number;
-  batchSize: number;
-}
+const MIN_BATCH_SIZE = 200;
 
 export class SalesforceSim {
   readonly login = new SimServer('salesforce-login');
@@ -103,10 +67,27 @@ export class SalesforceSim {
    * include fewer records than the limit ... based on the size and complexity of records"); tests lower this to page cheaply.
    */
   batchSizeCap = DEFAULT_BATCH_SIZE;
-  /** Every ContentVersion's bytes, by version id, kept after deletion so tests can count uploads. */
-  readonly uploads = new Map<string, Buffer>();
-  private readonly cursors = new Map<string, QueryCursor>();
-  private locatorCounter = 0;
+  /**
+   * Each data call takes this long (ms) before its answer: a long-running request. Salesforce runs at most 25 of those
+   * at once per org and refuses one more with 403 REQUEST_LIMIT_EXCEEDED (Salesforce Developer Limits and Allocations
+   * Quick Reference, API Request Limits and Allocations:
+   * https://developer.salesforce.com/docs/atlas.en-us.salesforce_app_limits_cheatsheet.meta/salesforce_app_limits_cheatsheet/salesforce_app_limits_platform_api.htm).
+   */
+  longRequestMs = 0;
+  concurrentLongRequestLimit = 25;
+  /** The most data calls in flight at once so far (a client's own limit on concurrent requests shows here). */
+  maxInFlight = 0;
+  /** Data calls being answered now. */
+  inFlight = 0;
+  private held: Promise<void> | null = null;
+  /** The open query cursors (at most 10, 15 minutes idle). */
+  readonly cursors = new QueryCursors();
+  readonly files = new SalesforceFiles({ records: () => this.records, userId: () => this.userId });
+  private readonly collections = new SObjectCollections({
+    records: () => this.records,
+    userId: () => this.userId,
+    deleteRow: (object, id) => this.deleteRow(object, id),
+  });
   private readonly ns: I360Namespace | null;
 
   constructor(options: SalesforceSimOptions = {}) {
@@ -219,6 +200,16 @@ export class SalesforceSim {
     this.oauth.expireAccessTokens();
   }
 
+  /** Every data call from now on is long-running and waits until the returned function is called. */
+  holdRequests(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.held = null;
+      release();
+    };
+  }
+
   setApiUsage(used: number, limit = this.apiRequestLimit): void {
     this.apiUsage = used;
     this.apiRequestLimit = limit;
@@ -257,6 +248,10 @@ export class SalesforceSim {
     this.records.validationRules.push(rule);
   }
 
+  clearValidationRules(): void {
+    this.records.validationRules.splice(0);
+  }
+
   /** Inserts a row as an admin would, without the API's checks on system fields; `at` sets its audit times. */
   insertRow(object: string, fields: Record<string, unknown>, at: Date = new Date()): string {
     return this.records.insert(this.mustObject(object), fields, { userId: this.userId, at: at.getTime(), trusted: true });
@@ -277,30 +272,17 @@ export class SalesforceSim {
 
   /** The files linked to a record (through ContentDocumentLink), each with its latest version's bytes. */
   filesOf(recordId: string): SfFile[] {
-    const id = to18(recordId);
-    return this.rows('ContentDocumentLink')
-      .filter((link) => link.LinkedEntityId === id)
-      .flatMap((link) => {
-        const document = this.row('ContentDocument', String(link.ContentDocumentId));
-        const version = document && this.row('ContentVersion', String(document.LatestPublishedVersionId));
-        if (!document || !version) return [];
-        return [
-          {
-            contentDocumentId: String(document.Id),
-            contentVersionId: String(version.Id),
-            title: String(version.Title),
-            pathOnClient: String(version.PathOnClient),
-            fileExtension: (version.FileExtension as string | null) ?? null,
-            bytes: this.uploads.get(String(version.Id)) ?? Buffer.alloc(0),
-            createdDate: String(version.CreatedDate),
-          },
-        ];
-      });
+    return this.files.filesOf(recordId);
+  }
+
+  /** Every ContentVersion's bytes, by version id, kept after deletion so tests can count uploads. */
+  get uploads(): Map<string, Buffer> {
+    return this.files.uploads;
   }
 
   /** Adds a file to a record as a user would in the UI (a ContentVersion published to it). */
   addFile(recordId: string, pathOnClient: string, bytes: Buffer, title?: string): string {
-    return this.createContentVersion({ PathOnClient: pathOnClient, Title: title, FirstPublishLocationId: recordId }, bytes, 'v60.0', Date.now());
+    return this.files.create({ PathOnClient: pathOnClient, Title: title, FirstPublishLocationId: recordId }, bytes, 'v60.0', Date.now());
   }
 
   private mustObject(name: string): SfObject {
@@ -434,12 +416,21 @@ export class SalesforceSim {
       if (!this.apiEnabled) return this.withLimitInfo(errorBody(403, 'API_DISABLED_FOR_ORG', 'API is not enabled for this Organization or Partner'));
       if (this.apiUsage >= this.apiRequestLimit) return this.withLimitInfo(errorBody(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.'));
       this.apiUsage += 1;
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
       try {
+        if (this.longRequestMs > 0 || this.held) {
+          if (this.inFlight > this.concurrentLongRequestLimit)
+            return this.withLimitInfo(errorBody(403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.'));
+          await Promise.all([new Promise((resolve) => setTimeout(resolve, this.longRequestMs)), this.held]);
+        }
         return this.withLimitInfo(await handler(req));
       } catch (err) {
         if (err instanceof SfWriteError) return this.withLimitInfo({ status: 400, body: err.errors });
         if (err instanceof SoqlError) return this.withLimitInfo(errorBody(400, err.errorCode, err.message));
         throw err;
+      } finally {
+        this.inFlight -= 1;
       }
     };
   }
@@ -460,7 +451,7 @@ export class SalesforceSim {
       body: { DailyApiRequests: { Max: this.apiRequestLimit, Remaining: Math.max(0, this.apiRequestLimit - this.apiUsage) } },
     }));
     this.data('GET', '/query', (req) => this.query(req));
-    this.data('GET', '/query/:locator', (req) => this.queryMore(req));
+    this.data('GET', '/query/:locator', (req) => this.cursors.next(req.params.version, req.params.locator));
     this.data('GET', '/sobjects', (req) => this.describeGlobal(req.params.version));
     this.data('GET', '/sobjects/:object/describe', (req) => this.describe(req));
     this.data('GET', '/sobjects/:object', (req) => this.basicInfo(req));
@@ -469,9 +460,9 @@ export class SalesforceSim {
     this.data('PATCH', '/sobjects/:object/:id', (req) => this.update(req));
     this.data('DELETE', '/sobjects/:object/:id', (req) => this.remove(req));
     this.data('GET', '/sobjects/:object/:id/:blob', (req) => this.blob(req));
-    this.data('POST', '/composite/sobjects', (req) => this.createCollection(req));
-    this.data('PATCH', '/composite/sobjects', (req) => this.updateCollection(req));
-    this.data('DELETE', '/composite/sobjects', (req) => this.deleteCollection(req));
+    this.data('POST', '/composite/sobjects', (req) => this.collections.create(req));
+    this.data('PATCH', '/composite/sobjects', (req) => this.collections.update(req));
+    this.data('DELETE', '/composite/sobjects', (req) => this.collections.delete(req));
   }
 
   private resources(version: string): Record<string, string> {
@@ -484,10 +475,9 @@ export class SalesforceSim {
   }
 
   /**
-   * Query (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-query.html): `totalSize`, `done`,
-   * `records`, and when more remain `nextRecordsUrl` = `/services/data/vXX.X/query/<locator>-<n>`. The batch is 2,000 by
-   * default; `Sforce-Query-Options: batchSize=N` asks 200 to 2,000 (Query Options Header:
-   * https://developer.salesforce.com/docs/platform/api-rest/guide/headers-queryoptions.html).
+   * Query (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-query.html), its batches kept by
+   * query-cursors.ts. The batch is 2,000 by default; `Sforce-Query-Options: batchSize=N` asks 200 to 2,000 (Query
+   * Options Header: https://developer.salesforce.com/docs/platform/api-rest/guide/headers-queryoptions.html).
    */
   private query(req: SimRequest): SimResponse {
     const q = req.query.get('q');
@@ -496,32 +486,8 @@ export class SalesforceSim {
     const result = runSoql(this.records, parsed);
     const records = parsed.count ? [] : result.rows.map((row) => recordOf(this.records, result, row, this.attributes(req.params.version)));
     const asked = /batchSize\s*=\s*(\d+)/i.exec(String(req.headers['sforce-query-options'] ?? ''));
-    const batchSize = Math.min(Math.max(asked ? Number(asked[1]) : DEFAULT_BATCH_SIZE, 200), DEFAULT_BATCH_SIZE, this.batchSizeCap);
-    const locator = `01gSIM${String(++this.locatorCounter).padStart(9, '0')}`;
-    this.cursors.set(locator, { records, totalSize: parsed.count ? result.rows.length : records.length, batchSize });
-    return this.page(req.params.version, locator, 0);
-  }
-
-  private queryMore(req: SimRequest): SimResponse {
-    const match = /^(01g\w+)-(\d+)$/.exec(req.params.locator);
-    if (!match || !this.cursors.has(match[1])) return errorBody(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
-    return this.page(req.params.version, match[1], Number(match[2]));
-  }
-
-  private page(version: string, locator: string, offset: number): SimResponse {
-    const cursor = this.cursors.get(locator)!;
-    const end = offset + cursor.batchSize;
-    const done = end >= cursor.records.length;
-    if (done) this.cursors.delete(locator);
-    return {
-      status: 200,
-      body: {
-        totalSize: cursor.totalSize,
-        done,
-        ...(done ? {} : { nextRecordsUrl: `/services/data/${version}/query/${locator}-${end}` }),
-        records: cursor.records.slice(offset, end),
-      },
-    };
+    const batchSize = Math.min(Math.max(asked ? Number(asked[1]) : DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE), DEFAULT_BATCH_SIZE, this.batchSizeCap);
+    return this.cursors.first(req.params.version, records, parsed.count ? result.rows.length : records.length, batchSize);
   }
 
   /** Describe Global (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-describe-global.html). */
@@ -603,7 +569,7 @@ export class SalesforceSim {
   private read(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
     const row = object && this.records.get(object.name, req.params.id);
-    if (!object || !row) return notFound();
+    if (!object || !row) return this.missing(req.params.id);
     const asked = req.query.get('fields');
     const names = asked ? asked.split(',').map((n) => n.trim()) : object.fields.map((f) => f.name);
     const body: Record<string, unknown> = { attributes: this.attributes(req.params.version)(object, String(row.Id)) };
@@ -616,11 +582,16 @@ export class SalesforceSim {
     return { status: 200, body };
   }
 
+  /** A row not there: ENTITY_IS_DELETED if it was deleted (it sits in the Recycle Bin), NOT_FOUND otherwise. */
+  private missing(id: string): SimResponse {
+    return this.records.isDeleted(id) ? entityIsDeleted() : notFound();
+  }
+
   /** sObject Rows, PATCH: 204 with no body; field errors as `[{message, errorCode, fields}]` with 400. */
   private update(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
-    if (!object || !this.records.get(object.name, req.params.id)) return notFound();
-    const values = this.jsonObject(req);
+    if (!object || !this.records.get(object.name, req.params.id)) return this.missing(req.params.id);
+    const values = jsonObject(req);
     if (!values) return errorBody(400, 'JSON_PARSER_ERROR', 'The request body is not a JSON object');
     this.records.update(object, req.params.id, values, { userId: this.userId, at: Date.now() });
     return { status: 204 };
@@ -629,28 +600,22 @@ export class SalesforceSim {
   /** sObject Rows, DELETE: 204. Deleting a ContentDocument deletes its versions and links (Object Reference, ContentDocument). */
   private remove(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
-    if (!object || !this.records.get(object.name, req.params.id)) return notFound();
+    if (!object || !this.records.get(object.name, req.params.id)) return this.missing(req.params.id);
     if (!object.deletable) return errorBody(400, 'INSUFFICIENT_ACCESS_OR_READONLY', `insufficient access rights on object id`);
     this.deleteRow(object, req.params.id);
     return { status: 204 };
   }
 
   private deleteRow(object: SfObject, id: string): void {
-    const id18 = to18(id)!;
-    if (object.name === 'ContentDocument') {
-      for (const version of this.rows('ContentVersion').filter((v) => v.ContentDocumentId === id18))
-        this.records.delete(this.mustObject('ContentVersion'), String(version.Id));
-      for (const link of this.rows('ContentDocumentLink').filter((l) => l.ContentDocumentId === id18))
-        this.records.delete(this.mustObject('ContentDocumentLink'), String(link.Id));
-    }
-    this.records.delete(object, id18);
+    if (object.name === 'ContentDocument') this.files.deleteDocument(id);
+    else this.records.delete(object, id);
   }
 
   /** A blob field's bytes: `sobjects/ContentVersion/{id}/VersionData` (Get Blob Data page). */
   private blob(req: SimRequest): SimResponse {
     const object = this.schema.object(req.params.object);
     const row = object && this.records.get(object.name, req.params.id);
-    const bytes = row && object.name === 'ContentVersion' && req.params.blob === 'VersionData' ? this.uploads.get(String(row.Id)) : undefined;
+    const bytes = row && object.name === 'ContentVersion' && req.params.blob === 'VersionData' ? this.files.bytesOf(String(row.Id)) : undefined;
     if (!bytes) return notFound();
     return { status: 200, raw: bytes, headers: { 'content-type': 'application/octet-stream' } };
   }
@@ -667,11 +632,11 @@ export class SalesforceSim {
     if (!object.createable) return errorBody(400, 'INVALID_TYPE', `Cannot create ${object.name}`);
     let id: string;
     if (object.name === 'ContentVersion') {
-      const upload = await this.contentVersionBody(req);
+      const upload = await contentVersionUpload(req);
       if ('status' in upload) return upload;
-      id = this.createContentVersion(upload.values, upload.bytes, req.params.version, Date.now());
+      id = this.files.create(upload.values, upload.bytes, req.params.version, Date.now());
     } else {
-      const values = this.jsonObject(req);
+      const values = jsonObject(req);
       if (!values) return errorBody(400, 'JSON_PARSER_ERROR', 'The request body is not a JSON object');
       id = this.records.insert(object, values, { userId: this.userId, at: Date.now() });
     }
@@ -680,204 +645,6 @@ export class SalesforceSim {
       body: { id, success: true, errors: [] },
       headers: { location: `/services/data/${req.params.version}/sobjects/${object.name}/${id}` },
     };
-  }
-
-  private async contentVersionBody(req: SimRequest): Promise<{ values: Record<string, unknown>; bytes: Buffer | null } | SimResponse> {
-    const type = String(req.headers['content-type'] ?? '');
-    if (type.toLowerCase().startsWith('multipart/')) {
-      const parts = await parseMultipart(req.headers, req.body);
-      const entityFile = parts.files.find((f) => f.field === 'entity_content');
-      const entity = entityFile ? entityFile.bytes.toString('utf8') : parts.fields.entity_content;
-      const binary = parts.files.find((f) => f.field === 'VersionData');
-      if (!entity) return errorBody(400, 'INVALID_MULTIPART_REQUEST', 'The multipart request must have an entity_content part with the fields in JSON');
-      let values: unknown;
-      try {
-        values = JSON.parse(entity);
-      } catch {
-        return errorBody(400, 'JSON_PARSER_ERROR', 'entity_content is not JSON');
-      }
-      if (!values || typeof values !== 'object' || Array.isArray(values)) return errorBody(400, 'JSON_PARSER_ERROR', 'entity_content is not a JSON object');
-      return { values: values as Record<string, unknown>, bytes: binary?.bytes ?? null };
-    }
-    const values = this.jsonObject(req);
-    if (!values) return errorBody(400, 'JSON_PARSER_ERROR', 'The request body is not a JSON object');
-    const { VersionData: data, ...rest } = values;
-    if (data !== undefined && typeof data !== 'string') return errorBody(400, 'JSON_PARSER_ERROR', 'VersionData must be base64 text');
-    return { values: rest, bytes: typeof data === 'string' ? Buffer.from(data, 'base64') : null };
-  }
-
-  /**
-   * A ContentVersion: a new ContentDocument (or a new version of `ContentDocumentId`'s), linked to
-   * `FirstPublishLocationId` and to its owner through ContentDocumentLink rows (Object Reference, ContentVersion:
-   * https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_contentversion.htm).
-   */
-  private createContentVersion(given: Record<string, unknown>, bytes: Buffer | null, version: string, at: number): string {
-    const values = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-    const path = typeof values.PathOnClient === 'string' ? values.PathOnClient : '';
-    if (!bytes)
-      throw new SfWriteError([{ errorCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [VersionData]', fields: ['VersionData'] }]);
-    const extension = /\.([^.\\/]+)$/.exec(path)?.[1]?.toLowerCase() ?? null;
-    const title = typeof values.Title === 'string' && values.Title ? values.Title : path.replace(/\.[^.\\/]+$/, '');
-    const context = { userId: this.userId, at };
-    const existingDocument = typeof values.ContentDocumentId === 'string' ? this.row('ContentDocument', values.ContentDocumentId) : undefined;
-    if (values.ContentDocumentId !== undefined && !existingDocument)
-      throw new SfWriteError([{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: ['ContentDocumentId'] }]);
-    const versionObject = this.mustObject('ContentVersion');
-    const documentObject = this.mustObject('ContentDocument');
-    const snapshot = this.records.snapshot();
-    try {
-      const versionId = this.records.insert(
-        versionObject,
-        { ...values, Title: title, VersionData: `/services/data/${version}/sobjects/ContentVersion/{id}/VersionData` },
-        context,
-      );
-      const documentId = existingDocument?.Id ?? this.records.insert(documentObject, { Title: title }, { ...context, trusted: true });
-      const versionNumber = existingDocument
-        ? this.rows('ContentVersion').filter((v) => v.ContentDocumentId === existingDocument.Id && v.Id !== versionId).length + 1
-        : 1;
-      for (const older of this.rows('ContentVersion').filter((v) => v.ContentDocumentId === documentId))
-        this.records.update(versionObject, String(older.Id), { IsLatest: false }, { ...context, trusted: true });
-      this.records.update(
-        versionObject,
-        versionId,
-        {
-          ContentDocumentId: documentId,
-          VersionData: `/services/data/${version}/sobjects/ContentVersion/${versionId}/VersionData`,
-          VersionNumber: String(versionNumber),
-          IsLatest: true,
-          ContentSize: bytes.length,
-          FileExtension: extension,
-          FileType: extension?.toUpperCase() ?? 'UNKNOWN',
-        },
-        { ...context, trusted: true },
-      );
-      this.records.update(
-        documentObject,
-        String(documentId),
-        {
-          Title: title,
-          LatestPublishedVersionId: versionId,
-          ContentSize: bytes.length,
-          FileExtension: extension,
-          FileType: extension?.toUpperCase() ?? 'UNKNOWN',
-        },
-        { ...context, trusted: true },
-      );
-      if (!existingDocument) {
-        const linkObject = this.mustObject('ContentDocumentLink');
-        this.records.insert(linkObject, { ContentDocumentId: documentId, LinkedEntityId: this.userId, ShareType: 'I', Visibility: 'AllUsers' }, context);
-        if (typeof values.FirstPublishLocationId === 'string')
-          this.records.insert(
-            linkObject,
-            { ContentDocumentId: documentId, LinkedEntityId: values.FirstPublishLocationId, ShareType: 'V', Visibility: 'AllUsers' },
-            context,
-          );
-      }
-      this.uploads.set(versionId, bytes);
-      return versionId;
-    } catch (err) {
-      this.records.restore(snapshot);
-      throw err;
-    }
-  }
-
-  /**
-   * sObject Collections, create (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-composite-sobjects-collections-create.html):
-   * up to 200 records, each with `attributes.type`; 200 with a SaveResult per record, in order. With `allOrNone` one
-   * failure rolls every record back: the failed ones carry their errors, the others ALL_OR_NONE_OPERATION_ROLLED_BACK.
-   */
-  private createCollection(req: SimRequest): SimResponse {
-    const body = req.json as { allOrNone?: unknown; records?: unknown } | undefined;
-    if (!body || typeof body !== 'object' || !Array.isArray(body.records))
-      return errorBody(400, 'JSON_PARSER_ERROR', 'The request body must have a records list');
-    if (body.records.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
-    return this.collection(body.allOrNone === true, body.records, (record) => this.createOne(record));
-  }
-
-  /**
-   * sObject Collections, update (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-composite-sobjects-collections-update.html):
-   * each record with `attributes.type` and `id`; a SaveResult per record, rolled back as on create with `allOrNone`.
-   */
-  private updateCollection(req: SimRequest): SimResponse {
-    const body = req.json as { allOrNone?: unknown; records?: unknown } | undefined;
-    if (!body || typeof body !== 'object' || !Array.isArray(body.records))
-      return errorBody(400, 'JSON_PARSER_ERROR', 'The request body must have a records list');
-    if (body.records.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
-    return this.collection(body.allOrNone === true, body.records, (record) => this.updateOne(record));
-  }
-
-  /** Runs each item; with `allOrNone` and any failure, puts every table back and marks the successes rolled back. */
-  private collection<T>(allOrNone: boolean, items: T[], each: (item: T) => SaveResult): SimResponse {
-    const snapshot = this.records.snapshot();
-    const results = items.map((item) => each(item));
-    if (!allOrNone || results.every((r) => r.success)) return { status: 200, body: results.map(({ created: _created, ...r }) => r) };
-    this.records.restore(snapshot);
-    return {
-      status: 200,
-      body: results.map(({ created, ...r }) => (r.success ? { ...(created ? {} : { id: r.id }), success: false, errors: [ROLLED_BACK] } : r)),
-    };
-  }
-
-  private updateOne(record: unknown): SaveResult {
-    if (!record || typeof record !== 'object' || Array.isArray(record))
-      return failed([{ errorCode: 'JSON_PARSER_ERROR', message: 'a record must be a JSON object', fields: [] }]);
-    const { attributes, id, Id, ...values } = record as Record<string, unknown>;
-    const type = (attributes as { type?: unknown } | undefined)?.type;
-    const object = typeof type === 'string' ? this.schema.object(type) : undefined;
-    if (!object) return failed([{ errorCode: 'INVALID_TYPE', message: 'Must send a concrete entity type.', fields: [] }]);
-    const recordId = typeof id === 'string' ? id : typeof Id === 'string' ? Id : '';
-    if (!this.records.get(object.name, recordId))
-      return failed([{ errorCode: 'MALFORMED_ID', message: `${object.label} ID: id value of incorrect type: ${recordId}`, fields: ['Id'] }]);
-    try {
-      this.records.update(object, recordId, values, { userId: this.userId, at: Date.now() });
-      return { id: to18(recordId)!, success: true, errors: [] };
-    } catch (err) {
-      if (err instanceof SfWriteError) return { id: to18(recordId)!, ...failed(err.errors) };
-      throw err;
-    }
-  }
-
-  private createOne(record: unknown): SaveResult {
-    const fail = failed;
-    if (!record || typeof record !== 'object' || Array.isArray(record))
-      return fail([{ errorCode: 'JSON_PARSER_ERROR', message: 'a record must be a JSON object', fields: [] }]);
-    const { attributes, ...values } = record as Record<string, unknown>;
-    const type = (attributes as { type?: unknown } | undefined)?.type;
-    const object = typeof type === 'string' ? this.schema.object(type) : undefined;
-    if (!object)
-      return fail([
-        {
-          errorCode: 'INVALID_TYPE',
-          message: typeof type === 'string' ? `sObject type '${type}' is not supported.` : 'Must send a concrete entity type.',
-          fields: [],
-        },
-      ]);
-    if ('Id' in values || 'id' in values) return fail([{ errorCode: 'INVALID_FIELD', message: 'cannot specify Id in an insert call', fields: ['Id'] }]);
-    try {
-      return { id: this.records.insert(object, values, { userId: this.userId, at: Date.now() }), success: true, errors: [], created: true };
-    } catch (err) {
-      if (err instanceof SfWriteError) return fail(err.errors);
-      throw err;
-    }
-  }
-
-  /** sObject Collections, delete: `?ids=a,b&allOrNone=true`, up to 200 ids, a DeleteResult per id. */
-  private deleteCollection(req: SimRequest): SimResponse {
-    const ids = (req.query.get('ids') ?? '').split(',').filter(Boolean);
-    if (ids.length > 200) return errorBody(400, 'EXCEEDED_ID_LIMIT', 'record limit reached. cannot submit more than 200 records into this call');
-    return this.collection(req.query.get('allOrNone') === 'true', ids, (id): SaveResult => {
-      const found = this.records.byId(id);
-      if (!found) return { id, ...failed([{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }]) };
-      if (!found.object.deletable)
-        return { id, ...failed([{ errorCode: 'INSUFFICIENT_ACCESS_OR_READONLY', message: 'insufficient access rights on object id', fields: [] }]) };
-      this.deleteRow(found.object, id);
-      return { id: String(found.row.Id), success: true, errors: [] };
-    });
-  }
-
-  private jsonObject(req: SimRequest): Record<string, unknown> | undefined {
-    const value = req.json;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   }
 
   /** Whether a field is required on create, as describe reports it (for tests that check the adapter reads it). */

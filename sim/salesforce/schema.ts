@@ -305,6 +305,15 @@ export function standardObjects(): SfObject[] {
       ],
       { createable: false },
     ),
+    // A classic note on a record (Object Reference, Note:
+    // https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_note.htm).
+    standardObject('Note', 'Note', '002', [
+      ...standardFields(),
+      field({ name: 'ParentId', type: 'reference', referenceTo: ['*'], relationshipName: 'Parent', nillable: false, updateable: false }),
+      field({ name: 'Title', type: 'string', nillable: false, nameField: true, length: 80 }),
+      field({ name: 'Body', type: 'textarea', length: 32000 }),
+      field({ name: 'IsPrivate', type: 'boolean', nillable: false, defaultedOnCreate: true }),
+    ]),
     standardObject('ContentDocumentLink', 'Content Document Link', '06A', [
       systemField('Id', 'id', 'Content Document Link ID', { length: 18 }),
       systemField('IsDeleted', 'boolean', 'Deleted'),
