@@ -1,5 +1,6 @@
 import { makePdf } from './sim/common/sim-server.js';
 import { SalesforceSim } from '../sim/salesforce/index.js';
+import { SelectedAppointmentCrm } from '../src/appointment-crm/selected-appointment-crm.js';
 import { CandidateSearchService } from '../src/suggestions/candidate-search.service.js';
 import { allActionsFinished, deliverPrompt, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { readChangesNow } from './support/automations.js';
@@ -193,6 +194,17 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     sim.setApiUsage(0, 100_000);
   });
 
+  it('sends at most 25 requests to the org at once: 40 searches held by the org all finish, none refused', async () => {
+    const crm = h.app.get(SelectedAppointmentCrm);
+    sim.maxInFlight = 0;
+    const release = sim.holdRequests();
+    const searches = Array.from({ length: 40 }, (_, i) => crm.searchAppointments({ email: `held-${i}@example.com` }));
+    await waitFor(() => (sim.inFlight >= 25 ? true : null), 10_000, '25 requests in flight');
+    release();
+    expect((await Promise.all(searches)).every((found) => found.length === 0)).toBe(true);
+    expect(sim.maxInFlight).toBe(25);
+  });
+
   /** A project of the service mapped to a fresh appointment of the org. */
   async function mappedProject(): Promise<{ projectId: string; drawingId: string; appointmentId: string }> {
     const appointmentId = addAppointment({ first: 'Cy', last: 'Push', email: 'cy@example.com', phone: '512 555 0142' });
@@ -298,4 +310,24 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
         .sort(),
     ).toEqual([expect.stringMatching(/\.pdf$/), `proposal-${drawingId}.pdf`].sort());
   }, 60_000);
+
+  it('refuses a consent without API access with the reason, and keeps the connection it had', async () => {
+    const before = await appointmentCard();
+    const start = await h.admin('/api/connections/appointment-crm/salesforce', { method: 'PUT', json: { login_url: sim.loginUrl, client_id: sim.clientId } });
+    expect(start.status).toBe(200);
+    const { authorize_url } = await json(start);
+    const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0];
+    const back = await consent(authorize_url);
+    sim.apiEnabled = false;
+    try {
+      const done = await fetch(`${h.url}${back.pathname}${back.search}`, { redirect: 'manual', headers: { cookie } });
+      expect(done.status).toBe(502);
+      const page = await done.text();
+      expect(page).toContain('no API access');
+      expect(page).toContain('API Enabled');
+    } finally {
+      sim.apiEnabled = true;
+    }
+    expect((await appointmentCard()).updated_at).toBe(before.updated_at);
+  });
 });
