@@ -12,6 +12,7 @@ import { readAppointment } from './appointment-reader.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
+import { FileReplaceRepository } from './file-replace.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 
@@ -27,6 +28,7 @@ import { ConnectedProductsService } from './connected-products.service.js';
     { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
     ConnectedProductsService,
     AppointmentDrawingPushRepository,
+    FileReplaceRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
   ],

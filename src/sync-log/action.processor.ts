@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { LockLostError } from '../database/advisory-lock.js';
 import { DatabaseUnavailableError } from '../database/database.errors.js';
 import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from '../health/metrics.service.js';
@@ -166,7 +167,7 @@ function isPermanent(err: unknown): boolean {
 /** The reason an admin reads: our own errors are written for that; anything else is a bug, named as such. */
 function reasonOf(err: unknown): string {
   if (err instanceof OutboundError || err instanceof PermanentActionError || err instanceof PdfRejectedError) return err.message;
-  if (err instanceof DatabaseUnavailableError) return err.message;
+  if (err instanceof DatabaseUnavailableError || err instanceof LockLostError) return err.message;
   const e = err as Error;
   return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
 }
