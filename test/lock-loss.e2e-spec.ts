@@ -1,4 +1,4 @@
-import { RECORD_CRM_DEFAULTS } from '../src/automation-settings/automation-settings.js';
+import { RECORD_CRM_DEFAULTS } from '../src/crm-settings/automation-settings.js';
 import pg from 'pg';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { deliverPrompt, mapAppointment } from './sim/appointment-crm/e2e-helpers.js';
