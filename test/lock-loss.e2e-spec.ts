@@ -1,9 +1,9 @@
 import { RECORD_CRM_DEFAULTS } from '../src/crm-settings/automation-settings.js';
 import pg from 'pg';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { deliverPrompt, mapAppointment } from './sim/appointment-crm/e2e-helpers.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { syncLogEntries } from './support/tables.js';
 import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 
 const sender = new WebhookSender();
@@ -63,9 +63,9 @@ describe('a lock lost in the middle of its work', () => {
     expect(rows[0].done).toBe(true);
   }
 
-  const entries = (where: Where) => h.database.repo(SyncLogEntry).find({ where, order: { id: 'ASC' } });
+  const entries = (where: Where) => syncLogEntries(h, where);
 
-  async function allFinished(where: Where, count: number): Promise<SyncLogEntry[]> {
+  async function allFinished(where: Where, count: number): ReturnType<typeof entries> {
     return waitFor(
       async () => {
         const found = await entries(where);

@@ -9,12 +9,12 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AppointmentNotePayload, LineItemsPayload } from '../domain/actions.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { FileReplaceRepository } from './file-replace.repository.js';
-import type { AppointmentDrawingPush } from './drawing-push.entity.js';
+import type { AppointmentDrawingPush } from './drawing-push.row.js';
 import { idempotencyKey } from './idempotency-key.js';
 import { saleFromLineItems } from './sale.js';
 
@@ -167,8 +167,8 @@ export class AppointmentActionsService {
         : () => this.service.openPdf(url);
     const { deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
-      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
-      : soldAction(entry, appointmentId);
+      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
+      : soldAction(entry, appointmentId, payload.amount);
     const done = overtaken ? `uploaded and removed again: ${OVERTAKEN}` : `uploaded, ${deleted} old proposal file(s) deleted`;
     return { status: 'succeeded', detail: `${what} ${done}`, next: [next] };
   }
@@ -187,7 +187,7 @@ export class AppointmentActionsService {
     return {
       status: 'succeeded',
       detail: `sale of drawing ${payload.drawing_id} (version ${sale.drawing_version_id}): ${sale.items.length} item(s), ${connected} with a connected product, total ${sale.total}`,
-      next: [soldAction(entry, appointmentId)],
+      next: [soldAction(entry, appointmentId, payload.amount)],
     };
   }
 
@@ -256,8 +256,10 @@ function lineItemsAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: 
   return { kind: 'push_line_items', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
 }
 
-function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string): Next {
-  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
+/** Sold; an approval's total rides along the chain (the funnel counts what was written, with its amount). */
+function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string, amount?: string): Next {
+  const payload = amount === undefined ? { status: SOLD } : { status: SOLD, amount };
+  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload };
 }
 
 function targetOf(entry: Pick<SyncLogEntry, 'kind' | 'target'>): string {

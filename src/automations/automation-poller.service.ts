@@ -7,13 +7,14 @@ import { withAdvisoryLock } from '../database/advisory-lock.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { RECORD_CRM, type ChangedRecordsPage, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
+import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 
@@ -63,20 +64,19 @@ export class AutomationPollerService {
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
+    private readonly reads: AutomationReadsRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
-    tasks: MaintenanceTasksService,
-  ) {
-    for (const crm of ['appointment', 'record'] as const) {
-      tasks.register({
-        name: `automation-poll-${crm}`,
-        everyMs: config.automationPollSeconds * 1000,
-        firstRunAfterOnePeriod: true,
-        run: async () => {
-          await this.poll(crm);
-        },
-      });
-    }
+  ) {}
+
+  @MaintenanceTask('automation-poll-appointment', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
+  async pollAppointmentCrmOnSchedule(): Promise<void> {
+    await this.poll('appointment');
+  }
+
+  @MaintenanceTask('automation-poll-record', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
+  async pollRecordCrmOnSchedule(): Promise<void> {
+    await this.poll('record');
   }
 
   /** A read of the CRM's changes to run now: its sync log entry (one still queued is joined, not doubled). */
@@ -141,6 +141,8 @@ export class AutomationPollerService {
           await this.polls.finishRun(crm, entryId, null);
           return { ...outcome, more: true };
         }
+        // For the funnel: counted once the page is recorded (a page read again after a cut-off read counts twice).
+        await this.reads.count(crm, page.changed, page.qualified);
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;

@@ -1,11 +1,11 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
 import { MappingLookupService } from './mapping-lookup.service.js';
+import { CrmLinksService } from './crm-links.service.js';
 import { MappingNamesService } from './mapping-names.service.js';
 import { MappingRepository } from './mapping.repository.js';
 import { MappingsController } from './mappings.controller.js';
@@ -29,17 +29,8 @@ import { TargetNamesService } from './target-names.service.js';
     MappingActionsService,
     MappingDeliveriesService,
     TargetNamesService,
+    CrmLinksService,
   ],
-  exports: [MappingRepository, MappingLookupService, MappingNamesService, MappingsService, TargetNamesService],
+  exports: [MappingRepository, MappingLookupService, MappingNamesService, MappingsService, TargetNamesService, CrmLinksService],
 })
-export class MappingsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistryService,
-    private readonly associations: MappingActionsService,
-    private readonly deliveries: MappingDeliveriesService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.associations, this.deliveries);
-  }
-}
+export class MappingsModule {}

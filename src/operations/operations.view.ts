@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MappingView } from '../mappings/mapping.view.js';
 import { SyncLogEntryView } from './sync-log.view.js';
-import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
+import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.row.js';
 import type { DeliveryRow } from '../webhooks/inbox.repository.js';
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
@@ -59,6 +59,7 @@ export class ChainView {
 
 export class DealRevenueView {
   @ApiProperty({ example: 'Deals/4150868000005277036' }) target: string;
+  @ApiProperty({ nullable: true, type: String, description: 'Where the Deal opens in Zoho; null when not known.' }) web_url: string | null;
   @ApiProperty({ nullable: true, type: String, example: '626.40', description: 'Amount as last written, exact decimal text.' }) amount: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Closed Won', description: 'Stage as last written (null: never written).' }) stage: string | null;
   @ApiProperty({ nullable: true, type: String, example: '2026-11-25' }) closing_date: string | null;

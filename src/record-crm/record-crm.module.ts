@@ -4,11 +4,12 @@ import { AutomationSettingsModule } from '../crm-settings/automation-settings.mo
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { ZohoFieldsClient } from './zoho/zoho-fields.client.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
@@ -43,13 +44,14 @@ const READINESS_WAIT_MS = 2_000;
     RecordDeliveriesService,
     // Revenue in Zoho: the Deal follows the proposal, line items become a Quote.
     ZohoRevenueClient,
+    ZohoFieldsClient,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };
@@ -57,15 +59,16 @@ export class RecordCrmModule implements OnModuleInit {
   constructor(
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
     private readonly checks: ReadinessRegistry,
-    private readonly registry: ActionRegistryService,
-    private readonly actions: RecordActionsService,
-    private readonly revenue: RevenueActionsService,
     private readonly names: MappingNamesService,
+    private readonly links: CrmLinksService,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(this.actions, this.revenue);
     this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
+    this.links.registerLinker('record', async (targets) => {
+      const base = await this.crm.webBase();
+      return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
+    });
     this.checks.register('record_crm', () => this.ready());
   }
 

@@ -5,7 +5,7 @@ import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type RecordSearch, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import { comparable, type MatchValues } from './match-keys.js';
-import type { Candidate } from './suggestion.entity.js';
+import type { Candidate } from './suggestion.row.js';
 
 /** The Contacts with a project's e-mail or phone whose Deals (or Quotes) are looked for: a few, not a whole family. */
 const CONTACTS_FOLLOWED = 3;
@@ -31,7 +31,8 @@ export class CandidateSearchService {
         key === 'job_number' ? { job_number: values.job_number! } : key === 'email' ? { email: values.email! } : { phone: wanted };
       for (const a of await this.appointmentCrm.searchAppointments(query)) {
         const theirs = key === 'job_number' ? a.job_number : key === 'email' ? a.customer?.email : a.customer?.phone;
-        if (comparable(key, theirs) === wanted) add(found, { id: a.id, module: null, name: a.customer?.name ?? null }, key);
+        if (comparable(key, theirs) === wanted)
+          add(found, { id: a.id, module: null, name: a.customer?.name ?? null, ...(a.web_url ? { web_url: a.web_url } : {}) }, key);
       }
     }
     const mapped = await this.lookup.appointmentsMappedAmong([...found.keys()]);

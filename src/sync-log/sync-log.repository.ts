@@ -4,7 +4,7 @@ import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
 import type { NewAction } from '../domain/actions.js';
 import { ACTION_KINDS, type CrmName } from '../domain/actions.js';
-import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.entity.js';
+import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.row.js';
 
 /** What the relay needs of an entry to put its job on a queue. */
 export interface UnqueuedEntry {
@@ -42,6 +42,39 @@ export interface HourRow {
   skipped: number;
 }
 
+/** One CRM's line of the funnel, as `funnelSince` reads it (amounts exact decimal text, null when none). */
+export interface FunnelRow {
+  crm: CrmName;
+  qualifiedEntries: number;
+  created: number;
+  drawingsPushed: number;
+  exported: number;
+  approved: number;
+  approvedAmount: string | null;
+  sales: number;
+  salesAmount: string | null;
+  sold: number;
+  deals: number;
+  dealsAmount: string | null;
+  quotes: number;
+  failed: number;
+  waiting: number;
+}
+
+/**
+ * One row per approved proposal among `facts` (the window's entries of the approval kinds): the appointment CRM's
+ * approval chain starts with an entry keyed `appointment:approved:<proposal>` carrying the total; Zoho's are the
+ * signed PDF (`record:approved:<proposal>`) and the Deal's update (its `amount`; a change order's later total wins).
+ */
+const APPROVALS_OF_FACTS = `
+  SELECT DISTINCT ON (crm, proposal) crm, proposal, amount, min(created_at) OVER (PARTITION BY crm, proposal) AS first_at FROM (
+    SELECT id, crm, substr(dedupe_key, length('appointment:approved:') + 1) AS proposal, payload->>'amount' AS amount, created_at FROM facts
+     WHERE dedupe_key LIKE 'appointment:approved:%'
+    UNION ALL
+    SELECT id, crm, payload->>'proposalId', CASE WHEN kind = 'update_deal' THEN payload->>'amount' END, created_at FROM facts
+     WHERE dedupe_key LIKE 'record:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')) a
+   ORDER BY crm, proposal, amount IS NULL, id DESC`;
+
 const ERROR_MAX = 2000;
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped'];
@@ -66,17 +99,16 @@ export class SyncLogRepository {
     if (actions.length === 0 && !options.routedInboxId) return [];
     const sql = 'SELECT idx, created, entry FROM crm_sync_record_actions($1::jsonb, $2::bigint) ORDER BY idx';
     const params = [JSON.stringify(actions.map(toRecordInput)), options.routedInboxId ?? null];
-    const m = options.manager ?? this.database.dataSource.manager;
     const rows: Array<{ idx: number; created: boolean; entry: Record<string, unknown> }> = options.manager
       ? await options.manager.query(sql, params)
       : await this.database.prepared('crm_sync_record_actions', sql, params);
-    return rows.map((row) => ({ entry: this.fromJson(row.entry, m), created: row.created }));
+    return rows.map((row) => ({ entry: this.fromJson(row.entry), created: row.created }));
   }
 
   async get(id: string): Promise<SyncLogEntry | null> {
     if (!/^\d{1,19}$/.test(id)) return null;
     const [row] = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE id = $1`, [id]);
-    return row ? this.toEntity(row) : null;
+    return row ? rowToEntry(row) : null;
   }
 
   /** Marks a run as started; null when the entry is already finished (a stale or repeated job). */
@@ -86,7 +118,7 @@ export class SyncLogRepository {
         WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
       [id],
     );
-    return rows.length > 0 ? this.toEntity(rows[0]) : null;
+    return rows.length > 0 ? rowToEntry(rows[0]) : null;
   }
 
   /** Names the project of an entry recorded before it had one (a project created by the entry itself). */
@@ -143,7 +175,7 @@ export class SyncLogRepository {
     const rows = await this.database.returning<Record<string, unknown>>(`UPDATE sync_log SET ${QUEUED_AGAIN} WHERE id = $1 AND status = 'failed' RETURNING *`, [
       id,
     ]);
-    return rows.length > 0 ? this.toEntity(rows[0]) : null;
+    return rows.length > 0 ? rowToEntry(rows[0]) : null;
   }
 
   /**
@@ -191,7 +223,7 @@ export class SyncLogRepository {
         ORDER BY id LIMIT $3`,
       [olderThanMs / 1000, afterId, limit, statuses],
     );
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   async list(filter: SyncLogFilter): Promise<{ items: SyncLogEntry[]; nextCursor: string | null }> {
@@ -207,7 +239,7 @@ export class SyncLogRepository {
       `SELECT * FROM sync_log ${where.sql()} ORDER BY id DESC LIMIT ${limit}`,
       where.params,
     );
-    const items = rows.slice(0, filter.limit).map((row) => this.toEntity(row));
+    const items = rows.slice(0, filter.limit).map((row) => rowToEntry(row));
     return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
   }
 
@@ -217,13 +249,13 @@ export class SyncLogRepository {
       projectId,
       limit,
     ]);
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   /** The entries a delivery's routing recorded, oldest first. */
   async findByInbox(inboxId: string): Promise<SyncLogEntry[]> {
     const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE inbox_id = $1 ORDER BY id`, [inboxId]);
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   /** Merges `progress` into a running entry's payload and says where it stands (a long pass resumes from there). */
@@ -290,6 +322,63 @@ export class SyncLogRepository {
     );
   }
 
+  /**
+   * The funnel's counts per CRM of the entries created at or after `since` (src/funnel/): one pass over the window's
+   * entries through the index `sync_log_funnel` (created_at, crm, with kind and status), plus the payloads of the
+   * few kinds whose facts are in them (an export, an approval's total). The sale and Sold counted as written are an
+   * approval's (their chain carries its `amount`; an export prompt's sale is not a sale made). Amounts are exact
+   * decimal text.
+   */
+  async funnelSince(since: Date, crm: CrmName | null): Promise<FunnelRow[]> {
+    return this.database.query<FunnelRow[]>(
+      `WITH counts AS (
+         SELECT crm,
+                count(*) FILTER (WHERE kind = 'create_project')::int AS qualified_entries,
+                count(*) FILTER (WHERE kind = 'create_project' AND status = 'succeeded')::int AS created,
+                count(*) FILTER (WHERE kind = 'push_drawings' AND status = 'succeeded')::int AS drawings_pushed,
+                count(*) FILTER (WHERE kind = 'push_quote' AND status = 'succeeded')::int AS quotes,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status NOT IN ('succeeded', 'failed', 'skipped'))::int AS waiting
+           FROM sync_log WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2) GROUP BY crm),
+       facts AS (
+         SELECT id, crm, kind, status, dedupe_key, payload, created_at FROM sync_log
+          WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2)
+            AND kind IN ('push_proposal_pdf', 'attach_pdf', 'push_line_items', 'set_status', 'update_deal')),
+       approvals AS (${APPROVALS_OF_FACTS}),
+       written AS (
+         SELECT crm,
+                count(*) FILTER (WHERE kind IN ('push_proposal_pdf', 'attach_pdf') AND status = 'succeeded'
+                                   AND NOT (payload ? 'pdf_url' OR payload ? 'pdfUrl'))::int AS exported,
+                count(*) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded' AND payload ? 'amount')::int AS sales,
+                sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded') AS sales_amount,
+                count(*) FILTER (WHERE kind = 'set_status' AND status = 'succeeded' AND payload->>'status' = 'Sold' AND payload ? 'amount')::int AS sold,
+                count(*) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED')::int AS deals,
+                sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED') AS deals_amount
+           FROM facts GROUP BY crm),
+       approved AS (SELECT crm, count(*)::int AS approved, sum(amount::numeric) AS approved_amount FROM approvals GROUP BY crm)
+       SELECT c.crm, c.qualified_entries AS "qualifiedEntries", c.created, c.drawings_pushed AS "drawingsPushed",
+              COALESCE(w.exported, 0) AS exported, COALESCE(a.approved, 0) AS approved, a.approved_amount::text AS "approvedAmount",
+              COALESCE(w.sales, 0) AS sales, w.sales_amount::text AS "salesAmount", COALESCE(w.sold, 0) AS sold,
+              COALESCE(w.deals, 0) AS deals, w.deals_amount::text AS "dealsAmount", c.quotes, c.failed, c.waiting
+         FROM counts c LEFT JOIN written w USING (crm) LEFT JOIN approved a USING (crm)`,
+      [since, crm],
+    );
+  }
+
+  /** Approvals per CRM and UTC day (the day their first entry was recorded), with their amounts; days with none left out. */
+  approvedPerDaySince(since: Date, crm: CrmName | null): Promise<Array<{ crm: CrmName; day: string; approved: number; amount: string | null }>> {
+    return this.database.query(
+      `WITH facts AS (
+         SELECT id, crm, kind, status, dedupe_key, payload, created_at FROM sync_log
+          WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2)
+            AND kind IN ('push_proposal_pdf', 'attach_pdf', 'push_line_items', 'set_status', 'update_deal')),
+       approvals AS (${APPROVALS_OF_FACTS})
+       SELECT crm, to_char(first_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS approved, sum(amount::numeric)::text AS amount
+         FROM approvals GROUP BY 1, 2 ORDER BY 2, 1`,
+      [since, crm],
+    );
+  }
+
   /** Seconds since the longest-waiting queued entry was (last) queued; null when none is queued. */
   async oldestQueuedAgeSeconds(): Promise<number | null> {
     const [row] = await this.database.query<Array<{ age: number | null }>>(
@@ -333,25 +422,49 @@ export class SyncLogRepository {
     return rows.length;
   }
 
-  /** A row read back with RETURNING *, as the entity (saves reading it again). */
-  private toEntity(row: Record<string, unknown>, m?: EntityManager): SyncLogEntry {
-    const metadata = (m ?? this.database.dataSource.manager).connection.getMetadata(SyncLogEntry);
-    const entry = new SyncLogEntry();
-    for (const column of metadata.columns) {
-      (entry as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
-    }
-    entry.id = String(entry.id);
-    if (entry.inboxId !== null) entry.inboxId = String(entry.inboxId);
-    if (entry.parentId !== null) entry.parentId = String(entry.parentId);
-    return entry;
-  }
-
   /** An entry as `crm_sync_record_actions` returns it (jsonb, timestamps as text). */
-  private fromJson(json: Record<string, unknown>, m: EntityManager): SyncLogEntry {
+  private fromJson(json: Record<string, unknown>): SyncLogEntry {
     const row = { ...json };
     for (const column of TIMESTAMP_COLUMNS) if (typeof row[column] === 'string') row[column] = new Date(row[column] as string);
-    return this.toEntity(row, m);
+    return rowToEntry(row);
   }
+}
+
+/** The column of each field of an entry. */
+const ENTRY_COLUMNS: { readonly [K in keyof SyncLogEntry]-?: string } = {
+  id: 'id',
+  kind: 'kind',
+  trigger: 'trigger',
+  crm: 'crm',
+  projectId: 'project_id',
+  target: 'target',
+  status: 'status',
+  attempts: 'attempts',
+  retryBase: 'retry_base',
+  error: 'error',
+  detail: 'detail',
+  payload: 'payload',
+  dedupeKey: 'dedupe_key',
+  coalesceKey: 'coalesce_key',
+  inboxId: 'inbox_id',
+  parentId: 'parent_id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  durationMs: 'duration_ms',
+  enqueuedAt: 'enqueued_at',
+  notBefore: 'not_before',
+  actor: 'actor',
+};
+
+/** A `sync_log` row (`SELECT *`, `RETURNING *`) as an entry; the bigint ids as strings. */
+export function rowToEntry(row: Record<string, unknown>): SyncLogEntry {
+  const entry = Object.fromEntries(Object.entries(ENTRY_COLUMNS).map(([field, column]) => [field, row[column]])) as unknown as SyncLogEntry;
+  entry.id = String(entry.id);
+  if (entry.inboxId !== null) entry.inboxId = String(entry.inboxId);
+  if (entry.parentId !== null) entry.parentId = String(entry.parentId);
+  return entry;
 }
 
 /** How long a finishing entry took, from its last run's start (or its recording, when it never ran). */
