@@ -17,6 +17,7 @@ import { Revenue1763700014000 } from './1763700014000-revenue.js';
 import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
+import { AppointmentFileReplaces1763700015300 } from './1763700015300-appointment-file-replaces.js';
 import { Funnel1763700016300 } from './1763700016300-funnel.js';
 import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
 
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   Automations1763700014200,
   ProjectNames1763700014500,
   MappingSuggestions1763700014600,
+  AppointmentFileReplaces1763700015300,
   Funnel1763700016300,
   RecordUrls1763700016400,
 ];

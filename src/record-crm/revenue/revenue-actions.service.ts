@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { withAdvisoryLock } from '../../database/advisory-lock.js';
+import { assertLockHeld, withAdvisoryLock } from '../../database/advisory-lock.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
 import { OutboundError } from '../../http/outbound-error.js';
 import { withRetries } from '../../http/retry.js';
@@ -130,25 +130,26 @@ export class RevenueActionsService {
   /**
    * One write of a Quote at a time, across replicas: two pushes of the same drawing running together (an approval
    * and an export prompt, a retry beside a new push) would each find no Quote and create one, or interleave their
-   * row replacements.
+   * row replacements. Each write to Zoho is made only while the lock is held: a lost lock (its connection gone) stops the
+   * push before its next write, and the action runs again under the lock, finding what the other push made.
    */
   private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
     const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
-    return withAdvisoryLock(this.config.databaseUrl, key, () => this.writeQuoteLocked(p, fields));
+    return withAdvisoryLock(this.config.databaseUrl, key, (signal) => this.writeQuoteLocked(p, fields, signal));
   }
 
-  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>, lock: AbortSignal): Promise<{ quoteId: string; verb: string }> {
     if (p.module === 'Quotes') {
-      await this.replaceItems(p.recordId, fields);
+      await this.replaceItems(p.recordId, fields, lock);
       return { quoteId: p.recordId, verb: 'replaced the items of' };
     }
     const existing = await this.findQuote(p.recordId, p.drawingId);
     if (existing) {
-      await this.replaceItems(existing.id, fields);
+      await this.replaceItems(existing.id, fields, lock);
       await this.quotes.save(p.recordId, p.drawingId, existing.id);
       return { quoteId: existing.id, verb: 'replaced the items of' };
     }
-    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields);
+    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, lock);
     await this.quotes.save(p.recordId, p.drawingId, quoteId);
     return { quoteId, verb: 'created' };
   }
@@ -194,7 +195,7 @@ export class RevenueActionsService {
    * first looks for the Quote: a create left unanswered waits as long as it went unanswered (OutboundError's
    * retryAfterMs), so one that Zoho applied late is found rather than made again.
    */
-  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>): Promise<string> {
+  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>, lock: AbortSignal): Promise<string> {
     const deal = await this.zoho.getRecord('Deals', p.recordId);
     if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
     const links: Record<string, unknown> = { Deal_Name: { id: p.recordId } };
@@ -205,12 +206,13 @@ export class RevenueActionsService {
     return withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.findQuote(p.recordId, p.drawingId) : null;
       if (earlier) return earlier.id;
+      assertLockHeld(lock);
       return this.zoho.createQuote({ Subject: subject, ...links, ...fields });
     }, this.config.http.retry);
   }
 
   /** Deletes every row the Quote has (by id) and adds the new ones, in one update; read again before each try. */
-  private async replaceItems(quoteId: string, fields: Record<string, unknown>): Promise<void> {
+  private async replaceItems(quoteId: string, fields: Record<string, unknown>, lock: AbortSignal): Promise<void> {
     await withRetries(async () => {
       const quote = await this.zoho.getRecord('Quotes', quoteId);
       if (!quote) throw new PermanentActionError(`Zoho has no Quote ${quoteId}`);
@@ -218,6 +220,7 @@ export class RevenueActionsService {
         const id = lookupId(row);
         return id ? [{ id, _delete: null }] : [];
       });
+      assertLockHeld(lock);
       await this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] });
     }, this.config.http.retry);
   }
