@@ -1,6 +1,6 @@
 import { failureOf, ZohoClients } from './support/zoho-clients.js';
 import { jsonCents } from '../src/record-crm/money.js';
-import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
+import { coqlText, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
 
 /**
  * The revenue calls on their own against the Zoho simulator, which answers as Zoho's v8 OpenAPI files
@@ -54,16 +54,51 @@ describe(ZohoRevenueClient.name, () => {
     expect(zoho.api.requestsTo('GET', '/crm/v8/settings/fields').at(-1)!.query.get('module')).toBe('Deals');
   });
 
-  it('finds a product by its exact Product_Code, escaping the criteria; none is 204, read as null', async () => {
-    const odd = 'FENCE-(6,FT)\\A';
-    const id = zoho.revenue.addProduct('Fence', odd);
-    zoho.revenue.addProduct('Gate', 'gate-1');
-    expect(criteriaValue(odd)).toBe('FENCE-\\(6\\,FT\\)\\\\A');
-    expect(await client.findProductByCode(odd)).toEqual({ id, code: odd });
-    expect(zoho.api.requestsTo('GET', '/crm/v8/Products/search').at(-1)!.query.get('criteria')).toBe(`(Product_Code:equals:${criteriaValue(odd)})`);
-    // Zoho's search ignores case; a Product_Code is taken only as written.
-    expect(await client.findProductByCode('GATE-1')).toBeNull();
-    expect(await client.findProductByCode('NOWHERE')).toBeNull();
+  it('finds products by their exact Product_Code with COQL, 50 codes a query, just-created ones too (no search-index lag)', async () => {
+    zoho.searchLagMs = 60_000;
+    try {
+      const odd = "FENCE-(6,FT)\\A 'x'";
+      const id = zoho.revenue.addProduct('Fence', odd);
+      const gate = zoho.revenue.addProduct('Gate', 'gate-1');
+      expect(coqlText(odd)).toBe("'FENCE-(6,FT)\\\\A \\'x\\''");
+      // Search misses both (just written); the Query API reads them as written.
+      const searched = await clients.client().request({ endpoint: 'GET /Products/search', method: 'GET', path: '/Products/search', params: { word: 'Fence' } });
+      expect(searched.status).toBe(204);
+      expect(await client.findProductsByCodes([odd, 'gate-1', 'NOWHERE'])).toEqual([
+        { id, code: odd },
+        { id: gate, code: 'gate-1' },
+      ]);
+      const query = zoho.api.requestsTo('POST', '/crm/v8/coql').at(-1)!.body.toString();
+      expect(JSON.parse(query).select_query).toBe(
+        `select Product_Code from Products where Product_Code in (${coqlText(odd)}, 'gate-1', 'NOWHERE') limit 200 offset 0`,
+      );
+      // Zoho's comparison may ignore case; a Product_Code is taken only as written.
+      expect(await client.findProductsByCodes(['GATE-1'])).toEqual([]);
+      // 51 codes: two queries (Zoho refuses more than 50 values in an `in`).
+      const before = zoho.api.requestsTo('POST', '/crm/v8/coql').length;
+      const many = Array.from({ length: 51 }, (_, i) => `MANY-${i}`);
+      many.forEach((code) => zoho.revenue.addProduct(code, code));
+      expect(await client.findProductsByCodes(many)).toHaveLength(51);
+      expect(zoho.api.requestsTo('POST', '/crm/v8/coql').length - before).toBe(2);
+    } finally {
+      zoho.searchLagMs = 0;
+    }
+  });
+
+  it("COQL as Zoho answers it: pages of 200 while more_records, 204 for none, its refusals' codes", async () => {
+    for (let i = 0; i < 205; i++) zoho.revenue.addProduct(`Paged ${i}`, `PAGED-${i}`);
+    const rows = await client.query("select Product_Code from Products where Product_Code like 'PAGED-%'");
+    expect(rows).toHaveLength(205);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(205);
+    expect(await client.query("select Product_Code from Products where Product_Code = 'NONE'")).toEqual([]);
+    const badField = await failureOf(client.query("select product_code from Products where Product_Code = 'x'"));
+    expect(badField.excerpt).toMatch(/^INVALID_QUERY: .*"column_name":"product_code"/);
+    const tooMany = await failureOf(
+      client.query(`select Product_Code from Products where Product_Code in (${Array.from({ length: 51 }, (_, i) => `'${i}'`).join(',')})`),
+    );
+    expect(tooMany.excerpt).toMatch(/^LIMIT_EXCEEDED/);
+    const syntax = await failureOf(client.query('select from Products'));
+    expect(syntax.excerpt).toMatch(/^SYNTAX_ERROR/);
   });
 
   it("creates a Quote (201) and Zoho's refusals inside data[] fail it with their code: MANDATORY_NOT_FOUND, DUPLICATE_DATA", async () => {

@@ -153,15 +153,17 @@ export class RevenueActionsService {
     return { quoteId, verb: 'created' };
   }
 
-  /** Each SKU's Zoho product: remembered, else searched by Product_Code and remembered; else the fallback product. */
+  /**
+   * Each SKU's Zoho product: remembered, else found by Product_Code (the SKUs not remembered, up to 50 a query) and
+   * remembered; else the fallback product.
+   */
   private async productsOf(items: LineItem[], fallback: string | null): Promise<(item: LineItem) => string | null> {
     const skus = [...new Set(items.map((i) => i.sku).filter((s): s is string => typeof s === 'string' && s !== ''))];
     const known = await this.products.findBySkus(skus);
-    for (const sku of skus.filter((s) => !known.has(s))) {
-      const found = await this.zoho.findProductByCode(sku);
-      if (!found) continue;
-      await this.products.save(sku, found.id);
-      known.set(sku, found.id);
+    const unknown = skus.filter((s) => !known.has(s));
+    for (const found of unknown.length > 0 ? await this.zoho.findProductsByCodes(unknown) : []) {
+      await this.products.save(found.code, found.id);
+      known.set(found.code, found.id);
     }
     return (item) => (item.sku ? known.get(item.sku) : undefined) ?? fallback;
   }

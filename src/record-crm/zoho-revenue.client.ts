@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isJsonObject } from '../http/exact-json.js';
 import { OutboundError } from '../http/outbound-error.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { envelopeItems, firstResultId, zohoId, ZohoClient } from './zoho.client.js';
+import { envelopeItems, firstResultId, zohoId, zohoRecord, ZohoClient } from './zoho.client.js';
 
 /** A Zoho record as Zoho sent it (ids as exact strings where read here, lookups as `{ id, name }`). */
 export type ZohoFields = Record<string, unknown> & { id: string };
@@ -20,6 +20,10 @@ export interface ZohoProduct {
 }
 
 const STAGES_CACHE_MS = 10 * 60_000;
+/** COQL: `in` takes at most 50 values; a call answers at most 2,000 rows, 200 for one credit (Zoho's Query API limits). */
+const COQL_IN_VALUES = 50;
+const COQL_PAGE = 200;
+const COQL_MAX_ROWS = 10_000;
 const enc = encodeURIComponent;
 
 /**
@@ -70,11 +74,22 @@ export class ZohoRevenueClient {
     return values;
   }
 
-  /** The product whose Product_Code is exactly `code` (`GET /Products/search?criteria=(Product_Code:equals:…)`), or null. */
-  async findProductByCode(code: string): Promise<ZohoProduct | null> {
-    const items = await this.search('Products', `(Product_Code:equals:${criteriaValue(code)})`);
-    const found = items.find((p) => p.Product_Code === code);
-    return found ? { id: zohoId('GET /Products/search', found.id), code } : null;
+  /**
+   * The products whose Product_Code is exactly one of `codes`, by COQL (`in`, at most 50 values a query), read as
+   * written (no search-index lag). Zoho's text comparison may ignore case: each code is compared exactly here; a
+   * code two products share takes the first (lowest id).
+   */
+  async findProductsByCodes(codes: string[]): Promise<ZohoProduct[]> {
+    const found = new Map<string, string>();
+    const unique = [...new Set(codes)];
+    for (let at = 0; at < unique.length; at += COQL_IN_VALUES) {
+      const batch = unique.slice(at, at + COQL_IN_VALUES);
+      const rows = await this.query(`select Product_Code from Products where Product_Code in (${batch.map(coqlText).join(', ')})`);
+      for (const row of rows) {
+        if (typeof row.Product_Code === 'string' && batch.includes(row.Product_Code) && !found.has(row.Product_Code)) found.set(row.Product_Code, row.id);
+      }
+    }
+    return [...found].map(([code, id]) => ({ id, code }));
   }
 
   /** Products matching `words` (`GET /Products/search?word=`: Zoho's word search, name or code), for a picker. */
@@ -84,10 +99,35 @@ export class ZohoRevenueClient {
     return envelopeItems(endpoint, data).map((p) => ({ ...p, id: zohoId(endpoint, p.id) }));
   }
 
-  /** Quotes whose Subject starts with `prefix` (the search's own matching is loose: the caller checks exactly). */
-  async findQuotes(prefix: string): Promise<ZohoFields[]> {
-    const items = await this.search('Quotes', `(Subject:starts_with:${criteriaValue(prefix)})`);
-    return items.map((q) => ({ ...q, id: zohoId('GET /{module}/search', q.id) }));
+  /**
+   * Quotes whose Subject starts with `prefix`, with their Subject and Deal_Name, by COQL (`like 'prefix%'`): the
+   * Query API reads records as written, where search may miss one just created (module_search.yaml: "204 … due to
+   * indexing delays. To fetch records without delay, use the Query API"). Zoho may ignore case: the caller checks.
+   */
+  findQuotes(prefix: string): Promise<ZohoFields[]> {
+    // The prefix is `Drawing <digits> -`: no wildcard of `like` in it.
+    return this.query(`select Subject, Deal_Name from Quotes where Subject like ${coqlText(`${prefix}%`)}`);
+  }
+
+  /**
+   * `POST /coql` (crm-oas v8.0/coql/coql.yaml, executeCOQLQuery): every row of a SELECT, 200 a call (`limit`,
+   * `offset` while `info.more_records`), 204 when none; ids as exact strings, lookups as `{ id }`.
+   */
+  async query(select: string): Promise<ZohoFields[]> {
+    const endpoint = 'POST /coql';
+    const rows: ZohoFields[] = [];
+    for (let offset = 0; offset < COQL_MAX_ROWS; offset += COQL_PAGE) {
+      const { data } = await this.zoho.request<unknown>({
+        endpoint,
+        method: 'POST',
+        path: '/coql',
+        json: { select_query: `${select} limit ${COQL_PAGE} offset ${offset}` },
+      });
+      for (const row of envelopeItems(endpoint, data)) rows.push({ ...zohoRecord(endpoint, row), id: zohoId(endpoint, row.id) });
+      const more = isJsonObject(data) && isJsonObject(data.info) && data.info.more_records === true;
+      if (!more) return rows;
+    }
+    throw new OutboundError('zoho', endpoint, 'invalid_response', 200, `more than ${COQL_MAX_ROWS} rows for one query`);
   }
 
   /** `POST /Quotes`; not retried here (a Quote is not idempotent): the caller looks for it before trying again. */
@@ -104,16 +144,9 @@ export class ZohoRevenueClient {
   updateQuote(id: string, fields: Record<string, unknown>): Promise<void> {
     return this.updateRecord('Quotes', id, fields, false);
   }
-
-  /** `GET /{module}/search?criteria=`: the first page (200 records); 204 when nothing matches. */
-  private async search(module: 'Products' | 'Quotes', criteria: string): Promise<Array<Record<string, unknown>>> {
-    const endpoint = module === 'Products' ? 'GET /Products/search' : 'GET /{module}/search';
-    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'GET', path: `/${module}/search`, params: { criteria, per_page: 200, page: 1 } });
-    return envelopeItems(endpoint, data);
-  }
 }
 
-/** A value inside Zoho's search criteria: `(`, `)`, `,` and `\` are escaped with a backslash. */
-export function criteriaValue(value: string): string {
-  return value.replace(/[\\(),]/g, (c) => `\\${c}`);
+/** A text in a COQL query: in single quotes, `'` and `\` escaped with a backslash. */
+export function coqlText(value: string): string {
+  return `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 }

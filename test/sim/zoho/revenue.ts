@@ -1,3 +1,4 @@
+import type { QueryableModule } from './coql.js';
 import { searchRecords } from './zoho-search.js';
 import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
 import type { ScopedCall } from './scopes.js';
@@ -14,15 +15,18 @@ import type { ScopedCall } from './scopes.js';
 /** What the revenue routes need of ZohoSim: its token and scope check, its records of a module, its ids. */
 export interface RevenueHost {
   authed(call: ScopedCall, handler: SimHandler): SimHandler;
-  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown> }>;
+  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown>; modifiedAt: number }>;
   addRecord(module: 'Quotes', id: string, fields: Record<string, unknown>): string;
   newId(): string;
+  /** Whether a record written then is in the search index yet (ZohoSim.searchLagMs). */
+  indexed(writtenAt: number): boolean;
 }
 
 export interface ZohoProduct {
   id: string;
   name: string;
   code: string;
+  writtenAt: number;
 }
 
 /** Zoho's default Deals pipeline, in its order. */
@@ -94,8 +98,14 @@ export class ZohoRevenueSim {
 
   addProduct(name: string, code: string): string {
     const id = this.host.newId();
-    this.products.set(id, { id, name, code });
+    this.products.set(id, { id, name, code, writtenAt: Date.now() });
     return id;
+  }
+
+  /** Products as COQL reads them (no indexing lag). */
+  queryableProducts(): QueryableModule {
+    const records = [...this.products.values()].map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } }));
+    return { records, fields: ['Product_Name', 'Product_Code', 'Unit_Price', 'Product_Active'] };
   }
 
   /** A record's fields as Zoho holds them (a Quote's computed figures included). */
@@ -108,9 +118,10 @@ export class ZohoRevenueSim {
   /** Changes a record as a rep would in Zoho's UI. */
   editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>): void {
     Object.assign(this.fieldsOf(module, id), fields);
+    this.host.records(module).get(id)!.modifiedAt = Date.now();
   }
 
-  quotes(): Array<{ id: string; fields: Record<string, unknown> }> {
+  quotes(): Array<{ id: string; fields: Record<string, unknown>; modifiedAt: number }> {
     return [...this.host.records('Quotes').values()];
   }
 
@@ -129,10 +140,15 @@ export class ZohoRevenueSim {
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
   private search(req: SimRequest, module: 'Products' | 'Quotes'): SimResponse {
     const criteria = req.query.get('criteria');
-    if (!criteria && module === 'Quotes') return searchRecords(this.quotes(), req.query);
+    // module_search.yaml: a record just written may not be found yet (indexing).
+    const quotes = () => this.quotes().filter((q) => this.host.indexed(q.modifiedAt));
+    const products = () => [...this.products.values()].filter((p) => this.host.indexed(p.writtenAt));
+    if (!criteria && module === 'Quotes') return searchRecords(quotes(), req.query);
     if (!criteria && module === 'Products') {
-      const products = [...this.products.values()].map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } }));
-      return searchRecords(products, req.query);
+      return searchRecords(
+        products().map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } })),
+        req.query,
+      );
     }
     if (!criteria) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'criteria' }) };
     const match = /^\((\w+):(equals|starts_with):((?:\\.|[^\\()])*)\)$/.exec(criteria);
@@ -144,8 +160,8 @@ export class ZohoRevenueSim {
     const value = raw.replace(/\\(.)/g, '$1').toLowerCase();
     const rows: Item[] =
       module === 'Products'
-        ? [...this.products.values()].map((p) => ({ id: p.id, Product_Name: p.name, Product_Code: p.code }))
-        : this.quotes().map((q) => ({ id: q.id, ...q.fields }));
+        ? products().map((p) => ({ id: p.id, Product_Name: p.name, Product_Code: p.code }))
+        : quotes().map((q) => ({ id: q.id, ...q.fields }));
     // Zoho's search is case-insensitive.
     const found = rows.filter((row) => {
       const text = typeof row[field] === 'string' ? (row[field] as string).toLowerCase() : null;
@@ -207,6 +223,7 @@ export class ZohoRevenueSim {
         return invalid(`${at}.Closing_Date`, 'Closing_Date', 'invalid data', { expected_data_type: 'date' });
       if (changes.Amount !== undefined) changes.Amount = Number(centsText(amountCents(changes.Amount)!));
       Object.assign(record.fields, changes);
+      record.modifiedAt = Date.now();
       return success(record.id, 'record updated');
     }
     if (changes.Quoted_Items !== undefined) {
@@ -218,6 +235,7 @@ export class ZohoRevenueSim {
     }
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
+    record.modifiedAt = Date.now();
     return success(record.id, 'record updated');
   }
 
