@@ -346,7 +346,8 @@ export class ZohoClient implements RecordCrm {
         headers: { ...(req.headers ?? {}), authorization: `Zoho-oauthtoken ${token.accessToken}` },
         acceptStatus: [...READ_STATUSES, ...(req.acceptStatus ?? [])],
       });
-      if (response.status < 400) {
+      // A status the caller reads itself (e.g. 412 on If-Unmodified-Since) is its answer, not an error.
+      if (response.status < 400 || req.acceptStatus?.includes(response.status)) {
         grant.scopeProblem = null;
         return response;
       }

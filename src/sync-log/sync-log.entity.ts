@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { CrmName, SyncTrigger } from '../domain/actions.js';
 
-export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'] as const;
+export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 /**

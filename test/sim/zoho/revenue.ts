@@ -29,19 +29,37 @@ export interface ZohoProduct {
   writtenAt: number;
 }
 
+/** A stage of a pipeline and what it forecasts (crm-oas v8.0/pipeline/pipeline.yaml, `maps[].forecast_type`). */
+export interface PipelineStage {
+  value: string;
+  forecast: 'Open' | 'Closed Won' | 'Closed Lost';
+}
+
+/** A Deals pipeline of a layout: its stages in its own order (`sequence_number` 1, 2, …). */
+export interface SimPipeline {
+  id: string;
+  name: string;
+  default: boolean;
+  stages: PipelineStage[];
+}
+
 /** Zoho's default Deals pipeline, in its order. */
-export const DEFAULT_DEAL_STAGES = [
-  'Qualification',
-  'Needs Analysis',
-  'Value Proposition',
-  'Id. Decision Makers',
-  'Perception Analysis',
-  'Proposal/Price Quote',
-  'Negotiation/Review',
-  'Closed Won',
-  'Closed Lost',
-  'Closed-Lost to Competition',
+export const DEFAULT_DEAL_STAGES: PipelineStage[] = [
+  { value: 'Qualification', forecast: 'Open' },
+  { value: 'Needs Analysis', forecast: 'Open' },
+  { value: 'Value Proposition', forecast: 'Open' },
+  { value: 'Id. Decision Makers', forecast: 'Open' },
+  { value: 'Perception Analysis', forecast: 'Open' },
+  { value: 'Proposal/Price Quote', forecast: 'Open' },
+  { value: 'Negotiation/Review', forecast: 'Open' },
+  { value: 'Closed Won', forecast: 'Closed Won' },
+  { value: 'Closed Lost', forecast: 'Closed Lost' },
+  { value: 'Closed-Lost to Competition', forecast: 'Closed Lost' },
 ];
+
+/** The Deals' layout every org has, and its pipeline; a Deal without a Layout or Pipeline of its own is in them. */
+export const STANDARD_LAYOUT = { id: '4150868000000091055', name: 'Standard' } as const;
+export const STANDARD_PIPELINE = 'Standard';
 
 type Item = Record<string, unknown>;
 
@@ -52,8 +70,32 @@ const invalid = (path: string, apiName: string, message = 'invalid data', more: 
 
 export class ZohoRevenueSim {
   readonly products = new Map<string, ZohoProduct>();
-  /** The Deals' Stage pick list, in order (a value outside it is refused with INVALID_DATA). */
-  dealStages = [...DEFAULT_DEAL_STAGES];
+  /**
+   * The Deals' layouts and their pipelines (`GET /settings/pipeline?layout_id=`). A Deal's Stage must be a stage of its
+   * own pipeline (its `Pipeline`, else its layout's default one): any other is refused with INVALID_DATA.
+   */
+  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[] }>([
+    [
+      STANDARD_LAYOUT.id,
+      { name: STANDARD_LAYOUT.name, pipelines: [{ id: '4150868000000091101', name: STANDARD_PIPELINE, default: true, stages: [...DEFAULT_DEAL_STAGES] }] },
+    ],
+  ]);
+  /** Each stage's id, the same in every pipeline that has it (a pipeline maps the Stage pick list's values). */
+  private readonly stageIds = new Map<string, string>();
+  /**
+   * The org's approval process on updates of these modules: while a write's `trigger` includes `approval` (or it sends
+   * none: all run), Zoho holds the update, answers `$approval_state: approval_process_pending` and leaves the record
+   * as it was (record.yaml, updateRecord's `$approval_state`).
+   */
+  readonly approvalOnUpdate = new Set<'Deals' | 'Quotes'>();
+  /** Every update's `trigger` as sent (undefined: none sent), in order. */
+  readonly triggers: Array<{ module: 'Deals' | 'Quotes'; id: string; trigger: unknown }> = [];
+  /**
+   * How many subform rows a single-record GET shows; past them the answer says `$has_more: {"Quoted_Items": true}`
+   * and the rest are read from the subform's own module (COQL `from Quoted_Items where Parent_Id = …`, Zoho's Subform
+   * API and Query API pages). The shape of `$has_more` is not in crm-oas: unsure.
+   */
+  subformRowsShown = 200;
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -68,6 +110,11 @@ export class ZohoRevenueSim {
       'GET',
       '/crm/v8/settings/fields',
       a({ call: 'fields_metadata' }, (req) => this.fields(req)),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/settings/pipeline',
+      a({ call: 'pipelines' }, (req) => this.pipelines(req)),
     );
     api.route(
       'GET',
@@ -96,10 +143,49 @@ export class ZohoRevenueSim {
     );
   }
 
+  /** A pipeline added to a layout (the standard one by default), as an admin would in Zoho's settings. */
+  addPipeline(name: string, stages: PipelineStage[], layoutId: string = STANDARD_LAYOUT.id): SimPipeline {
+    const layout = this.layouts.get(layoutId) ?? { name: `Layout ${layoutId}`, pipelines: [] };
+    this.layouts.set(layoutId, layout);
+    const pipeline: SimPipeline = { id: this.host.newId(), name, default: layout.pipelines.length === 0, stages: [...stages] };
+    layout.pipelines.push(pipeline);
+    return pipeline;
+  }
+
+  /** A pipeline by name (of the standard layout by default). */
+  pipeline(name: string = STANDARD_PIPELINE, layoutId: string = STANDARD_LAYOUT.id): SimPipeline {
+    const found = this.layouts.get(layoutId)?.pipelines.find((p) => p.name === name);
+    if (!found) throw new Error(`no pipeline ${name} in layout ${layoutId}`);
+    return found;
+  }
+
+  /** The pipeline a Deal is in: its `Pipeline` in its `Layout` (defaults: the standard layout, its default pipeline). */
+  pipelineOfDeal(fields: Record<string, unknown>): SimPipeline | null {
+    const layoutId = lookupId(fields.Layout) ?? STANDARD_LAYOUT.id;
+    const pipelines = this.layouts.get(layoutId)?.pipelines ?? [];
+    const name = typeof fields.Pipeline === 'string' ? fields.Pipeline : null;
+    return (name === null ? pipelines.find((p) => p.default) : pipelines.find((p) => p.name === name)) ?? null;
+  }
+
   addProduct(name: string, code: string): string {
     const id = this.host.newId();
     this.products.set(id, { id, name, code, writtenAt: Date.now() });
     return id;
+  }
+
+  /** A record as `GET /{module}/{id}` shows it: a Quote's rows past subformRowsShown cut, with `$has_more`. */
+  shownRecord(module: string, record: Item): Item {
+    const rows = record.Quoted_Items;
+    if (module !== 'Quotes' || !Array.isArray(rows) || rows.length <= this.subformRowsShown) return record;
+    return { ...record, Quoted_Items: rows.slice(0, this.subformRowsShown), $has_more: { Quoted_Items: true } };
+  }
+
+  /** Every Quote's rows as the subform's own module (`Quoted_Items`), each with its Quote as `Parent_Id`. */
+  queryableQuoteRows(): QueryableModule {
+    const records = this.quotes().flatMap((q) =>
+      ((q.fields.Quoted_Items as Item[] | undefined) ?? []).map((row) => ({ id: String(row.id), fields: { ...row, Parent_Id: { id: q.id } } })),
+    );
+    return { records, fields: ['Parent_Id', 'Product_Name', 'Quantity', 'List_Price', 'Discount', 'Total', 'Net_Total', 'Description'] };
   }
 
   /** Products as COQL reads them (no indexing lag). */
@@ -133,8 +219,44 @@ export class ZohoRevenueSim {
     const module = req.query.get('module');
     if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
     if (module !== 'Deals') return { status: 200, body: { fields: [] } };
-    const pickList = this.dealStages.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) }));
+    // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
+    const values = [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
+    const pickList = values.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: this.stageId(value) }));
     return { status: 200, body: { fields: [{ api_name: 'Stage', data_type: 'picklist', id: '8999', pick_list_values: pickList }] } };
+  }
+
+  private stageId(value: string): string {
+    if (!this.stageIds.has(value)) this.stageIds.set(value, this.host.newId());
+    return this.stageIds.get(value)!;
+  }
+
+  /**
+   * `GET /settings/pipeline?layout_id=` (crm-oas v8.0/pipeline/pipeline.yaml, getPipelines): `{"pipeline": [{id,
+   * display_value, actual_value, default, maps: [{id, display_value, actual_value, sequence_number, forecast_type,
+   * forecast_category}]}]}`; no layout_id: 400 REQUIRED_PARAM_MISSING; an unknown one: 400 INVALID_DATA "Invalid layoutid".
+   */
+  private pipelines(req: SimRequest): SimResponse {
+    const layoutId = req.query.get('layout_id');
+    if (!layoutId) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'layout_id' }) };
+    const layout = this.layouts.get(layoutId);
+    if (!layout) return { status: 400, body: error('INVALID_DATA', 'Invalid layoutid', { param_name: 'layout_id' }) };
+    if (layout.pipelines.length === 0) return { status: 204 };
+    const category = { Open: 'Pipeline', 'Closed Won': 'Closed', 'Closed Lost': 'Omitted' } as const;
+    const pipeline = layout.pipelines.map((p) => ({
+      display_value: p.name,
+      default: p.default,
+      maps: p.stages.map((stage, i) => ({
+        display_value: stage.value,
+        sequence_number: i + 1,
+        forecast_category: { name: category[stage.forecast], id: this.stageId(`category:${stage.forecast}`) },
+        actual_value: stage.value,
+        id: this.stageId(stage.value),
+        forecast_type: stage.forecast,
+      })),
+      actual_value: p.name,
+      id: p.id,
+    }));
+    return { status: 200, body: { pipeline } };
   }
 
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
@@ -202,8 +324,21 @@ export class ZohoRevenueSim {
     if (!this.host.records(module).has(req.params.id)) {
       return { status: 400, body: error('INVALID_DATA', 'the related id given seems to be invalid', { resource_path_index: 1 }) };
     }
-    const data = (req.json as { data?: unknown } | undefined)?.data;
+    const body = (req.json ?? {}) as { data?: unknown; trigger?: unknown };
+    const data = body.data;
     if (!Array.isArray(data) || data.length !== 1) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
+    this.triggers.push({ module, id: req.params.id, trigger: body.trigger });
+    // If-Unmodified-Since (Zoho's docs and SDK header): a record changed after that second is not written.
+    const since = req.headers['if-unmodified-since'];
+    const record = this.host.records(module).get(req.params.id)!;
+    if (typeof since === 'string' && Math.floor(record.modifiedAt / 1000) * 1000 > Date.parse(since)) {
+      return { status: 412, body: error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id }) };
+    }
+    const runs = body.trigger === undefined ? ['workflow', 'approval', 'blueprint'] : Array.isArray(body.trigger) ? body.trigger : [];
+    if (this.approvalOnUpdate.has(module) && runs.includes('approval')) {
+      const held = success(record.id, 'record updated');
+      return multiStatus([{ ...held, details: { ...(held.details as Item), $approval_state: 'approval_process_pending' } }], 200);
+    }
     return multiStatus([this.updateOne(module, { ...((data[0] ?? {}) as Item), id: req.params.id }, 0)], 200);
   }
 
@@ -215,8 +350,10 @@ export class ZohoRevenueSim {
     const changes = withoutComputed(input);
     delete changes.id;
     if (module === 'Deals') {
-      if (changes.Stage !== undefined && !this.dealStages.includes(String(changes.Stage)))
-        return invalid(`${at}.Stage`, 'Stage', 'invalid data', { supported_values: this.dealStages });
+      const pipeline = this.pipelineOfDeal({ ...record.fields, ...changes });
+      const stages = pipeline?.stages.map((s) => s.value) ?? [];
+      if (changes.Stage !== undefined && !stages.includes(String(changes.Stage)))
+        return invalid(`${at}.Stage`, 'Stage', 'invalid data', { supported_values: stages });
       if (changes.Amount !== undefined && amountCents(changes.Amount) === null)
         return invalid(`${at}.Amount`, 'Amount', 'invalid data', { expected_data_type: 'currency' });
       if (changes.Closing_Date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(changes.Closing_Date)))

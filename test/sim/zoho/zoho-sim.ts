@@ -4,7 +4,7 @@ import { consentPage, errorPage } from './consent-page.js';
 import { getRecords } from './get-records.js';
 import { isKnownScope, lacking, requiredScopes, SELF_CLIENT_SCOPES, type ScopedCall, type ScopeReading } from './scopes.js';
 import { parseMultipart } from './multipart.js';
-import { ZohoRevenueSim } from './revenue.js';
+import { STANDARD_LAYOUT, STANDARD_PIPELINE, ZohoRevenueSim } from './revenue.js';
 import { searchRecords } from './zoho-search.js';
 import { runCoql, type QueryableModule } from './coql.js';
 
@@ -270,6 +270,8 @@ export class ZohoSim {
    * reads by id see every record at once.
    */
   searchLagMs = 0;
+  /** The org's `time_zone` (`GET /org`, crm-oas v8.0/org/org.yaml): an IANA name. */
+  orgTimeZone = 'UTC';
   /** Default page size of attachment lists when the request gives no `per_page`. */
   defaultPerPage = 200;
   /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
@@ -524,6 +526,7 @@ export class ZohoSim {
   /** A module as COQL reads it: its records (Products: the revenue side's) and its fields' API names. */
   private queryable(module: string): QueryableModule | null {
     if (module === 'Products') return this.revenue.queryableProducts();
+    if (module === 'Quoted_Items') return this.revenue.queryableQuoteRows();
     if (!isModule(module)) return null;
     return { records: [...this.moduleRecords(module).values()], fields: MODULE_FIELDS[module] };
   }
@@ -795,7 +798,10 @@ export class ZohoSim {
   private org(token: IssuedToken): SimResponse {
     const org = token.account.org;
     if (!org) return { status: 204 };
-    return { status: 200, body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production' }] } };
+    return {
+      status: 200,
+      body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production', time_zone: this.orgTimeZone }] },
+    };
   }
 
   /** GET /crm/v8/users?type=CurrentUser (users.yaml): the user the token was issued to. */
@@ -829,7 +835,10 @@ export class ZohoSim {
     if (!isModule(module)) return invalidModule();
     const record = this.moduleRecords(module).get(id);
     if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
-    return { status: 200, body: { data: [{ id: record.id, ...record.fields }] } };
+    // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
+    const standard = module === 'Deals' ? { Layout: { ...STANDARD_LAYOUT }, Pipeline: STANDARD_PIPELINE } : {};
+    const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt) };
+    return { status: 200, body: { data: [this.revenue.shownRecord(module, { id: record.id, ...standard, ...times, ...record.fields })] } };
   }
 
   private async upload(req: SimRequest): Promise<SimResponse> {
