@@ -1,6 +1,6 @@
 import { failureOf, ZohoClients } from './support/zoho-clients.js';
-import { jsonCents } from '../src/record-crm/money.js';
-import { coqlText, dayIn, StaleWriteError, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
+import { jsonCents } from '../src/record-crm/revenue/money.js';
+import { coqlText, dayIn, StaleWriteError, ZohoRevenueClient } from '../src/record-crm/zoho/zoho-revenue.client.js';
 import { STANDARD_LAYOUT } from './sim/zoho/revenue.js';
 
 /**

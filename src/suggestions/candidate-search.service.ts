@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APPOINTMENT_CRM, type AppointmentCrm, type AppointmentSearch } from '../appointment-crm/appointment-crm.js';
-import type { MatchKey } from '../automation-settings/automation-settings.js';
+import type { MatchKey } from '../crm-settings/automation-settings.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type RecordSearch, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
