@@ -13,6 +13,7 @@ import { DealRevenueRepository } from './deal-revenue.repository.js';
 import { centsText, jsonCents, jsonDecimal, toCents } from './money.js';
 import { quoteFromLineItems, type QuoteDraft } from './quote-lines.js';
 import { recordTarget } from '../record-crm.js';
+import type { ZohoTrigger } from '../../crm-settings/automation-settings.js';
 import { RevenueSettingsService, type RevenueSettings } from './revenue-settings.service.js';
 import { ZohoProductRepository } from './zoho-product.repository.js';
 import { ZohoQuoteRepository } from './zoho-quote.repository.js';
@@ -178,11 +179,11 @@ export class RevenueActionsService {
         );
       }
       try {
-        const { quoteId, verb } = await this.writeQuote(p, quoteFields(draft));
-        return {
-          status: 'succeeded',
-          detail: `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}${await this.checkTotals(quoteId, draft)}`,
-        };
+        const { quoteId, verb, held } = await this.writeQuote(p, quoteFields(draft), settings.trigger);
+        const done = `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}`;
+        if (held) return { status: 'waiting', detail: `waiting for approval in Zoho ($approval_state ${held}): ${done}` };
+        await this.verifyQuote(quoteId, draft);
+        return { status: 'succeeded', detail: done };
       } catch (err) {
         // A product remembered from an earlier push that Zoho no longer knows: forgotten, and looked up once more.
         if (round > 1 || !refusedProduct(err)) throw err;
@@ -196,23 +197,23 @@ export class RevenueActionsService {
    * and an export prompt, a retry beside a new push) would each find no Quote and create one, or interleave their
    * row replacements.
    */
-  private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+  private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
     const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
-    return withAdvisoryLock(this.config.databaseUrl, key, () => this.writeQuoteLocked(p, fields));
+    return withAdvisoryLock(this.config.databaseUrl, key, () => this.writeQuoteLocked(p, fields, trigger));
   }
 
-  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
     if (p.module === 'Quotes') {
-      await this.replaceItems(p.recordId, fields);
-      return { quoteId: p.recordId, verb: 'replaced the items of' };
+      const held = heldState(await this.replaceItems(p.recordId, fields, trigger));
+      return { quoteId: p.recordId, verb: 'replaced the items of', held };
     }
     const existing = await this.findQuote(p.recordId, p.drawingId);
     if (existing) {
-      await this.replaceItems(existing.id, fields);
+      const held = heldState(await this.replaceItems(existing.id, fields, trigger));
       await this.quotes.save(p.recordId, p.drawingId, existing.id);
-      return { quoteId: existing.id, verb: 'replaced the items of' };
+      return { quoteId: existing.id, verb: 'replaced the items of', held };
     }
-    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields);
+    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, trigger);
     await this.quotes.save(p.recordId, p.drawingId, quoteId);
     return { quoteId, verb: 'created' };
   }
@@ -260,7 +261,7 @@ export class RevenueActionsService {
    * first looks for the Quote: a create left unanswered waits as long as it went unanswered (OutboundError's
    * retryAfterMs), so one that Zoho applied late is found rather than made again.
    */
-  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>): Promise<string> {
+  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<string> {
     const deal = await this.zoho.getRecord('Deals', p.recordId);
     if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
     const links: Record<string, unknown> = { Deal_Name: { id: p.recordId } };
@@ -271,30 +272,51 @@ export class RevenueActionsService {
     return withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.findQuote(p.recordId, p.drawingId) : null;
       if (earlier) return earlier.id;
-      return this.zoho.createQuote({ Subject: subject, ...links, ...fields });
+      return this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
     }, this.config.http.retry);
   }
 
   /** Deletes every row the Quote has (by id) and adds the new ones, in one update; read again before each try. */
-  private async replaceItems(quoteId: string, fields: Record<string, unknown>): Promise<void> {
-    await withRetries(async () => {
+  private replaceItems(quoteId: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<WriteResult> {
+    return withRetries(async () => {
       const quote = await this.zoho.getRecord('Quotes', quoteId);
       if (!quote) throw new PermanentActionError(`Zoho has no Quote ${quoteId}`);
       const old = (Array.isArray(quote.Quoted_Items) ? quote.Quoted_Items : []).flatMap((row) => {
         const id = lookupId(row);
         return id ? [{ id, _delete: null }] : [];
       });
-      await this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] });
+      return this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] }, { trigger });
     }, this.config.http.retry);
   }
 
-  /** Reads the Quote back: its Grand_Total must be the one computed, else the entry says so. */
-  private async checkTotals(quoteId: string, draft: QuoteDraft): Promise<string> {
+  /**
+   * Reads the Quote back (every row, past a single GET's cut): its rows' totals and its Grand_Total must be the ones
+   * computed; a difference fails the entry with both values (and the failure alert goes out).
+   */
+  private async verifyQuote(quoteId: string, draft: QuoteDraft): Promise<void> {
     const quote = await this.zoho.getRecord('Quotes', quoteId);
-    const grand = quote?.Grand_Total;
-    if (typeof grand !== 'number' && typeof grand !== 'string') return "; Zoho did not show the Quote's Grand_Total";
-    return toCents(grand) === draft.grandTotalCents ? '' : `; Zoho's Grand_Total is ${centsText(toCents(grand))}, not ${centsText(draft.grandTotalCents)}`;
+    if (!quote) throw new PermanentActionError(`Quotes/${quoteId} was written, but Zoho no longer shows it`);
+    const differences: string[] = [];
+    const rows = Array.isArray(quote.Quoted_Items) ? quote.Quoted_Items.filter(isLookup) : [];
+    const shownRows = rows.map((r) => amountShown(r.Net_Total));
+    const meantRows = draft.lines.map((l) => centsText(l.totalCents));
+    if (shownRows.join(', ') !== meantRows.join(', ')) differences.push(`rows ${shownRows.join(', ') || 'none'} (meant ${meantRows.join(', ')})`);
+    if (!sameAmount(quote.Grand_Total, centsText(draft.grandTotalCents))) {
+      differences.push(`Grand_Total ${amountShown(quote.Grand_Total)} (meant ${centsText(draft.grandTotalCents)})`);
+    }
+    if (differences.length > 0) throw new PermanentActionError(`Quotes/${quoteId} reads back otherwise than written: Zoho shows ${differences.join(', ')}`);
   }
+}
+
+/** A Quote written: its id, what was done, and Zoho's `$approval_state` when it holds the write. */
+interface QuoteWritten {
+  quoteId: string;
+  verb: string;
+  held?: string | null;
+}
+
+function heldState(result: WriteResult): string | null {
+  return isHeld(result) ? result.approvalState : null;
 }
 
 /** What to do with a Deal's stage: write one, keep the current one (and say why), and a problem to report. */
@@ -339,6 +361,11 @@ function isHeld(result: WriteResult): boolean {
 
 function sameAmount(actual: unknown, meant: string): boolean {
   return (typeof actual === 'number' || typeof actual === 'string') && toCents(actual) === toCents(meant);
+}
+
+/** An amount as Zoho showed it, to the cent; anything else as it came. */
+function amountShown(value: unknown): string {
+  return typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) ? centsText(toCents(value)) : shown(value);
 }
 
 function shown(value: unknown): string {

@@ -213,9 +213,11 @@ export class ZohoRevenueClient {
   }
 
   /** `POST /Quotes`; not retried here (a Quote is not idempotent): the caller looks for it before trying again. */
-  async createQuote(fields: Record<string, unknown>): Promise<string> {
+  async createQuote(fields: Record<string, unknown>, trigger?: readonly ZohoTrigger[]): Promise<string> {
     const endpoint = 'POST /Quotes';
-    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'POST', path: '/Quotes', json: { data: [fields] }, retry: false });
+    const json: Record<string, unknown> = { data: [fields] };
+    if (trigger) json.trigger = [...trigger];
+    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'POST', path: '/Quotes', json, retry: false });
     return firstResultId(endpoint, data as never);
   }
 

@@ -96,6 +96,8 @@ export class ZohoRevenueSim {
    * API and Query API pages). The shape of `$has_more` is not in crm-oas: unsure.
    */
   subformRowsShown = 200;
+  /** How a row's bare-number Discount is read: an amount, or a percentage (unsure in Zoho's material; see rowFigures). */
+  rowDiscountUnit: 'amount' | 'percent' = 'amount';
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -389,7 +391,7 @@ export class ZohoRevenueSim {
         const index = rows.findIndex((r) => r.id === String(row.id));
         if (index < 0) return invalid(`${path}.id`, 'id', 'the id given seems to be invalid');
         if ('_delete' in row) rows.splice(index, 1);
-        else rows[index] = { ...rows[index], ...row, id: rows[index].id };
+        else rows[index] = rowFigures({ ...rows[index], ...row, id: rows[index].id }, this.rowDiscountUnit);
         continue;
       }
       const productId = lookupId(field(row, 'Product_Name'));
@@ -401,23 +403,26 @@ export class ZohoRevenueSim {
       const list = field(row, 'List_Price');
       if (amountCents(quantity === undefined ? 0 : (quantity as number)) === null || (list !== undefined && amountCents(list) === null))
         return invalid(`${path}.List_Price`, 'List_Price', 'invalid data', { expected_data_type: 'currency' });
-      rows.push({
+      const added = {
         id: this.host.newId(),
         Product_Name: { id: product.id, name: product.name, Product_Code: product.code },
         Quantity: quantity,
         List_Price: list ?? 0,
         Discount: field(row, 'Discount') ?? 0,
         Description: field(row, 'Description') ?? null,
-      });
+      };
+      rows.push(rowFigures(added, this.rowDiscountUnit));
     }
-    return rows.map(rowFigures);
+    return rows;
   }
 }
 
-/** A subform key as Zoho reads it, whatever its case (the OpenAPI examples write `list_price`, the SDK `List_price`). */
+/**
+ * A subform key as Zoho reads it: its field API name exactly (API names are case-sensitive: a `list_price` or
+ * `List_price` is not `List_Price`, and is ignored as a field the subform does not have).
+ */
 function field(row: Item, name: string): unknown {
-  const key = Object.keys(row).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : row[key];
+  return Object.hasOwn(row, name) ? row[name] : undefined;
 }
 
 function lookupId(value: unknown): string | null {
@@ -482,16 +487,18 @@ function money(cents: bigint): number | string {
   return Number(text).toFixed(2) === text ? Number(text) : text;
 }
 
-/** A row's own figures: Total = round(List_Price × Quantity), Discount an amount or a percentage of it. */
-function rowFigures(row: Item): Item {
+/**
+ * A row's own figures: Total = round(List_Price × Quantity); Discount a percentage of it when written `"12.5%"` (the
+ * SDK samples), and a bare number read in `unit` (an amount, or a percentage as record.yaml's Invoice example adds up).
+ */
+function rowFigures(row: Item, unit: 'amount' | 'percent'): Item {
   const quantityText = String(typeof row.Quantity === 'number' ? row.Quantity : (row.Quantity ?? '0'));
   const quantityScaled = scaled(quantityText, 6);
   const list = amountCents(row.List_Price) ?? 0n;
   const total = (list * quantityScaled * 2n + 1_000_000n) / 2_000_000n;
   const discountText = String(row.Discount ?? '0');
-  const discount = discountText.endsWith('%')
-    ? (total * scaled(discountText.slice(0, -1), 4) * 2n + 1_000_000n) / 2_000_000n
-    : (amountCents(discountText) ?? 0n);
+  const percent = discountText.endsWith('%') ? discountText.slice(0, -1) : unit === 'percent' ? discountText : null;
+  const discount = percent !== null ? (total * scaled(percent, 4) * 2n + 1_000_000n) / 2_000_000n : (amountCents(discountText) ?? 0n);
   return {
     ...row,
     List_Price: money(list),
