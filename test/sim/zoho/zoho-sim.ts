@@ -383,6 +383,7 @@ export class ZohoSim {
             ? searchRecords(
                 [...this.moduleRecords(req.params.module).values()].filter((r) => this.indexed(r.modifiedAt)),
                 req.query,
+                this.maxPerPage,
               )
             : invalidModule(),
       ),
