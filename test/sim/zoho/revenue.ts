@@ -241,11 +241,39 @@ export class ZohoRevenueSim {
       const fields = (Object.keys(types) as SubformKey[]).map((key, i) => ({ api_name: this.subformKeys[key], data_type: types[key], id: String(8800 + i) }));
       return { status: 200, body: { fields: [...fields, { api_name: 'Net_Total', data_type: 'currency', read_only: true, id: '8890' }] } };
     }
-    if (module !== 'Deals') return { status: 200, body: { fields: [] } };
-    // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
-    const values = [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
-    const pickList = values.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: this.stageId(value) }));
-    return { status: 200, body: { fields: [{ api_name: 'Stage', data_type: 'picklist', id: '8999', pick_list_values: pickList }] } };
+    // crm-oas v8 fields.yaml: api_name, field_label, data_type, pick_list_values (display_value, actual_value).
+    const field = (api_name: string, field_label: string, data_type = 'text', picks: string[] | null = null, id = String(8900 + api_name.length)) => ({
+      api_name,
+      field_label,
+      display_label: field_label,
+      data_type,
+      id,
+      pick_list_values: picks ? picks.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) })) : [],
+    });
+    const person = [field('Full_Name', 'Full Name'), field('Email', 'Email', 'email'), field('Phone', 'Phone', 'phone'), field('Job_Number', 'Job Number')];
+    const byModule: Record<string, unknown[]> = {
+      Deals: [
+        field('Deal_Name', 'Deal Name'),
+        // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
+        { ...field('Stage', 'Stage', 'picklist', this.stageValues()), id: '8999' },
+        field('Amount', 'Amount', 'currency'),
+        field('Lead_Source', 'Lead Source', 'picklist', ['Advertisement', 'Referral', 'Web Site']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Quotes: [
+        field('Subject', 'Subject'),
+        field('Quote_Stage', 'Quote Stage', 'picklist', ['Draft', 'Negotiation', 'Delivered', 'Confirmed']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Leads: [...person, field('Lead_Status', 'Lead Status', 'picklist', ['Not Contacted', 'Contacted', 'Qualified'])],
+      Contacts: person,
+    };
+    return { status: 200, body: { fields: byModule[module] ?? [] } };
+  }
+
+  /** Every pipeline's stage values, each once, in the order they were added. */
+  private stageValues(): string[] {
+    return [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
   }
 
   private stageId(value: string): string {
