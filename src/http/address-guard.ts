@@ -95,7 +95,7 @@ function ipv4Reason(address: string): string | null {
 }
 
 /** The IPv4 address inside an IPv4-mapped or IPv4-compatible IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`). */
-function mappedIpv4(address: string): string | null {
+export function mappedIpv4(address: string): string | null {
   if (isIP(address) !== 6) return null;
   const words = ipv6Words(address);
   const mapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff;
@@ -105,7 +105,7 @@ function mappedIpv4(address: string): string | null {
 }
 
 /** The eight 16-bit words of an IPv6 address, with `::` expanded and a dotted IPv4 tail converted. */
-function ipv6Words(address: string): number[] {
+export function ipv6Words(address: string): number[] {
   let text = address.replace(/%.*$/, '');
   const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (tail) {
