@@ -85,7 +85,7 @@ describe('the folders under src/', () => {
 
   it('are read with their imports (the graph is not empty: app imports the feature modules)', () => {
     const graph = folderGraph();
-    expect([...(graph.get('app')?.keys() ?? [])]).toEqual(expect.arrayContaining(['auth', 'sync-log', 'config', 'database']));
+    expect([...(graph.get('app')?.keys() ?? [])]).toEqual(expect.arrayContaining(['auth', 'actions', 'sync-log', 'config', 'database']));
     expect(graph.get('config')).toBeUndefined();
   });
 

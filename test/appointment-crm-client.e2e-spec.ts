@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
+import { MetricsService } from '../src/observability/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { HttpAppointmentCrm } from '../src/appointment-crm/appointment-crm.client.js';
+import { HttpAppointmentCrm } from '../src/appointment-crm/adapters/rest/appointment-crm.client.js';
 import type { Sale } from '../src/appointment-crm/appointment-crm.js';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
 import { bareNumber, makePdf } from './sim/common/sim-server.js';

@@ -1,6 +1,6 @@
 import { AppointmentDeliveriesService } from '../src/appointment-crm/appointment-deliveries.service.js';
 import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
-import { ActionRecorderService } from '../src/sync-log/action-recorder.service.js';
+import { ActionRecorderService } from '../src/actions/action-recorder.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { makePdf } from './sim/common/sim-server.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';

@@ -1,4 +1,4 @@
-import { AutomationSettingsService } from '../src/automation-settings/automation-settings.service.js';
+import { AutomationSettingsService } from '../src/crm-settings/automation-settings.service.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;

@@ -7,7 +7,7 @@ import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js'
 import { mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ZohoSim } from './sim/zoho/index.js';
-import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
+import { ZOHO_SCOPES } from '../src/record-crm/zoho/zoho-scopes.js';
 import {
   CapturingLogger,
   EVENTS_SECRET,

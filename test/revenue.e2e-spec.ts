@@ -1,5 +1,5 @@
-import { RECORD_CRM_DEFAULTS } from '../src/automation-settings/automation-settings.js';
-import type { RevenueSettings } from '../src/record-crm/revenue-settings.service.js';
+import { RECORD_CRM_DEFAULTS } from '../src/crm-settings/automation-settings.js';
+import type { RevenueSettings } from '../src/record-crm/revenue/revenue-settings.service.js';
 import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import type { LineItemsResult } from '../src/service-api/service-api.types.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';

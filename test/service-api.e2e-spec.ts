@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../src/config/app-config.js';
-import { MetricsService } from '../src/health/metrics.service.js';
+import { MetricsService } from '../src/observability/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { PdfRejectedError } from '../src/http/pdf-download.js';
 import { SharedRedisService } from '../src/queues/shared-redis.service.js';

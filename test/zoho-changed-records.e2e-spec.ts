@@ -1,7 +1,7 @@
 import { ZohoClients } from './support/zoho-clients.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import type { ZohoRecord } from '../src/record-crm/record-crm.js';
-import { ZohoClient } from '../src/record-crm/zoho.client.js';
+import { ZohoClient } from '../src/record-crm/zoho/zoho.client.js';
 import { bareNumber } from './sim/common/sim-server.js';
 
 /** Get Records (new and changed records) and Contacts by ids, against the Zoho simulator over real HTTP. */

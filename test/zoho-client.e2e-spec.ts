@@ -2,7 +2,7 @@ import { failureOf, ZohoClients } from './support/zoho-clients.js';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { ZohoClient } from '../src/record-crm/zoho.client.js';
+import { ZohoClient } from '../src/record-crm/zoho/zoho.client.js';
 import { makePdf } from './sim/common/sim-server.js';
 
 /** The Zoho adapter on its own against the Zoho simulator, over real HTTP. */

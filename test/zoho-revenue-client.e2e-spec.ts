@@ -1,6 +1,6 @@
 import { failureOf, ZohoClients } from './support/zoho-clients.js';
-import { jsonCents } from '../src/record-crm/money.js';
-import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho-revenue.client.js';
+import { jsonCents } from '../src/record-crm/revenue/money.js';
+import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho/zoho-revenue.client.js';
 
 /**
  * The revenue calls on their own against the Zoho simulator, which answers as Zoho's v8 OpenAPI files

@@ -1,9 +1,9 @@
 import { ZohoClients } from './support/zoho-clients.js';
 import { Readable } from 'node:stream';
 import { OutboundError } from '../src/http/outbound-error.js';
-import { NO_CRM_ORGANIZATION } from '../src/record-crm/zoho-account.js';
-import { ZohoClient } from '../src/record-crm/zoho.client.js';
-import { ZOHO_SCOPES } from '../src/record-crm/zoho-scopes.js';
+import { NO_CRM_ORGANIZATION } from '../src/record-crm/zoho/zoho-account.js';
+import { ZohoClient } from '../src/record-crm/zoho/zoho.client.js';
+import { ZOHO_SCOPES } from '../src/record-crm/zoho/zoho-scopes.js';
 import { makePdf } from './sim/common/sim-server.js';
 
 /** The scopes crm-sync asked for before issue 25 (main's zoho-scopes.ts). */

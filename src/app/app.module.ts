@@ -5,7 +5,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { AutomationsModule } from '../automations/automations.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
-import { ConnectionSetupModule } from '../connection-setup/connection-setup.module.js';
+import { ConnectionConsoleModule } from '../connection-console/connection-console.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HealthModule } from '../health/health.module.js';
@@ -18,6 +18,7 @@ import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { SuggestionsModule } from '../suggestions/suggestions.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
+import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
@@ -33,11 +34,12 @@ export class AppModule {
         DatabaseModule.forRoot(ENTITIES),
         AuthModule,
         ConnectionsModule,
-        ConnectionSetupModule,
+        ConnectionConsoleModule,
         QueuesModule,
         HealthModule,
         ServiceApiModule,
         ProjectsModule,
+        ActionsModule,
         SyncLogModule,
         WebhooksModule,
         RelayModule,

@@ -1,14 +1,14 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
-import { ObservabilityModule } from '../health/observability.module.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
-import { SyncLogModule } from '../sync-log/sync-log.module.js';
-import { HttpAppointmentCrm } from './appointment-crm.client.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
+import { ActionsModule } from '../actions/actions.module.js';
+import { HttpAppointmentCrm } from './adapters/rest/appointment-crm.client.js';
 import { APPOINTMENT_CRM, type AppointmentCrm } from './appointment-crm.js';
-import { readAppointment } from './appointment-reader.js';
+import { readAppointment } from './adapters/rest/appointment-reader.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
@@ -21,7 +21,7 @@ import { ConnectedProductsService } from './connected-products.service.js';
  * ConnectionsService, so a CRM connected later needs no restart (an unconnected CRM's actions fail with the reason).
  */
 @Module({
-  imports: [ConnectionsModule, ObservabilityModule, SyncLogModule, MappingsModule, ServiceApiModule],
+  imports: [ConnectionsModule, ObservabilityModule, ActionsModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [
     { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { PermanentActionError } from '../sync-log/action.types.js';
+import { PermanentActionError } from '../actions/action.types.js';
 
 /** The interface the appointment flows depend on; the bundled adapter speaks docs/appointment-crm.md over HTTP. */
 export interface AppointmentCrm {

@@ -5,7 +5,7 @@ import { IsNotEmpty, IsString } from 'class-validator';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import type { AdminActor } from '../config/roles.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
+import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { LineItemsPayload } from '../domain/actions.js';
 
 /** Ids are exact strings; a small one sent as a JSON number is accepted as its digits. */

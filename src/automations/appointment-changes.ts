@@ -1,5 +1,5 @@
 import type { AppointmentDetails } from '../appointment-crm/appointment-crm.js';
-import type { AppointmentCrmAutomation } from '../automation-settings/automation-settings.js';
+import type { AppointmentCrmAutomation } from '../crm-settings/automation-settings.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import type { Address, Customer, SalesRep } from '../service-api/service-api.types.js';
 import { present } from './present.js';

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { AutomationCrm } from '../automation-settings/automation-settings.js';
+import type { AutomationCrm } from '../crm-settings/automation-settings.js';
 
 /** How far one CRM's changes were read for the automations, and how the last read went. */
 @Entity('automation_poll')

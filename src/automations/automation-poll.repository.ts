@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
-import type { AutomationCrm } from '../automation-settings/automation-settings.js';
+import type { AutomationCrm } from '../crm-settings/automation-settings.js';
 
 export interface PollState {
   crm: AutomationCrm;

@@ -9,9 +9,9 @@ import {
   type AutomationCrm,
   type AutomationSettingsByCrm,
   type Validated,
-} from '../automation-settings/automation-settings.js';
-import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
-import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+} from '../crm-settings/automation-settings.js';
+import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
+import { AdminAuditService } from '../actions/admin-audit.service.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { automationView, type AutomationView } from './automations.view.js';

@@ -1,11 +1,12 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
-import { AutomationSettingsModule } from '../automation-settings/automation-settings.module.js';
+import { AutomationSettingsModule } from '../crm-settings/automation-settings.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
+import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { AutomationActionsService } from './automation-actions.service.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
@@ -15,7 +16,7 @@ import { ProjectCreationService } from './project-creation.service.js';
 
 /** Projects from the CRMs (docs/automations.md): the settings' routes, the readers of each CRM's changes, `create_project`. */
 @Module({
-  imports: [AutomationSettingsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule, RecordCrmModule],
+  imports: [AutomationSettingsModule, ActionsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule, RecordCrmModule],
   controllers: [AutomationsController],
   providers: [AutomationPollRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
 })

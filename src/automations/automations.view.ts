@@ -1,5 +1,5 @@
-import type { AutomationCrm, AutomationSettingsByCrm } from '../automation-settings/automation-settings.js';
-import type { AutomationSettingsRecord } from '../automation-settings/automation-settings.service.js';
+import type { AutomationCrm, AutomationSettingsByCrm } from '../crm-settings/automation-settings.js';
+import type { AutomationSettingsRecord } from '../crm-settings/automation-settings.service.js';
 import type { PollState } from './automation-poll.repository.js';
 
 /** One CRM's automation as GET /api/automations answers it: the settings, then how its reading goes. */

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
+import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { Project } from '../service-api/service-api.types.js';
-import { PermanentActionError } from '../sync-log/action.types.js';
+import { PermanentActionError } from '../actions/action.types.js';
 
 /** The tag every project an automation creates carries. */
 export const AUTOMATION_TAG = 'crm-sync';

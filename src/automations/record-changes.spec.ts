@@ -1,4 +1,4 @@
-import { RECORD_CRM_DEFAULTS, type RecordCrmAutomation } from '../automation-settings/automation-settings.js';
+import { RECORD_CRM_DEFAULTS, type RecordCrmAutomation } from '../crm-settings/automation-settings.js';
 import type { ZohoRecord } from '../record-crm/record-crm.js';
 import { contactIdsOf, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 

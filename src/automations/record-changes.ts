@@ -1,4 +1,4 @@
-import type { RecordCrmAutomation } from '../automation-settings/automation-settings.js';
+import type { RecordCrmAutomation } from '../crm-settings/automation-settings.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import type { ZohoRecord } from '../record-crm/record-crm.js';
 import type { Address, Customer, RecordModule, SalesRep } from '../service-api/service-api.types.js';

@@ -180,3 +180,30 @@ export interface ActionPayloads {
   /** An admin write that created no action (a mapping created, removed or imported, a retry): its record. */
   admin_write: Record<string, unknown>;
 }
+
+/** `Omit` over each member of a union (the built-in one merges the members). */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+interface NewActionFields {
+  trigger: SyncTrigger;
+  crm: CrmName | null;
+  projectId: string | null;
+  target: string | null;
+  /** `queued` (default) runs it; `skipped` or `failed` only records a decision that needs no run. */
+  status?: 'queued' | 'skipped' | 'failed' | 'succeeded';
+  detail?: string;
+  error?: string;
+  /** Creating an action with a key that exists already returns the existing one. */
+  dedupeKey?: string;
+  /** While an action with this key is still queued, a new one joins it instead of being created. */
+  coalesceKey?: string;
+  /** Run no earlier than this many ms from now (lets a burst gather behind a coalesce key). */
+  delayMs?: number;
+  inboxId?: string;
+  parentId?: string;
+  /** The admin (token name) whose request created the action; unset for the daemon's own work. */
+  actor?: string;
+}
+
+/** An action to record and, when `queued`, to run: its kind and that kind's payload. */
+export type NewAction = { [K in ActionKind]: NewActionFields & { kind: K; payload?: ActionPayloads[K] } }[ActionKind];

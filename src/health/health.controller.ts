@@ -3,8 +3,8 @@ import { ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DatabaseService } from '../database/database.service.js';
-import { MetricsService } from './metrics.service.js';
-import { ReadinessRegistry } from './readiness.registry.js';
+import { MetricsService } from '../observability/metrics.service.js';
+import { ReadinessRegistry } from '../observability/readiness.registry.js';
 import { RedisProbeService } from './redis-probe.service.js';
 
 @ApiTags('health')

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController } from './health.controller.js';
-import { ObservabilityModule } from './observability.module.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { RedisProbeService } from './redis-probe.service.js';
 
 /** `/health`, `/health/ready` and `/metrics`. */

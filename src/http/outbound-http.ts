@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import axios, { AxiosError, type AxiosInstance, type Method } from 'axios';
 import type { Readable } from 'node:stream';
 import type { RetryPolicy } from '../config/app-config.js';
-import type { MetricsService } from '../health/metrics.service.js';
+import type { MetricsService } from '../observability/metrics.service.js';
 import { checkDownloadUrl, guardedLookup, refusalIn, type AddressPolicy } from './address-guard.js';
 import { recordCall } from './call-trace.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { QUEUES } from '../queues/queues.js';
-import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
-import { RunsAction } from '../sync-log/runs-action.decorator.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
+import type { ActionEntry, ActionOutcome } from '../actions/action.types.js';
+import { RunsAction } from '../actions/runs-action.decorator.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { MappingRepository } from './mapping.repository.js';

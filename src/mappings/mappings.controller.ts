@@ -35,7 +35,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../actions/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
-import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
-import type { NewAction } from '../sync-log/action.types.js';
+import { ActionRecorderService } from '../actions/action-recorder.service.js';
+import type { NewAction } from '../actions/action.types.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';

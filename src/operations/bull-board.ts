@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUEUES } from '../queues/queues.js';
 import { authorize, type AdminRequest } from '../auth/admin-auth.guard.js';
-import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../actions/admin-audit.service.js';
 import { AdminIdentityService, CSRF_HEADER } from '../auth/session.service.js';
 import { SignInThrottle } from '../auth/sign-in-throttle.js';
 

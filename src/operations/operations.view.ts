@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MappingView } from '../mappings/mapping.view.js';
-import { SyncLogEntryView } from '../sync-log/sync-log.view.js';
+import { SyncLogEntryView } from './sync-log.view.js';
 import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
 import type { DeliveryRow } from '../webhooks/inbox.repository.js';
 

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ActionQueuesService } from './action-queues.service.js';
-import { MaintenanceWorker } from './maintenance.processor.js';
+import { MaintenanceWorker } from './maintenance.worker.js';
 import { MaintenanceTasksService } from './maintenance.service.js';
 import { defaultJobOptions, QUEUES } from './queues.js';
 import { queueWorker } from './queue-worker.js';

@@ -1,7 +1,7 @@
 import { Body, ConflictException, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../actions/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { ReconcileRequestDto } from './reconcile.dto.js';
 import { ReconcileService } from './reconcile.service.js';

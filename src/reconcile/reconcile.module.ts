@@ -4,7 +4,8 @@ import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
+import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { ReconcileController } from './reconcile.controller.js';
@@ -14,7 +15,7 @@ import { ReconcileProposalRepository } from './reconcile-proposal.repository.js'
 import { ReconcileService } from './reconcile.service.js';
 
 @Module({
-  imports: [ConnectionsModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
+  imports: [ConnectionsModule, QueuesModule, ActionsModule, SyncLogModule, MappingsModule, ServiceApiModule, WebhooksModule, RelayModule],
   controllers: [ReconcileController],
   providers: [ReconcileProposalRepository, ReconcileActionsService, ReconcileService, ProposalFingerprints],
 })

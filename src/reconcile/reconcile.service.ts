@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
-import { ActionRecorderService } from '../sync-log/action-recorder.service.js';
+import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';

@@ -5,8 +5,8 @@ import { withRetries } from '../http/retry.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AttachPdfPayload, RecordNotePayload, RecordRef } from '../domain/actions.js';
-import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../sync-log/action.types.js';
-import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
+import { RunsAction } from '../actions/runs-action.decorator.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 
 const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;

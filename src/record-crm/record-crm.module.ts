@@ -1,25 +1,25 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
-import { AutomationSettingsModule } from '../automation-settings/automation-settings.module.js';
+import { AutomationSettingsModule } from '../crm-settings/automation-settings.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
-import { ReadinessRegistry, type ReadinessOutcome } from '../health/readiness.registry.js';
-import { ObservabilityModule } from '../health/observability.module.js';
+import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
-import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
+import { ActionsModule } from '../actions/actions.module.js';
 import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
-import { ZohoClient } from './zoho.client.js';
-import { DealRevenueRepository } from './deal-revenue.repository.js';
-import { RevenueActionsService } from './revenue-actions.service.js';
-import { RevenueSettingsService } from './revenue-settings.service.js';
-import { ZohoProductRepository } from './zoho-product.repository.js';
-import { ZohoQuoteRepository } from './zoho-quote.repository.js';
-import { ZohoRevenueClient } from './zoho-revenue.client.js';
+import { ZohoClient } from './zoho/zoho.client.js';
+import { DealRevenueRepository } from './revenue/deal-revenue.repository.js';
+import { RevenueActionsService } from './revenue/revenue-actions.service.js';
+import { RevenueSettingsService } from './revenue/revenue-settings.service.js';
+import { ZohoProductRepository } from './revenue/zoho-product.repository.js';
+import { ZohoQuoteRepository } from './revenue/zoho-quote.repository.js';
+import { ZohoRevenueClient } from './zoho/zoho-revenue.client.js';
 
 /**
  * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
@@ -35,7 +35,7 @@ const READINESS_WAIT_MS = 2_000;
  * call, so a CRM connected later needs no restart.
  */
 @Module({
-  imports: [AlertsModule, AutomationSettingsModule, ConnectionsModule, ObservabilityModule, QueuesModule, SyncLogModule, MappingsModule, ServiceApiModule],
+  imports: [AlertsModule, AutomationSettingsModule, ConnectionsModule, ObservabilityModule, QueuesModule, ActionsModule, MappingsModule, ServiceApiModule],
   providers: [
     ZohoClient,
     { provide: RECORD_CRM, useExisting: ZohoClient },

@@ -3,8 +3,8 @@ import type { MappingLookupService } from '../mappings/mapping-lookup.service.js
 import type { Mapping } from '../mappings/mapping.entity.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
-import { RECORD_CRM_DEFAULTS } from '../automation-settings/automation-settings.js';
-import type { RevenueSettings, RevenueSettingsService } from './revenue-settings.service.js';
+import { RECORD_CRM_DEFAULTS } from '../crm-settings/automation-settings.js';
+import type { RevenueSettings, RevenueSettingsService } from './revenue/revenue-settings.service.js';
 
 const PROJECT = '36029621652695017';
 const RECORD = '4150868000005277036';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import type { Mapping } from '../mappings/mapping.entity.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';
 import {
   paymentAmountText,
   paymentFact,
@@ -14,9 +14,9 @@ import {
 } from '../domain/service-events.js';
 import { safeFileName } from '../http/file-names.js';
 import type { AttachPdfPayload, PushQuotePayload, RecordNotePayload, UpdateDealPayload } from '../domain/actions.js';
-import { centsText, toCents } from './money.js';
+import { centsText, toCents } from './revenue/money.js';
 import { recordTarget, type RecordRef } from './record-crm.js';
-import { RevenueSettingsService } from './revenue-settings.service.js';
+import { RevenueSettingsService } from './revenue/revenue-settings.service.js';
 
 /** What an approval tells the Deal and the Quote: the approved total, the approved drawing, and when it was learnt. */
 interface Approval {

@@ -7,7 +7,7 @@ import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';

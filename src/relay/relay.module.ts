@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
-import { ObservabilityModule } from '../health/observability.module.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
+import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { RelayRecoveryService } from './relay-recovery.service.js';
@@ -10,7 +11,7 @@ import { UnhandledActions } from './unhandled-actions.js';
 
 /** The one path from stored work (inbox deliveries, queued actions) to the queues. */
 @Module({
-  imports: [AlertsModule, ObservabilityModule, QueuesModule, SyncLogModule, WebhooksModule],
+  imports: [AlertsModule, ObservabilityModule, QueuesModule, ActionsModule, SyncLogModule, WebhooksModule],
   providers: [RelayService, RelayRecoveryService, UnhandledActions],
   exports: [RelayService, RelayRecoveryService],
 })

@@ -3,11 +3,11 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseUnavailableError } from '../database/database.errors.js';
-import { MetricsService } from '../health/metrics.service.js';
+import { MetricsService } from '../observability/metrics.service.js';
 import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob, type ActionQueueName } from '../queues/queues.js';
 import { RelaySignalService, type RelayListener } from '../queues/relay-signal.service.js';
-import { ActionRegistryService } from '../sync-log/action-registry.service.js';
+import { ActionRegistryService } from '../actions/action-registry.service.js';
 import type { UnqueuedEntry } from '../sync-log/sync-log.repository.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
-import { noHandlerFor } from '../sync-log/action-registry.service.js';
+import { noHandlerFor } from '../actions/action-registry.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 
 /**

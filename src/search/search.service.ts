@@ -4,7 +4,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import { ZohoRevenueClient } from '../record-crm/zoho-revenue.client.js';
+import { ZohoRevenueClient } from '../record-crm/zoho/zoho-revenue.client.js';
 import type { CrmRecordHitView, ProjectHitView, SearchModuleName } from './search.dto.js';
 
 /** A picker shows this many; a search answers no more. */

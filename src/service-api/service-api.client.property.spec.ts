@@ -4,7 +4,7 @@ import { OutboundError } from '../http/outbound-error.js';
 import type { OutboundHttp } from '../http/outbound-http.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ConnectionsService } from '../connections/connections.service.js';
-import type { MetricsService } from '../health/metrics.service.js';
+import type { MetricsService } from '../observability/metrics.service.js';
 import type { SharedRedisService } from '../queues/shared-redis.service.js';
 import { ServiceApiClient } from './service-api.client.js';
 

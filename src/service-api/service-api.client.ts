@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import FormData from 'form-data';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MetricsService } from '../health/metrics.service.js';
+import { MetricsService } from '../observability/metrics.service.js';
 import { isJsonObject, jsonInteger, optionalIdString } from '../http/exact-json.js';
 import { excerptOf, notConnected, OutboundError } from '../http/outbound-error.js';
 import type { ServiceConnection } from '../config/connection-settings.js';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
-import { ObservabilityModule } from '../health/observability.module.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiClient } from './service-api.client.js';
 

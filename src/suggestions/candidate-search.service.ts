@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   APPOINTMENT_CRM,
   AppointmentNotFoundError,
+  type Appointment,
   type AppointmentCrm,
   type AppointmentDetails,
   type AppointmentSearch,
 } from '../appointment-crm/appointment-crm.js';
-import { readAppointment } from '../appointment-crm/appointment-reader.js';
-import type { MatchKey } from '../automation-settings/automation-settings.js';
+import type { MatchKey } from '../crm-settings/automation-settings.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type RecordSearch, type ZohoRecord } from '../record-crm/record-crm.js';
@@ -134,7 +134,7 @@ export class CandidateSearchService {
   /** The appointment's values as the appointment CRM has them now; null when it is gone. */
   async appointmentNow(appointmentId: string): Promise<RecordValues | null> {
     try {
-      return appointmentFound(readAppointment(await this.appointmentCrm.getAppointment(appointmentId))).values;
+      return appointmentValues(await this.appointmentCrm.getAppointment(appointmentId));
     } catch (err) {
       if (err instanceof AppointmentNotFoundError) return null;
       throw err;
@@ -193,6 +193,12 @@ function appointmentFound(a: AppointmentDetails): Found {
     candidate: { id: a.id, module: null, name: a.customer?.name ?? null },
     values: { job_number: a.job_number, emails: [a.customer?.email ?? null], phones: [a.customer?.phone ?? null], name: a.customer?.name ?? null },
   };
+}
+
+/** An appointment as `GET /appointments/:id` gives it (the listing's fields): read tolerantly, a field missing is null. */
+function appointmentValues(a: Appointment): RecordValues {
+  const customer = a.customer && typeof a.customer === 'object' ? (a.customer as Record<string, unknown>) : {};
+  return { job_number: text(a.job_number), emails: [text(customer.email)], phones: [text(customer.phone)], name: text(customer.name) };
 }
 
 function personValues(record: ZohoRecord, jobNumber: string | null): RecordValues {

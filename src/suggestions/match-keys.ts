@@ -1,4 +1,4 @@
-import type { MatchKey } from '../automation-settings/automation-settings.js';
+import type { MatchKey } from '../crm-settings/automation-settings.js';
 
 /** What a project offers to match on: its job number, its customer's e-mail and phone. */
 export interface MatchValues {

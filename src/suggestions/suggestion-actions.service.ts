@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import type { MappingCrm } from '../mappings/mapping.entity.js';
 import { QUEUES } from '../queues/queues.js';
-import type { ActionEntry, ActionOutcome } from '../sync-log/action.types.js';
-import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
-import { RunsAction } from '../sync-log/runs-action.decorator.js';
+import type { ActionEntry, ActionOutcome } from '../actions/action.types.js';
+import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';
+import { RunsAction } from '../actions/runs-action.decorator.js';
 import { isStrong } from './match-keys.js';
 import { describeCandidate, describeStrength, SuggestionsService } from './suggestions.service.js';
 

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { MatchKey } from '../automation-settings/automation-settings.js';
+import type { MatchKey } from '../crm-settings/automation-settings.js';
 import type { MappingCrm } from '../mappings/mapping.entity.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 

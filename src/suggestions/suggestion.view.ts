@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { MATCH_KEYS } from '../automation-settings/automation-settings.js';
+import { MATCH_KEYS } from '../crm-settings/automation-settings.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
 import { isStrong } from './match-keys.js';

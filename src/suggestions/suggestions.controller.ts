@@ -29,7 +29,7 @@ import type { AdminActor } from '../config/roles.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingView } from '../mappings/mapping.view.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import { AdminAuditService } from '../sync-log/admin-audit.service.js';
+import { AdminAuditService } from '../actions/admin-audit.service.js';
 import { AcceptSuggestionDto, SuggestionsQueryDto, suggestionView, SuggestionView } from './suggestion.view.js';
 import { describeCandidate, SuggestionsService } from './suggestions.service.js';
 

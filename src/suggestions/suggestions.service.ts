@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AutomationSettingsService } from '../automation-settings/automation-settings.service.js';
-import type { MatchKey } from '../automation-settings/automation-settings.js';
+import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
+import type { MatchKey } from '../crm-settings/automation-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { MappingInput } from '../mappings/dto/mapping-input.dto.js';
 import type { Mapping, MappingCrm } from '../mappings/mapping.entity.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { MappingsService } from '../mappings/mappings.service.js';
-import type { DeliveryAction } from '../sync-log/delivery-handler.js';
+import type { DeliveryAction } from '../actions/delivery-handler.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { CandidateSearchService, type ProjectSide } from './candidate-search.service.js';
 import { isStrong, lookedFor, matchedKeys, namesAlike, usableKeys, type MatchValues } from './match-keys.js';

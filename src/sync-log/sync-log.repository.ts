@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
-import type { NewAction } from './action.types.js';
+import type { NewAction } from '../domain/actions.js';
 import { ACTION_KINDS, type CrmName } from '../domain/actions.js';
 import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.entity.js';
 

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { DeliveryHandler, type WebhookEventHandler } from '../sync-log/delivery-handler.js';
+import { DeliveryHandler, type WebhookEventHandler } from '../actions/delivery-handler.js';
 
 /** Every `@DeliveryHandler()` provider, found at start. */
 @Injectable()

@@ -5,7 +5,7 @@ import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { WebhookSecrets } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { MetricsService } from '../health/metrics.service.js';
+import { MetricsService } from '../observability/metrics.service.js';
 import type { WebhookEndpoint } from './inbox.entity.js';
 import { InboxService } from './inbox.service.js';
 import { parseDelivery } from './parse-delivery.js';

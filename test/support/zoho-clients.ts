@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '../../src/config/app-config.js';
-import { MetricsService } from '../../src/health/metrics.service.js';
+import { MetricsService } from '../../src/observability/metrics.service.js';
 import { OutboundError } from '../../src/http/outbound-error.js';
 import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
-import { ZohoClient } from '../../src/record-crm/zoho.client.js';
+import { ZohoClient } from '../../src/record-crm/zoho/zoho.client.js';
 import { ServiceSim } from '../sim/service/service-sim.js';
 import { ZohoSim } from '../sim/zoho/index.js';
 import { environmentConnections } from './environment-connections.js';

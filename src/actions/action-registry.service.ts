@@ -1,0 +1,77 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { MetadataScanner } from '@nestjs/core';
+import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
+import type { ActionQueueName } from '../queues/queues.js';
+import type { ActionOutcome, RegisteredHandler } from './action.types.js';
+import { runsActionOf } from './runs-action.decorator.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+
+const ANY_CRM = '*';
+const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
+
+/** The reason of an action that no handler runs (a kind recorded by another version of crm-sync). */
+export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind}`;
+
+type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>>;
+
+/**
+ * Which handler runs which action: the `@RunsAction` methods of the providers each feature module hands to
+ * `register` from its onModuleInit, naming its own list. Several CRMs share kind names (both add notes), so an
+ * action is matched on its kind and CRM, then on its kind alone for handlers that serve every CRM. Once every module
+ * has registered (application bootstrap, before the database is connected and so before any job runs) it checks
+ * that every kind has its handler (both CRM modules are always loaded: a CRM connected later from the console needs
+ * no restart).
+ */
+@Injectable()
+export class ActionRegistryService implements OnApplicationBootstrap {
+  private readonly handlers = new Map<string, RegisteredHandler>();
+  private readonly scanner = new MetadataScanner();
+
+  /** Adds every `@RunsAction` method of each provider; a provider with none is a wiring mistake. */
+  register(...providers: object[]): void {
+    for (const provider of providers) {
+      const instance = provider as ActionMethods;
+      const prototype = Object.getPrototypeOf(instance) as ActionMethods;
+      let found = 0;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const options = runsActionOf(prototype[method]);
+        if (!options) continue;
+        this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
+        found += 1;
+      }
+      if (found === 0) throw new Error(`${instance.constructor.name} runs no action: it has no @RunsAction method`);
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.assertEveryKindHandled();
+  }
+
+  handlerFor(kind: string, crm: CrmName | null): RegisteredHandler | undefined {
+    return (crm ? this.handlers.get(keyOf(kind, crm)) : undefined) ?? this.handlers.get(keyOf(kind, ANY_CRM));
+  }
+
+  queueFor(kind: string, crm: CrmName | null): ActionQueueName | undefined {
+    return this.handlerFor(kind, crm)?.queue;
+  }
+
+  private add(handler: RegisteredHandler): void {
+    const key = keyOf(handler.kind, handler.crm);
+    const other = this.handlers.get(key);
+    if (other) throw new Error(`two handlers for action kind ${handler.kind} (${handler.crm ?? 'any CRM'}): ${other.name} and ${handler.name}`);
+    this.handlers.set(key, handler);
+  }
+
+  private assertEveryKindHandled(): void {
+    const missing: string[] = [];
+    for (const [kind, runBy] of Object.entries(ACTION_KINDS) as Array<[ActionKind, (typeof ACTION_KINDS)[ActionKind]]>) {
+      if (runBy === 'never run') continue;
+      if (runBy === 'core') {
+        if (!this.handlerFor(kind, null)) missing.push(kind);
+        continue;
+      }
+      for (const crm of runBy) if (!this.handlerFor(kind, crm)) missing.push(`${kind} (${crm})`);
+    }
+    if (missing.length > 0) throw new Error(`no handler for action kind(s): ${missing.join(', ')}`);
+  }
+}
