@@ -39,9 +39,12 @@ describe(nonPublicReason.name, () => {
     expect(nonPublicReason(address)).toMatch(new RegExp(` is ${kind.replace(/[()]/g, '\\$&')}$`));
   });
 
-  it.each(['93.184.216.34', '172.32.0.1', '192.169.0.1', '198.20.0.1', '2606:4700::1111', '2a00:1450::1', '::ffff:93.184.216.34', '64:ff9b::5db8:d822'])('%s is public', (address) => {
-    expect(nonPublicReason(address)).toBeNull();
-  });
+  it.each(['93.184.216.34', '172.32.0.1', '192.169.0.1', '198.20.0.1', '2606:4700::1111', '2a00:1450::1', '::ffff:93.184.216.34', '64:ff9b::5db8:d822'])(
+    '%s is public',
+    (address) => {
+      expect(nonPublicReason(address)).toBeNull();
+    },
+  );
 });
 
 describe(checkDownloadUrl.name, () => {
