@@ -1,5 +1,5 @@
 import { withAdvisoryLock } from '../src/database/advisory-lock.js';
-import type { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.row.js';
 import { deliverEvent, entriesOf, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, type SimDrawing } from './sim/service/index.js';
 import { CapturingLogger, startHarness, waitFor, type Harness } from './support/harness.js';

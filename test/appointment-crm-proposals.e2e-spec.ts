@@ -1,5 +1,4 @@
 import type { SaleItem } from '../src/appointment-crm/appointment-crm.js';
-import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { DeliveryRouterService } from '../src/webhooks/delivery-router.service.js';
 import { parseDelivery } from '../src/webhooks/parse-delivery.js';
 import type { RoutedDelivery } from '../src/domain/service-events.js';
@@ -7,6 +6,7 @@ import { deliverEvent, deliverPrompt, entriesOf, mapAppointment, settled } from 
 import { toJson } from './sim/common/sim-server.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { inboxDeliveries } from './support/tables.js';
 
 /** Proposals, sales, status and notes: export prompt, send action, approval and payment. */
 describe('appointment CRM: proposals, sales and notes', () => {
@@ -186,7 +186,7 @@ describe('appointment CRM: proposals, sales and notes', () => {
     const uploads = crm().uploads.length;
     await deliverEvent(h, events.proposalApproved(proposal));
     await h.app.get(DeliveryRouterService).routeSynthetic(synthetic(events.proposalStatusChanged(proposal)));
-    await waitFor(async () => (await h.database.repo(InboxDelivery).countBy({ status: 'received' })) === 0, 15_000, 'the deprecated event to be routed');
+    await waitFor(async () => (await inboxDeliveries(h, { status: 'received' })).length === 0, 15_000, 'the deprecated event to be routed');
     await new Promise((r) => setTimeout(r, 300));
     const kinds = (await entriesOf(h, project.id)).map((e) => e.kind);
     expect(kinds.filter((k) => k === 'push_proposal_pdf')).toHaveLength(1);

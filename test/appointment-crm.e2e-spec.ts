@@ -1,5 +1,5 @@
 import { AppointmentDeliveriesService } from '../src/appointment-crm/appointment-deliveries.service.js';
-import { AppointmentDrawingPush } from '../src/appointment-crm/drawing-push.entity.js';
+import { AppointmentDrawingPushRepository } from '../src/appointment-crm/appointment-drawing-push.repository.js';
 import { ActionRecorderService } from '../src/actions/action-recorder.service.js';
 import { SyncLogRepository } from '../src/sync-log/sync-log.repository.js';
 import { makePdf } from './sim/common/sim-server.js';
@@ -56,7 +56,7 @@ describe('appointment CRM: drawings', () => {
         .find((f) => f.bytes.equals(drawings[100].pdf))?.name,
     ).toBe('Sheet 101.pdf');
 
-    const pushed = await h.database.repo(AppointmentDrawingPush).findBy({ appointmentId });
+    const pushed = await h.app.get(AppointmentDrawingPushRepository).findByAppointment(appointmentId);
     expect(pushed).toHaveLength(101);
     expect(pushed.find((p) => p.drawingId === drawings[5].id)?.drawingVersionId).toBe(drawings[5].versionId);
   });

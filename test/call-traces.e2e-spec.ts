@@ -1,8 +1,9 @@
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.row.js';
 import { deliverEvent, mapAppointment, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ADMIN_TOKEN, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { syncLogEntries } from './support/tables.js';
 
 // Redis db 15 is this file's (see `grep -n redisDb test/*.ts`; 14 is the demo's).
 const REDIS_DB = 15;
@@ -114,7 +115,7 @@ describe('call traces', () => {
     const res = await new WebhookSender().deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET });
     expect(res.status).toBe(200);
     const entry = await waitFor(async () => {
-      const [e] = await h.database.repo(SyncLogEntry).find({ where: { target: `Deals/${recordId}` } });
+      const [e] = await syncLogEntries(h, { target: `Deals/${recordId}` });
       return e && ['succeeded', 'failed'].includes(e.status) ? e : null;
     }, 15_000);
     expect(entry.status).toBe('succeeded');

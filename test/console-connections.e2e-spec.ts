@@ -5,10 +5,10 @@ import type { Browser, Page } from 'playwright-core';
 import { AppointmentCrmSim } from './sim/appointment-crm/appointment-crm-sim.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { ZohoSim } from './sim/zoho/index.js';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { syncLogEntry } from './support/tables.js';
 
 type Json = any;
 
@@ -381,7 +381,7 @@ describe('the Connections screen in a browser', () => {
       expect(`${delivered.status} ${delivered.body}`).toMatch(/^200 .*accepted/);
       const entry = await waitFor(
         async () => {
-          const found = await h.database.repo(SyncLogEntry).findOneBy({ target: `Deals/${recordId}` });
+          const found = await syncLogEntry(h, { target: `Deals/${recordId}` });
           return found && ['succeeded', 'failed', 'skipped'].includes(found.status) ? found : null;
         },
         20_000,

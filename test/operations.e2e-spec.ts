@@ -1,8 +1,8 @@
 // Redis db 1, shared with health.e2e-spec.ts (see `grep -n redisDb test/*.ts`: every index 0-15 is taken). Sharing is
 // safe: each harness has a queue prefix of its own, and neither file flushes the db (webhooks-restart flushes 4).
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { syncLogEntries } from './support/tables.js';
 
 const REDIS_DB = 1;
 const VIEWER_TOKEN = 'viewer-token-0123456789';
@@ -53,7 +53,7 @@ describe('operations API', () => {
     return (JSON.parse(res.body) as { status: string }).status;
   }
 
-  const entriesOf = (target: string) => h.database.repo(SyncLogEntry).find({ where: { target }, order: { id: 'ASC' } });
+  const entriesOf = (target: string) => syncLogEntries(h, { target });
   const settled = (target: string, count: number) =>
     waitFor(
       async () => {

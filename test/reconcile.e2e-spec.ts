@@ -1,9 +1,8 @@
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { allActionsFinished, deliverEvent, mapAppointment, mappedAppointmentProject, reconciliation, settled } from './sim/appointment-crm/e2e-helpers.js';
 import { events } from './sim/service/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { inboxDeliveries, syncLogEntries } from './support/tables.js';
 
 type Json = Record<string, any>;
 
@@ -41,7 +40,7 @@ describe('reconciliation', () => {
     expect(h.appointmentCrm!.filesOf(m.appointmentId, 'proposal')).toHaveLength(1);
     expect(appointment.notes).toHaveLength(1);
     expect(appointment.notes[0].text).toContain('1200.00');
-    const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id });
+    const entries = await syncLogEntries(h, { projectId: m.project.id });
     expect(entries.every((e) => e.trigger === 'reconcile')).toBe(true);
 
     const requestsBefore = h.appointmentCrm!.requests.length;
@@ -82,7 +81,7 @@ describe('reconciliation', () => {
       Buffer.alloc(32, ++seq),
     ]);
     await reconcile();
-    await waitFor(async () => (await h.database.repo(InboxDelivery).findOneBy({ body }))?.status === 'routed', 15_000, 'the delivery to be routed');
+    await waitFor(async () => (await inboxDeliveries(h, { body }))[0]?.status === 'routed', 15_000, 'the delivery to be routed');
   });
 
   it('with both CRMs on, a payment of a project mapped to both becomes a note in each', async () => {
@@ -101,7 +100,7 @@ describe('reconciliation', () => {
     // The CRM holds the note a moment before the log entry is marked succeeded: wait for the log.
     const notes = await waitFor(
       async () => {
-        const entries = await h.database.repo(SyncLogEntry).findBy({ projectId: m.project.id, kind: 'add_note' });
+        const entries = await syncLogEntries(h, { projectId: m.project.id, kind: 'add_note' });
         return entries.length === 2 && entries.every((e) => e.status !== 'queued' && e.status !== 'running') ? entries : null;
       },
       15_000,
@@ -117,7 +116,7 @@ describe('reconciliation', () => {
     const ids = new Set(answers.map((a) => a.id));
     const runs = await waitFor(
       async () => {
-        const entries = await h.database.repo(SyncLogEntry).findBy([...ids].map((id) => ({ id })));
+        const entries = await syncLogEntries(h, { id: [...ids] });
         return entries.every((e) => ['succeeded', 'skipped'].includes(e.status)) ? entries : null;
       },
       20_000,

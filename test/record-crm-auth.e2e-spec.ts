@@ -1,7 +1,8 @@
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.row.js';
 import { recordPrompt, WebhookSender } from './sim/service/index.js';
 import { RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { syncLogEntry } from './support/tables.js';
 
 const sender = new WebhookSender();
 const SECRETS = ['zoho-secret', 'revoked-refresh-token', 'zoho-refresh'];
@@ -19,7 +20,7 @@ async function mappedPrompt(h: Harness): Promise<{ target: string; status: numbe
 async function finished(h: Harness, target: string): Promise<SyncLogEntry> {
   return waitFor(
     async () => {
-      const entry = await h.database.repo(SyncLogEntry).findOneBy({ target });
+      const entry = await syncLogEntry(h, { target });
       return entry && ['succeeded', 'failed', 'skipped'].includes(entry.status) ? entry : null;
     },
     15_000,

@@ -1,9 +1,10 @@
-import type { MappingStatus } from '../src/mappings/mapping.entity.js';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { MappingStatus } from '../src/mappings/mapping.row.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.row.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import { zohoError, type ZohoModule } from './sim/zoho/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
+import { syncLogEntries, syncLogEntry } from './support/tables.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];
@@ -43,7 +44,7 @@ describe('record CRM (Zoho) flows', () => {
     return (JSON.parse(res.body) as { status: string }).status;
   }
 
-  const entriesOf = (target: string) => h.database.repo(SyncLogEntry).find({ where: { target }, order: { id: 'ASC' } });
+  const entriesOf = (target: string) => syncLogEntries(h, { target });
 
   /** Waits until `count` entries of the target exist and all are finished. */
   async function settled(target: string, count = 1): Promise<SyncLogEntry[]> {
@@ -105,7 +106,7 @@ describe('record CRM (Zoho) flows', () => {
     const exportsBefore = h.service.exports.length;
     await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
-      const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
+      const e = await syncLogEntry(h, { id: entry.id });
       return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;
     });
     expect(again.detail).toMatch(/^already attached as /);
@@ -136,7 +137,7 @@ describe('record CRM (Zoho) flows', () => {
 
       await runEntryAgain(h, entry.id);
       const again = await waitFor(async () => {
-        const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
+        const e = await syncLogEntry(h, { id: entry.id });
         return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;
       });
       expect(again.detail).toMatch(/^already attached as /);
@@ -356,7 +357,7 @@ describe('record CRM (Zoho) flows', () => {
     // The entry runs again (a crash after Zoho stored the note): the note is found, not added twice.
     await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
-      const e = await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id });
+      const e = await syncLogEntry(h, { id: entry.id });
       return e && e.attempts === 2 && e.status === 'succeeded' ? e : null;
     });
     expect(again.detail).toMatch(/^note already on the record/);

@@ -1,12 +1,13 @@
 import { RECORD_CRM_DEFAULTS } from '../src/crm-settings/automation-settings.js';
 import type { RevenueSettings } from '../src/record-crm/revenue/revenue-settings.service.js';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../src/sync-log/sync-log.row.js';
 import type { LineItemsResult } from '../src/service-api/service-api.types.js';
 import { events, recordPrompt, WebhookSender } from './sim/service/index.js';
 import type { ZohoModule } from './sim/zoho/index.js';
 import { mapRecord } from './sim/zoho/e2e-helpers.js';
 import { browserTestOf, launchChromium, openConsolePage } from './support/browser.js';
 import { ADMIN_TOKEN, EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from './support/harness.js';
+import { syncLogEntries, syncLogEntry } from './support/tables.js';
 
 const sender = new WebhookSender();
 const FINISHED = ['succeeded', 'failed', 'skipped'];
@@ -47,7 +48,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     expect(`${res.status} ${res.body}`).toMatch(/^200 /);
   }
 
-  const entries = (target: string, kind: string) => h.database.repo(SyncLogEntry).find({ where: { target, kind }, order: { id: 'ASC' } });
+  const entries = (target: string, kind: string) => syncLogEntries(h, { target, kind });
 
   async function settled(target: string, kind: string, count = 1): Promise<SyncLogEntry[]> {
     return waitFor(
@@ -78,7 +79,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     await new Promise((r) => setTimeout(r, 2_100));
     await deliverEvent(events.proposalStatusChanged(proposal));
     expect((await h.admin('/api/reconcile', { method: 'POST', json: { scope: 'full' } })).status).toBe(202);
-    await waitFor(async () => (await h.database.repo(SyncLogEntry).findBy({ kind: 'reconcile' })).every((e) => FINISHED.includes(e.status)), 20_000);
+    await waitFor(async () => (await syncLogEntries(h, { kind: 'reconcile' })).every((e) => FINISHED.includes(e.status)), 20_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(await entries(m.target, 'update_deal')).toHaveLength(1);
     expect(zoho().api.requestsTo('PUT', `/crm/v8/Deals/${m.recordId}`)).toHaveLength(1);
@@ -113,7 +114,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
 
     // The first approval's action run again (a crash before its outcome was written) leaves the stage alone too.
     await runEntryAgain(h, first.id);
-    await waitFor(async () => (await h.database.repo(SyncLogEntry).findOneBy({ id: first.id }))?.attempts === 2 && 'ok');
+    await waitFor(async () => (await syncLogEntry(h, { id: first.id }))?.attempts === 2 && 'ok');
     await settled(m.target, 'update_deal', 2);
     expect(deal(m.recordId)).toMatchObject({ Stage: 'Installed' });
     const view = (await (await h.admin(`/api/projects/${m.project.id}`)).json()) as { deal: Record<string, unknown> };
@@ -221,7 +222,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
 
       // A crash after the push: the entry runs again and replaces the rows of the same Quote.
       await runEntryAgain(h, entry.id);
-      await waitFor(async () => (await h.database.repo(SyncLogEntry).findOneBy({ id: entry.id }))?.attempts === 2 && 'ok');
+      await waitFor(async () => (await syncLogEntry(h, { id: entry.id }))?.attempts === 2 && 'ok');
       await settled(m.target, 'push_quote');
       // The approval of the proposal pricing this drawing replaces the rows of that same Quote.
       const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });

@@ -3,7 +3,6 @@ import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { withAdvisoryLock } from '../src/database/advisory-lock.js';
-import { ENTITIES } from '../src/app/entities.js';
 import { buildDataSourceOptions } from '../src/database/data-source-options.js';
 import { dropDatabase, ensureDatabase } from '../src/database/ensure-database.js';
 import { MIGRATIONS } from '../src/database/migrations/index.js';
@@ -34,7 +33,7 @@ const SQL_FILES = readdirSync(new URL('../src/database/sql/', import.meta.url))
 
 async function migratedSource(databaseUrl: string): Promise<DataSource> {
   await ensureDatabase(databaseUrl);
-  const source = new DataSource(buildDataSourceOptions(databaseUrl, ENTITIES));
+  const source = new DataSource(buildDataSourceOptions(databaseUrl));
   await source.initialize();
   await source.runMigrations({ transaction: 'each' });
   return source;

@@ -3,12 +3,11 @@ import pg from 'pg';
 import { QUEUES } from '../src/queues/queues.js';
 import { RelayRecoveryService } from '../src/relay/relay-recovery.service.js';
 import { redisConnection } from '../src/queues/redis-connection.js';
-import { SyncLogEntry } from '../src/sync-log/sync-log.entity.js';
-import { InboxDelivery } from '../src/webhooks/inbox.entity.js';
 import { deliveryHash } from '../src/webhooks/inbox.service.js';
 import { toJson } from './sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from './sim/service/index.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from './support/harness.js';
+import { inboxDeliveries, syncLogEntries } from './support/tables.js';
 
 const sender = new WebhookSender({ timeScale: 1 });
 
@@ -37,8 +36,8 @@ describe('webhook intake', () => {
     });
   const routedCount = async (daemon: Harness) =>
     ((await daemon.database.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'routed'`)) as Array<{ n: number }>)[0].n;
-  const entriesOf = async (inboxId: string) => h.database.repo(SyncLogEntry).findBy({ inboxId });
-  const inboxRows = async (body: string) => (await h.database.repo(InboxDelivery).find()).filter((r) => r.body.toString() === body);
+  const entriesOf = async (inboxId: string) => syncLogEntries(h, { inboxId });
+  const inboxRows = async (body: string) => inboxDeliveries(h, { body });
 
   it('accepts a valid delivery, stores it before answering and routes it once', async () => {
     const body = uniqueEvent();
@@ -89,7 +88,7 @@ describe('webhook intake', () => {
     expect(await again.json()).toEqual({ status: 'duplicate' });
     const [row] = await inboxRows(body);
     await waitFor(() => entriesOf(row.id).then((e) => e.length === 1));
-    expect((await h.database.repo(InboxDelivery).findOneByOrFail({ id: row.id })).duplicates).toBe(1);
+    expect((await inboxDeliveries(h, { id: row.id }))[0].duplicates).toBe(1);
 
     await new Promise((r) => setTimeout(r, 2_100)); // the test's window is 2 s
     expect(await (await post(body, signWebhook(EVENTS_SECRET, body))).json()).toEqual({ status: 'accepted' });
@@ -199,7 +198,7 @@ describe('webhook intake', () => {
     const entries = await waitFor(() => entriesOf(row.id).then((e) => (e.length ? e : null)), 15_000, 'the delivery to be routed');
     expect(entries).toHaveLength(1);
     expect(entries[0].projectId).toBe(project.id);
-    const stored = await h.database.repo(InboxDelivery).findOneByOrFail({ id: row.id });
+    const stored = (await inboxDeliveries(h, { id: row.id }))[0];
     expect(stored).toMatchObject({ status: 'routed', attempts: 1 });
     expect(stored.error).toBeNull();
   });

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
 import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import type { NewAction } from './action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 
 export interface RecordedAction {

@@ -4,7 +4,7 @@ import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.j
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionOutcome, RegisteredHandler } from './action.types.js';
 import { runsActionOf } from './runs-action.decorator.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 
 const ANY_CRM = '*';
 const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;

@@ -1,6 +1,6 @@
 import type { ActionKind, ActionPayloads, CrmName, DistributiveOmit, NewAction, SyncTrigger } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 
 export type { DistributiveOmit, NewAction };
 

@@ -16,7 +16,7 @@ import { ActionWorkerDeps, ServiceActionsWorker } from './action.worker.js';
 import { PermanentActionError, type ActionOutcome, type NewAction, type RegisteredHandler } from './action.types.js';
 import { CallTraceRepository } from '../sync-log/call-trace.repository.js';
 import { ProjectsService } from '../projects/projects.service.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 
 const ATTEMPTS = 8;

@@ -17,7 +17,7 @@ import { ActionRegistryService, noHandlerFor } from './action-registry.service.j
 import { CallTraceRepository } from '../sync-log/call-trace.repository.js';
 import { PermanentActionError, type ActionOutcome } from './action.types.js';
 import { failureAlertDetail } from './failure-alert.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { ProjectsService } from '../projects/projects.service.js';
 

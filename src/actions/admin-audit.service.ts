@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CrmName } from '../domain/actions.js';
 import { ActionRecorderService } from './action-recorder.service.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import type { AdminActor } from '../config/roles.js';
 
 export interface AdminWrite {

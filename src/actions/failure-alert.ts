@@ -1,5 +1,5 @@
 import type { CreateProjectPayload } from '../domain/actions.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 
 /**
  * The alert's line for an action that failed for good. A failed project creation names its CRM record (and the

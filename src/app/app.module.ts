@@ -22,7 +22,6 @@ import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
-import { ENTITIES } from './entities.js';
 
 @Module({})
 export class AppModule {
@@ -31,7 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(ENTITIES),
+        DatabaseModule.forRoot(),
         AuthModule,
         ConnectionsModule,
         ConnectionConsoleModule,

@@ -9,11 +9,11 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AppointmentNotePayload, LineItemsPayload } from '../domain/actions.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
-import type { AppointmentDrawingPush } from './drawing-push.entity.js';
+import type { AppointmentDrawingPush } from './drawing-push.row.js';
 import { idempotencyKey } from './idempotency-key.js';
 import { saleFromLineItems } from './sale.js';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import type { Mapping } from '../mappings/mapping.entity.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';
 import type {
   AppointmentPromptData,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
-import type { AppointmentDrawingPush } from './drawing-push.entity.js';
+import type { AppointmentDrawingPush } from './drawing-push.row.js';
 
 const COLUMNS = `appointment_id AS "appointmentId", drawing_id AS "drawingId", drawing_version_id AS "drawingVersionId", pushed_at AS "pushedAt"`;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AutomatedRecord, CrmName } from '../domain/actions.js';
-import type { Mapping } from '../mappings/mapping.entity.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { MappingsService } from '../mappings/mappings.service.js';
 import type { MappingInput } from '../mappings/dto/mapping-input.dto.js';

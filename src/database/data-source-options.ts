@@ -4,15 +4,14 @@ import { MIGRATIONS } from './migrations/index.js';
 /** How long opening a connection to Postgres may take. */
 export const CONNECTION_TIMEOUT_MS = 5_000;
 
-/** The entity classes the data source maps; each feature module owns its own, so the app gathers them (`src/app/entities.ts`). */
-export type Entities = NonNullable<DataSourceOptions['entities']>;
-
-/** One builder for the daemon, the tests and the TypeORM CLI, so all of them see the same schema. */
-export function buildDataSourceOptions(databaseUrl: string, entities: Entities): DataSourceOptions {
+/**
+ * One builder for the daemon, the tests and the TypeORM CLI, so all of them run the same migrations. No entity is
+ * mapped: every table's repository writes its SQL and types its rows (`*.row.ts` beside it).
+ */
+export function buildDataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
-    entities,
     migrations: MIGRATIONS,
     migrationsRun: false,
     synchronize: false,

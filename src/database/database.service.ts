@@ -1,14 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type Repository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from './advisory-lock.js';
 import { DatabaseUnavailableError } from './database.errors.js';
-import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS, type Entities } from './data-source-options.js';
+import { buildDataSourceOptions, CONNECTION_TIMEOUT_MS } from './data-source-options.js';
 import { ensureDatabase } from './ensure-database.js';
-
-/** The entity classes of every feature module, given by DatabaseModule.forRoot. */
-export const DATABASE_ENTITIES = Symbol('DATABASE_ENTITIES');
 
 const MIGRATION_LOCK_KEY = 8_127_303_551; // any constant shared by every replica
 
@@ -32,11 +29,8 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   private lastError = 'not connected yet';
   private readyWaiters: Array<{ wake: () => void; abandon: () => void }> = [];
 
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DATABASE_ENTITIES) private readonly entities: Entities,
-  ) {
-    this.source = new DataSource(buildDataSourceOptions(config.databaseUrl, entities));
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.source = new DataSource(buildDataSourceOptions(config.databaseUrl));
   }
 
   get isReady(): boolean {
@@ -46,10 +40,6 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   get dataSource(): DataSource {
     if (!this.source.isInitialized) throw new DatabaseUnavailableError(this.lastError);
     return this.source;
-  }
-
-  repo<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T> {
-    return this.dataSource.getRepository(entity);
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -171,7 +161,7 @@ export class DatabaseService implements OnApplicationBootstrap, OnApplicationShu
   /** Replicas starting together would race through the same migrations; a session advisory lock serialises them. */
   private async migrateUnderLock(): Promise<void> {
     await withAdvisoryLock(this.config.databaseUrl, MIGRATION_LOCK_KEY, async () => {
-      const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl, this.entities));
+      const migrator = new DataSource(buildDataSourceOptions(this.config.databaseUrl));
       await migrator.initialize();
       try {
         await migrator.runMigrations({ transaction: 'each' });

@@ -6,7 +6,7 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AssociationPair } from '../service-api/service-api.types.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
-import type { Mapping } from './mapping.entity.js';
+import type { Mapping } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
 import { A2_CHUNK } from './mappings.service.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { Mapping } from './mapping.entity.js';
+import type { Mapping } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
 
 /** Where a project's pushes go. Only associated mappings count: the service knows nothing of the others yet. */

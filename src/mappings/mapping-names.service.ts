@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ProjectsService } from '../projects/projects.service.js';
-import type { Mapping, MappingCrm } from './mapping.entity.js';
+import type { Mapping, MappingCrm } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
 import { mappingView, type MappingView } from './mapping.view.js';
 

@@ -1,5 +1,5 @@
 import type { RecordModule } from '../service-api/service-api.types.js';
-import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.row.js';
 
 /** The `mapping` table's columns, for raw queries whose rows are read back with `rowToMapping`. */
 export const MAPPING_COLUMNS =

@@ -6,7 +6,7 @@ import type { CrmTarget } from './target-names.service.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';
-import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.row.js';
 
 export interface MappingListFilter {
   crm?: MappingCrm;

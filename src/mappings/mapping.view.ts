@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
-import { MAPPING_SOURCES, type Mapping, type MappingSource } from './mapping.entity.js';
+import { MAPPING_SOURCES, type Mapping, type MappingSource } from './mapping.row.js';
 
 const NO_NAMES: ReadonlyMap<string, string> = new Map();
 

@@ -41,7 +41,7 @@ import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { FieldError } from '../common/validation-errors.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
-import type { Mapping } from './mapping.entity.js';
+import type { Mapping } from './mapping.row.js';
 import { MappingsQueryDto } from './dto/mappings-query.dto.js';
 import { MappingImportService, type ImportResult } from './mapping-import.service.js';
 import { MappingNamesService } from './mapping-names.service.js';

@@ -5,10 +5,10 @@ import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { ActionRecorderService, type RecordedAction } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { rowToMapping, type MappingRow } from './mapping-rows.js';
-import type { Mapping, MappingCrm } from './mapping.entity.js';
+import type { Mapping, MappingCrm } from './mapping.row.js';
 import { MappingRepository, type MappingListFilter } from './mapping.repository.js';
 import { A2_CHUNK, MappingsService } from './mappings.service.js';
 

@@ -4,9 +4,9 @@ import { DatabaseService } from '../database/database.service.js';
 import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
 import type { SyncTrigger } from '../domain/actions.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
-import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.entity.js';
+import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
 import { describeMapping } from './mapping.view.js';
 

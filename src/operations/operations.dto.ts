@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsISO8601, IsOptional, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../common/pagination.js';
 import { SyncLogFiltersDto } from './sync-logs.dto.js';
-import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
+import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.row.js';
 
 export const OVERVIEW_WINDOWS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000 } as const;
 export type OverviewWindow = keyof typeof OVERVIEW_WINDOWS;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MappingView } from '../mappings/mapping.view.js';
 import { SyncLogEntryView } from './sync-log.view.js';
-import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.entity.js';
+import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.row.js';
 import type { DeliveryRow } from '../webhooks/inbox.repository.js';
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { StoredCall } from '../sync-log/call-trace.repository.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SYNC_TRIGGERS } from '../domain/actions.js';
-import { SYNC_STATUSES } from '../sync-log/sync-log.entity.js';
+import { SYNC_STATUSES } from '../sync-log/sync-log.row.js';
 
 /** A sync log entry as the admin API shows it (docs/operations.md, "The admin API"): ids as strings, times ISO 8601 UTC. */
 export class SyncLogEntryView {

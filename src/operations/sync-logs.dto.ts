@@ -1,6 +1,6 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, Matches, MaxLength } from 'class-validator';
-import { SYNC_STATUSES, type SyncStatus } from '../sync-log/sync-log.entity.js';
+import { SYNC_STATUSES, type SyncStatus } from '../sync-log/sync-log.row.js';
 import { PageQueryDto } from '../common/pagination.js';
 
 /** The filters of the sync log that the list and the bulk retry share. */

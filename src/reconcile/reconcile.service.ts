@@ -5,7 +5,7 @@ import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 
 /**
  * Starts reconciliation passes: on the schedule (BullMQ job schedulers, once per period across replicas) or now. A

@@ -1,6 +1,6 @@
 import type { RecordNotePayload } from '../domain/actions.js';
 import type { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import type { Mapping } from '../mappings/mapping.entity.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import type { RoutedDelivery } from '../domain/service-events.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM_DEFAULTS } from '../crm-settings/automation-settings.js';

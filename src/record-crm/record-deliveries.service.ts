@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import type { Mapping } from '../mappings/mapping.entity.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';
 import {
   paymentAmountText,

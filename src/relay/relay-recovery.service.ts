@@ -8,7 +8,7 @@ import { addUnlessLive } from '../queues/jobs.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
 import { ActionRegistryService } from '../actions/action-registry.service.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
 import { UnhandledActions } from './unhandled-actions.js';

@@ -13,7 +13,7 @@ import { ProjectsService } from '../projects/projects.service.js';
 import { RECORD_CRM, recordNameOf, type RecordCrm, type RecordSearch, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import { comparable, matchedKeys, namesAlike, type MatchValues, type RecordValues } from './match-keys.js';
-import type { Candidate } from './suggestion.entity.js';
+import type { Candidate } from './suggestion.row.js';
 
 /** The Contacts with a project's e-mail or phone whose Deals (or Quotes) are looked for: a few, not a whole family. */
 const CONTACTS_FOLLOWED = 3;

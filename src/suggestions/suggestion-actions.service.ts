@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RoutedDelivery } from '../domain/service-events.js';
-import type { MappingCrm } from '../mappings/mapping.entity.js';
+import type { MappingCrm } from '../mappings/mapping.row.js';
 import { QUEUES } from '../queues/queues.js';
 import type { ActionEntry, ActionOutcome } from '../actions/action.types.js';
 import { DeliveryHandler, type DeliveryAction, type WebhookEventHandler } from '../actions/delivery-handler.js';

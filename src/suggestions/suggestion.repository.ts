@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
-import type { MappingCrm } from '../mappings/mapping.entity.js';
-import type { Candidate, MappingSuggestion, SuggestionStatus } from './suggestion.entity.js';
+import type { MappingCrm } from '../mappings/mapping.row.js';
+import type { Candidate, MappingSuggestion, SuggestionStatus } from './suggestion.row.js';
 
 const COLUMNS = 'id, project_id, crm, status, candidates, looked_for, mapping_id, decided_by, decided_at, created_at, updated_at';
 

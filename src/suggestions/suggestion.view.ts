@@ -4,7 +4,7 @@ import { MATCH_KEYS } from '../crm-settings/automation-settings.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
 import { isStrong } from './match-keys.js';
-import { SUGGESTION_STATUSES, type MappingSuggestion, type SuggestionStatus } from './suggestion.entity.js';
+import { SUGGESTION_STATUSES, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
 
 const LISTED = SUGGESTION_STATUSES.filter((s) => s !== 'none');
 

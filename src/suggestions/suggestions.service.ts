@@ -5,14 +5,14 @@ import type { MatchKey } from '../crm-settings/automation-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import type { SyncTrigger } from '../domain/actions.js';
 import type { MappingInput } from '../mappings/dto/mapping-input.dto.js';
-import type { Mapping, MappingCrm } from '../mappings/mapping.entity.js';
+import type { Mapping, MappingCrm } from '../mappings/mapping.row.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
 import { MappingsService } from '../mappings/mappings.service.js';
 import type { DeliveryAction } from '../actions/delivery-handler.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { CandidateSearchService, type ProjectSide } from './candidate-search.service.js';
 import { isStrong, lookedFor, matchedKeys, namesAlike, usableKeys, type MatchValues } from './match-keys.js';
-import type { Candidate, MappingSuggestion } from './suggestion.entity.js';
+import type { Candidate, MappingSuggestion } from './suggestion.row.js';
 import { SuggestionRepository } from './suggestion.repository.js';
 
 /** What one CRM's settings make of a project: the keys to look on and what the look is made of. */

@@ -4,7 +4,7 @@ import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
 import type { NewAction } from '../domain/actions.js';
 import { ACTION_KINDS, type CrmName } from '../domain/actions.js';
-import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.entity.js';
+import { SyncLogEntry, SYNC_STATUSES, type SyncStatus } from './sync-log.row.js';
 
 /** What the relay needs of an entry to put its job on a queue. */
 export interface UnqueuedEntry {
@@ -66,17 +66,16 @@ export class SyncLogRepository {
     if (actions.length === 0 && !options.routedInboxId) return [];
     const sql = 'SELECT idx, created, entry FROM crm_sync_record_actions($1::jsonb, $2::bigint) ORDER BY idx';
     const params = [JSON.stringify(actions.map(toRecordInput)), options.routedInboxId ?? null];
-    const m = options.manager ?? this.database.dataSource.manager;
     const rows: Array<{ idx: number; created: boolean; entry: Record<string, unknown> }> = options.manager
       ? await options.manager.query(sql, params)
       : await this.database.prepared('crm_sync_record_actions', sql, params);
-    return rows.map((row) => ({ entry: this.fromJson(row.entry, m), created: row.created }));
+    return rows.map((row) => ({ entry: this.fromJson(row.entry), created: row.created }));
   }
 
   async get(id: string): Promise<SyncLogEntry | null> {
     if (!/^\d{1,19}$/.test(id)) return null;
     const [row] = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE id = $1`, [id]);
-    return row ? this.toEntity(row) : null;
+    return row ? rowToEntry(row) : null;
   }
 
   /** Marks a run as started; null when the entry is already finished (a stale or repeated job). */
@@ -86,7 +85,7 @@ export class SyncLogRepository {
         WHERE id = $1 AND status IN ('queued', 'running') RETURNING *`,
       [id],
     );
-    return rows.length > 0 ? this.toEntity(rows[0]) : null;
+    return rows.length > 0 ? rowToEntry(rows[0]) : null;
   }
 
   /** Names the project of an entry recorded before it had one (a project created by the entry itself). */
@@ -138,7 +137,7 @@ export class SyncLogRepository {
     const rows = await this.database.returning<Record<string, unknown>>(`UPDATE sync_log SET ${QUEUED_AGAIN} WHERE id = $1 AND status = 'failed' RETURNING *`, [
       id,
     ]);
-    return rows.length > 0 ? this.toEntity(rows[0]) : null;
+    return rows.length > 0 ? rowToEntry(rows[0]) : null;
   }
 
   /**
@@ -186,7 +185,7 @@ export class SyncLogRepository {
         ORDER BY id LIMIT $3`,
       [olderThanMs / 1000, afterId, limit],
     );
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   async list(filter: SyncLogFilter): Promise<{ items: SyncLogEntry[]; nextCursor: string | null }> {
@@ -202,7 +201,7 @@ export class SyncLogRepository {
       `SELECT * FROM sync_log ${where.sql()} ORDER BY id DESC LIMIT ${limit}`,
       where.params,
     );
-    const items = rows.slice(0, filter.limit).map((row) => this.toEntity(row));
+    const items = rows.slice(0, filter.limit).map((row) => rowToEntry(row));
     return { items, nextCursor: rows.length > filter.limit ? items[items.length - 1].id : null };
   }
 
@@ -212,13 +211,13 @@ export class SyncLogRepository {
       projectId,
       limit,
     ]);
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   /** The entries a delivery's routing recorded, oldest first. */
   async findByInbox(inboxId: string): Promise<SyncLogEntry[]> {
     const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE inbox_id = $1 ORDER BY id`, [inboxId]);
-    return rows.map((row) => this.toEntity(row));
+    return rows.map((row) => rowToEntry(row));
   }
 
   /** Merges `progress` into a running entry's payload and says where it stands (a long pass resumes from there). */
@@ -328,25 +327,49 @@ export class SyncLogRepository {
     return rows.length;
   }
 
-  /** A row read back with RETURNING *, as the entity (saves reading it again). */
-  private toEntity(row: Record<string, unknown>, m?: EntityManager): SyncLogEntry {
-    const metadata = (m ?? this.database.dataSource.manager).connection.getMetadata(SyncLogEntry);
-    const entry = new SyncLogEntry();
-    for (const column of metadata.columns) {
-      (entry as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
-    }
-    entry.id = String(entry.id);
-    if (entry.inboxId !== null) entry.inboxId = String(entry.inboxId);
-    if (entry.parentId !== null) entry.parentId = String(entry.parentId);
-    return entry;
-  }
-
   /** An entry as `crm_sync_record_actions` returns it (jsonb, timestamps as text). */
-  private fromJson(json: Record<string, unknown>, m: EntityManager): SyncLogEntry {
+  private fromJson(json: Record<string, unknown>): SyncLogEntry {
     const row = { ...json };
     for (const column of TIMESTAMP_COLUMNS) if (typeof row[column] === 'string') row[column] = new Date(row[column] as string);
-    return this.toEntity(row, m);
+    return rowToEntry(row);
   }
+}
+
+/** The column of each field of an entry. */
+const ENTRY_COLUMNS: { readonly [K in keyof SyncLogEntry]-?: string } = {
+  id: 'id',
+  kind: 'kind',
+  trigger: 'trigger',
+  crm: 'crm',
+  projectId: 'project_id',
+  target: 'target',
+  status: 'status',
+  attempts: 'attempts',
+  retryBase: 'retry_base',
+  error: 'error',
+  detail: 'detail',
+  payload: 'payload',
+  dedupeKey: 'dedupe_key',
+  coalesceKey: 'coalesce_key',
+  inboxId: 'inbox_id',
+  parentId: 'parent_id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  durationMs: 'duration_ms',
+  enqueuedAt: 'enqueued_at',
+  notBefore: 'not_before',
+  actor: 'actor',
+};
+
+/** A `sync_log` row (`SELECT *`, `RETURNING *`) as an entry; the bigint ids as strings. */
+export function rowToEntry(row: Record<string, unknown>): SyncLogEntry {
+  const entry = Object.fromEntries(Object.entries(ENTRY_COLUMNS).map(([field, column]) => [field, row[column]])) as unknown as SyncLogEntry;
+  entry.id = String(entry.id);
+  if (entry.inboxId !== null) entry.inboxId = String(entry.inboxId);
+  if (entry.parentId !== null) entry.parentId = String(entry.parentId);
+  return entry;
 }
 
 /** How long a finishing entry took, from its last run's start (or its recording, when it never ran). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
-import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.entity.js';
+import { InboxDelivery, type InboxStatus, type WebhookEndpoint } from './inbox.row.js';
 
 export interface DeliveryToStore {
   endpoint: WebhookEndpoint;

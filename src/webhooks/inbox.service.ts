@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { hash } from 'node:crypto';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
-import type { InboxStatus, WebhookEndpoint } from './inbox.entity.js';
+import type { InboxStatus, WebhookEndpoint } from './inbox.row.js';
 import { InboxRepository, type DeliveryToStore, type StoredDelivery } from './inbox.repository.js';
 
 const MAX_BATCH = 256;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { KNOWN_EVENTS } from '../domain/service-events.js';
 import { parseDelivery, type ParsedDelivery } from './parse-delivery.js';
-import { WEBHOOK_ENDPOINTS, type WebhookEndpoint } from './inbox.entity.js';
+import { WEBHOOK_ENDPOINTS, type WebhookEndpoint } from './inbox.row.js';
 
 const runs = { numRuns: 300, interruptAfterTimeLimit: 5000 };
 const endpoint = fc.constantFrom<WebhookEndpoint>(...WEBHOOK_ENDPOINTS);

@@ -4,7 +4,7 @@ import { isJsonObject, parseExactJson } from '../http/exact-json.js';
 import { normalizeIds } from '../service-api/normalize-ids.js';
 import { AppointmentPromptDto, EVENT_DTOS, RecordPromptDto } from './dto/event-dtos.js';
 import { shapeCheck } from './dto/shape-check.js';
-import type { WebhookEndpoint } from './inbox.entity.js';
+import type { WebhookEndpoint } from './inbox.row.js';
 import type { EventDataByName, EventName } from '../domain/service-events.js';
 
 export const APPOINTMENT_PROMPT_EVENT = 'appointment_crm.export_prompt';

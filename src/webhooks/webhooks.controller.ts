@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { WebhookSecrets } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { MetricsService } from '../observability/metrics.service.js';
-import type { WebhookEndpoint } from './inbox.entity.js';
+import type { WebhookEndpoint } from './inbox.row.js';
 import { InboxService } from './inbox.service.js';
 import { parseDelivery } from './parse-delivery.js';
 import { verifySignature } from './signature.js';

@@ -4,7 +4,7 @@ import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, 
 import { fieldErrors, type FieldError } from '../../common/validation-errors.js';
 import { RECORD_MODULES, type RecordModule } from '../../service-api/service-api.types.js';
 import { NO_CONTROL_OR_QUOTE } from '../../http/file-names.js';
-import type { MappingCrm } from '../mapping.entity.js';
+import type { MappingCrm } from '../mapping.row.js';
 
 /**
  * Ids arrive as strings, or as JSON numbers (exact: the body parser turns integers beyond 2^53 into strings, so a

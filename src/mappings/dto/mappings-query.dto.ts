@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination.js';
-import type { MappingCrm, MappingStatus } from '../mapping.entity.js';
+import type { MappingCrm, MappingStatus } from '../mapping.row.js';
 
 export class MappingsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['appointment', 'record'] })

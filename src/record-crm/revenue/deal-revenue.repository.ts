@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../../database/database.service.js';
-import type { DealRevenueRow } from './deal-revenue.entity.js';
+import type { DealRevenueRow } from './deal-revenue.row.js';
 
 const COLUMNS = `deal_id AS "dealId", project_id AS "projectId", proposal_id AS "proposalId", amount, stage,
   closing_date AS "closingDate", entry_id::text AS "entryId", written_at AS "writtenAt"`;

@@ -1,7 +1,7 @@
-import { Mapping } from '../../../src/mappings/mapping.entity.js';
-import { SyncLogEntry } from '../../../src/sync-log/sync-log.entity.js';
+import type { SyncLogEntry } from '../../../src/sync-log/sync-log.row.js';
 import { APPOINTMENT_PROMPT_SECRET, EVENTS_SECRET, waitFor, type Harness } from '../../support/harness.js';
 import { WebhookSender, appointmentPrompt } from '../service/index.js';
+import { insertMapping, syncLogEntries } from '../../support/tables.js';
 
 const sender = new WebhookSender();
 
@@ -13,7 +13,7 @@ export async function mapAppointment(
   status: 'pending' | 'associated' | 'failed' = 'associated',
   error: string | null = null,
 ): Promise<void> {
-  await h.database.repo(Mapping).insert({ crm: 'appointment', appointmentId, projectId, status, error });
+  await insertMapping(h, { crm: 'appointment', appointmentId, projectId, status, error });
 }
 
 /** One signed delivery to the events webhook; asserts it was accepted. */
@@ -31,7 +31,7 @@ export async function deliverPrompt(h: Harness, data: Parameters<typeof appointm
 
 /** The appointment CRM's sync log entries of a project, oldest first. */
 export function entriesOf(h: Harness, projectId: string): Promise<SyncLogEntry[]> {
-  return h.database.repo(SyncLogEntry).find({ where: { projectId }, order: { id: 'ASC' } });
+  return syncLogEntries(h, { projectId });
 }
 
 /** Waits until the project has entries of every listed kind and none is still queued or running. */
@@ -58,11 +58,7 @@ export async function mappedAppointmentProject(h: Harness, appointmentId: string
 
 /** Waits until no action of any project is queued or running. */
 export async function allActionsFinished(h: Harness): Promise<void> {
-  await waitFor(
-    async () => (await h.database.repo(SyncLogEntry).countBy([{ status: 'queued' }, { status: 'running' }])) === 0,
-    15_000,
-    'all actions to finish',
-  );
+  await waitFor(async () => (await syncLogEntries(h, { status: ['queued', 'running'] })).length === 0, 15_000, 'all actions to finish');
 }
 
 /** Starts a reconciliation pass through the admin API (202) and answers its sync log entry once it has finished. */

@@ -1,6 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { MatchKey } from '../crm-settings/automation-settings.js';
-import type { MappingCrm } from '../mappings/mapping.entity.js';
+import type { MappingCrm } from '../mappings/mapping.row.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 
 /**
@@ -25,39 +24,18 @@ export interface Candidate {
 }
 
 /** Suggested mappings of one project in one CRM (one row per project and CRM, ever). */
-@Entity('mapping_suggestion')
-export class MappingSuggestion {
-  @PrimaryGeneratedColumn({ type: 'bigint' })
+export interface MappingSuggestion {
   id: string;
-
-  @Column({ name: 'project_id', type: 'text' })
   projectId: string;
-
-  @Column({ type: 'text' })
   crm: MappingCrm;
-
-  @Column({ type: 'text' })
   status: SuggestionStatus;
-
-  @Column({ type: 'jsonb', default: () => `'[]'` })
   candidates: Candidate[];
 
   /** What the last look was made of (see match-keys.ts `lookedFor`). */
-  @Column({ name: 'looked_for', type: 'text' })
   lookedFor: string;
-
-  @Column({ name: 'mapping_id', type: 'bigint', nullable: true })
   mappingId: string | null;
-
-  @Column({ name: 'decided_by', type: 'text', nullable: true })
   decidedBy: string | null;
-
-  @Column({ name: 'decided_at', type: 'timestamptz', nullable: true })
   decidedAt: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

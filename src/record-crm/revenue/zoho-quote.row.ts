@@ -1,0 +1,10 @@
+/**
+ * The Quote crm-sync made for a drawing on a Deal, once its create was answered: looked at first on the next push
+ * (Zoho's search may not show a Quote made a moment ago). A create whose answer was lost is found by its Subject.
+ */
+export interface ZohoQuoteRow {
+  dealId: string;
+  drawingId: string;
+  quoteId: string;
+  pushedAt: Date;
+}
