@@ -18,6 +18,7 @@ import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
 import { SuggestionChanged1763700015410 } from './1763700015410-suggestion-changed.js';
+import { AdminCredentialMac1763700015420 } from './1763700015420-admin-credential-mac.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ProjectNames1763700014500,
   MappingSuggestions1763700014600,
   SuggestionChanged1763700015410,
+  AdminCredentialMac1763700015420,
 ];
