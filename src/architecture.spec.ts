@@ -76,7 +76,38 @@ function describeCycle(graph: FolderGraph, cycle: string[]): string {
   return `the folders under src/ import each other in a cycle: ${cycle.join(' -> ')}\n${edges.join('\n')}`;
 }
 
+/**
+ * The layers from the bottom, as docs/architecture.md lists them: a folder imports only folders of lower layers (the
+ * folders of one layer do not import each other). A new folder is placed here and there.
+ */
+export const LAYERS = [
+  ['config', 'logging', 'observability'],
+  ['database', 'http'],
+  ['common', 'connections', 'queues'],
+  ['auth', 'health', 'service-api'],
+  ['alerts', 'crm-settings', 'domain', 'projects'],
+  ['sync-log'],
+  ['actions'],
+  ['mappings'],
+  ['appointment-crm', 'record-crm', 'webhooks'],
+  ['automations', 'connection-console', 'relay', 'search', 'suggestions'],
+  ['operations', 'reconcile'],
+  ['app'],
+];
+
 describe('the folders under src/', () => {
+  it('each import only folders of the layers below theirs', () => {
+    const layerOf = new Map(LAYERS.flatMap((folders, layer) => folders.map((folder) => [folder, layer] as const)));
+    const graph = folderGraph();
+    expect([...graph.keys()].filter((folder) => !layerOf.has(folder))).toEqual([]);
+    const upward = [...graph].flatMap(([from, edges]) =>
+      [...edges]
+        .filter(([to]) => !((layerOf.get(to) ?? Infinity) < layerOf.get(from)!))
+        .map(([to, files]) => `${from} -> ${to} (${[...new Set(files)].join(', ')})`),
+    );
+    expect(upward).toEqual([]);
+  });
+
   it('import each other without a cycle', () => {
     const graph = folderGraph();
     const cycle = findCycle(new Map([...graph].map(([folder, edges]) => [folder, edges.keys()])));

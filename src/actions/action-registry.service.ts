@@ -1,5 +1,5 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { MetadataScanner } from '@nestjs/core';
+import { Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
 import type { ActionOutcome, RegisteredHandler } from './action.types.js';
@@ -15,31 +15,33 @@ export const noHandlerFor = (kind: string): string => `no handler for action kin
 type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>>;
 
 /**
- * Which handler runs which action: the `@RunsAction` methods of the providers each feature module hands to
- * `register` from its onModuleInit, naming its own list. Several CRMs share kind names (both add notes), so an
+ * Which handler runs which action: the `@RunsAction` methods of every provider of the application, found at start
+ * (as the router finds the `@DeliveryHandler` providers). Several CRMs share kind names (both add notes), so an
  * action is matched on its kind and CRM, then on its kind alone for handlers that serve every CRM. Once every module
- * has registered (application bootstrap, before the database is connected and so before any job runs) it checks
- * that every kind has its handler (both CRM modules are always loaded: a CRM connected later from the console needs
- * no restart).
+ * is initialised (application bootstrap, before the database is connected and so before any job runs) it checks
+ * that every kind has its handler, and only one (both CRM modules are always loaded: a CRM connected later from the
+ * console needs no restart).
  */
 @Injectable()
-export class ActionRegistryService implements OnApplicationBootstrap {
+export class ActionRegistryService implements OnModuleInit, OnApplicationBootstrap {
   private readonly handlers = new Map<string, RegisteredHandler>();
   private readonly scanner = new MetadataScanner();
 
-  /** Adds every `@RunsAction` method of each provider; a provider with none is a wiring mistake. */
-  register(...providers: object[]): void {
-    for (const provider of providers) {
-      const instance = provider as ActionMethods;
-      const prototype = Object.getPrototypeOf(instance) as ActionMethods;
-      let found = 0;
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  /** Adds every `@RunsAction` method of every provider instance. */
+  onModuleInit(): void {
+    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as ActionMethods | null | undefined) : undefined;
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as ActionMethods | null;
+      if (!prototype) continue;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const options = runsActionOf(prototype[method]);
-        if (!options) continue;
-        this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
-        found += 1;
+        if (options) this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
       }
-      if (found === 0) throw new Error(`${instance.constructor.name} runs no action: it has no @RunsAction method`);
     }
   }
 

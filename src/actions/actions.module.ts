@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
@@ -14,11 +15,11 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
 /**
  * The action engine: recording actions (dedupe and coalesce keys), the registry of their handlers, and one worker per
  * action queue, which runs an entry's handler and records its outcome in the sync log (SyncLogModule, the table).
- * Every feature module records its work through ActionRecorderService and registers the handlers of its actions with
- * ActionRegistryService. AdminAuditService records the admin writes that create no action as entries of their own.
+ * Every feature module records its work through ActionRecorderService and marks the handlers of its actions with
+ * `@RunsAction`, which ActionRegistryService finds among the providers. AdminAuditService records the admin writes that create no action as entries of their own.
  */
 @Module({
-  imports: [AlertsModule, ObservabilityModule, QueuesModule, ProjectsModule, SyncLogModule],
+  imports: [DiscoveryModule, AlertsModule, ObservabilityModule, QueuesModule, ProjectsModule, SyncLogModule],
   providers: [
     ActionRegistryService,
     ActionRecorderService,

@@ -20,8 +20,8 @@ export function runsActionOf(method: unknown): RunsActionOptions | undefined {
 
 /**
  * Marks a provider's method as the handler of one kind of sync action (of one CRM, or of any). The method takes the
- * entry with that kind's payload and says what the run achieved. Its module hands the provider to
- * `ActionRegistryService.register`; the daemon refuses to start when a kind that must run has no handler, or has two.
+ * entry with that kind's payload and says what the run achieved. ActionRegistryService finds it among the providers at
+ * start; the daemon refuses to start when a kind that must run has no handler, or has two.
  */
 export function RunsAction<K extends ActionKind>(kind: K, options: Omit<RunsActionOptions, 'kind'>) {
   return (target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<(entry: ActionEntry<K>) => Promise<ActionOutcome>>): void => {

@@ -4,7 +4,6 @@ import { ObservabilityModule } from '../observability/observability.module.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { HttpAppointmentCrm } from './adapters/rest/appointment-crm.client.js';
 import { APPOINTMENT_CRM, type AppointmentCrm } from './appointment-crm.js';
@@ -34,14 +33,11 @@ import { ConnectedProductsService } from './connected-products.service.js';
 })
 export class AppointmentCrmModule implements OnModuleInit {
   constructor(
-    private readonly registry: ActionRegistryService,
-    private readonly actions: AppointmentActionsService,
     private readonly names: MappingNamesService,
     @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(this.actions);
     // An appointment is known by its customer's name.
     this.names.registerReader('appointment', async (mapping) => readAppointment(await this.crm.getAppointment(mapping.appointmentId!)).customer?.name ?? null);
   }

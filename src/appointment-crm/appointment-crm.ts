@@ -1,8 +1,16 @@
 import type { Readable } from 'node:stream';
 import { PermanentActionError } from '../actions/action.types.js';
 
-/** The interface the appointment flows depend on; the bundled adapter speaks docs/appointment-crm.md over HTTP. */
+/**
+ * The port of the appointment CRM: all the flows of this module (deliveries, actions, the send route, the searches
+ * and automations of other modules) see of the CRM. An adapter implements it in its own folder under `adapters/`
+ * and AppointmentCrmModule binds one to `APPOINTMENT_CRM`; `adapters/rest/` speaks the REST contract of
+ * docs/appointment-crm.md. An adapter answers in these types whatever its CRM's own shapes, keeps ids as exact
+ * strings, throws OutboundError (transient or not) for a failed call and AppointmentNotFoundError (below) for an
+ * unknown appointment, and honours the idempotency key of every write (the same on every try of one fact).
+ */
 export interface AppointmentCrm {
+  /** The appointment as request 1 of the contract answers it (its other fields kept: the module reads its customer from it). */
   getAppointment(appointmentId: string): Promise<Appointment>;
   listFiles(appointmentId: string): Promise<AppointmentFile[]>;
   /** Appointments changed at or after `since` (null: from the start), oldest change first, one page at a time. */

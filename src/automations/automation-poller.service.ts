@@ -7,7 +7,7 @@ import { withAdvisoryLock } from '../database/advisory-lock.js';
 import type { CreateProjectPayload } from '../domain/actions.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { RECORD_CRM, type ChangedRecordsPage, type RecordCrm, type ZohoRecord } from '../record-crm/record-crm.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import { ActionRecorderService } from '../actions/action-recorder.service.js';
@@ -65,18 +65,16 @@ export class AutomationPollerService {
     private readonly polls: AutomationPollRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
-    tasks: MaintenanceTasksService,
-  ) {
-    for (const crm of ['appointment', 'record'] as const) {
-      tasks.register({
-        name: `automation-poll-${crm}`,
-        everyMs: config.automationPollSeconds * 1000,
-        firstRunAfterOnePeriod: true,
-        run: async () => {
-          await this.poll(crm);
-        },
-      });
-    }
+  ) {}
+
+  @MaintenanceTask('automation-poll-appointment', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
+  async pollAppointmentCrmOnSchedule(): Promise<void> {
+    await this.poll('appointment');
+  }
+
+  @MaintenanceTask('automation-poll-record', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
+  async pollRecordCrmOnSchedule(): Promise<void> {
+    await this.poll('record');
   }
 
   /** A read of the CRM's changes to run now: its sync log entry (one still queued is joined, not doubled). */

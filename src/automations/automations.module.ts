@@ -1,11 +1,10 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
 import { AutomationSettingsModule } from '../crm-settings/automation-settings.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { AutomationActionsService } from './automation-actions.service.js';
@@ -20,13 +19,4 @@ import { ProjectCreationService } from './project-creation.service.js';
   controllers: [AutomationsController],
   providers: [AutomationPollRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
 })
-export class AutomationsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistryService,
-    private readonly actions: AutomationActionsService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.actions);
-  }
-}
+export class AutomationsModule {}

@@ -1,6 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { Injectable, Logger } from '@nestjs/common';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { ConnectionChecksService } from './connection-checks.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 
@@ -14,15 +13,12 @@ export class ConnectionCheckSchedule {
   private readonly logger = new Logger('ConnectionChecksService');
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly checks: ConnectionChecksService,
-    tasks: MaintenanceTasksService,
-  ) {
-    // Not at once: a deployment starting checks its connections as it uses them.
-    tasks.register({ name: 'check_connections', everyMs: config.connections.checkEveryMs, firstRunAfterOnePeriod: true, run: () => this.run() });
-  }
+  ) {}
 
+  // Not at once: a deployment starting checks its connections as it uses them.
+  @MaintenanceTask('check_connections', { every: (config) => config.connections.checkEveryMs, firstRunAfterOnePeriod: true })
   async run(): Promise<void> {
     for (const state of await this.connections.states()) {
       // Unset, or unreadable (a wrong key): the console already says so; a check would only repeat it.

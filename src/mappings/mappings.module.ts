@@ -1,7 +1,6 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
@@ -32,14 +31,4 @@ import { TargetNamesService } from './target-names.service.js';
   ],
   exports: [MappingRepository, MappingLookupService, MappingNamesService, MappingsService, TargetNamesService],
 })
-export class MappingsModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistryService,
-    private readonly associations: MappingActionsService,
-    private readonly deliveries: MappingDeliveriesService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.associations, this.deliveries);
-  }
-}
+export class MappingsModule {}

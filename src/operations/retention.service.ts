@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { InboxRepository } from '../webhooks/inbox.repository.js';
 import { AlertRepository } from '../alerts/alert.repository.js';
@@ -33,9 +33,11 @@ export class RetentionService {
     private readonly syncLog: SyncLogRepository,
     private readonly inbox: InboxRepository,
     private readonly alerts: AlertRepository,
-    tasks: MaintenanceTasksService,
-  ) {
-    tasks.register({ name: 'retention', everyMs: config.retention.everyMs, run: () => this.run().then(() => undefined) });
+  ) {}
+
+  @MaintenanceTask('retention', { every: (config) => config.retention.everyMs })
+  async onSchedule(): Promise<void> {
+    await this.run();
   }
 
   async run(now = new Date()): Promise<RetentionCounts> {

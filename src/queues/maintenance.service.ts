@@ -1,7 +1,10 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Queue } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
+import { maintenanceTaskOf } from './maintenance-task.decorator.js';
 import { QUEUES } from './queues.js';
 
 export type MaintenanceTrigger = 'schedule' | 'admin' | 'startup';
@@ -14,25 +17,55 @@ export interface MaintenanceTask {
   atStartup?: boolean;
   /** The schedule's first run comes one period after it is first set up, not at once (BullMQ's default). */
   firstRunAfterOnePeriod?: boolean;
+  /** `Class.method`, for messages. */
+  source: string;
   run(trigger: MaintenanceTrigger, data: Record<string, unknown>): Promise<void>;
 }
 
+type TaskMethods = Record<string, MaintenanceTask['run']>;
+
 /**
- * Periodic work (sweeps, reconciliation). Each task is a BullMQ job scheduler: however many replicas run, one job
- * per period is produced, and whichever worker is free takes it.
+ * Periodic work (sweeps, reconciliation): the `@MaintenanceTask` methods of every provider, found at start. Each task
+ * is a BullMQ job scheduler: however many replicas run, one job per period is produced, and whichever worker is free
+ * takes it.
  */
 @Injectable()
-export class MaintenanceTasksService implements OnApplicationBootstrap {
+export class MaintenanceTasksService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(MaintenanceTasksService.name);
   private readonly tasks = new Map<string, MaintenanceTask>();
+  private readonly scanner = new MetadataScanner();
 
   constructor(
     @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
     private readonly database: DatabaseService,
+    private readonly discovery: DiscoveryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  register(task: MaintenanceTask): void {
-    this.tasks.set(task.name, task);
+  onModuleInit(): void {
+    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as TaskMethods | null | undefined) : undefined;
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as TaskMethods | null;
+      if (!prototype) continue;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const task = maintenanceTaskOf(prototype[method]);
+        if (!task) continue;
+        const other = this.tasks.get(task.name);
+        if (other) throw new Error(`two maintenance tasks named ${task.name}: ${other.source} and ${instance.constructor.name}.${method}`);
+        const { name, every, atStartup, firstRunAfterOnePeriod } = task;
+        this.tasks.set(name, {
+          name,
+          everyMs: every(this.config),
+          atStartup,
+          firstRunAfterOnePeriod,
+          source: `${instance.constructor.name}.${method}`,
+          run: (trigger, data) => instance[method](trigger, data),
+        });
+      }
+    }
   }
 
   get(name: string): MaintenanceTask | undefined {

@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ActionQueuesService } from './action-queues.service.js';
 import { MaintenanceWorker } from './maintenance.worker.js';
@@ -15,6 +16,7 @@ const queueRegistrations = Object.values(QUEUES).map((name) => ({ name }));
 /** The Redis connections (the queues', and SharedRedisService for state shared by replicas) and every queue; feature modules only add processors. */
 @Module({
   imports: [
+    DiscoveryModule,
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

@@ -1,10 +1,9 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
@@ -19,13 +18,4 @@ import { ReconcileService } from './reconcile.service.js';
   controllers: [ReconcileController],
   providers: [ReconcileProposalRepository, ReconcileActionsService, ReconcileService, ProposalFingerprints],
 })
-export class ReconcileModule implements OnModuleInit {
-  constructor(
-    private readonly registry: ActionRegistryService,
-    private readonly actions: ReconcileActionsService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register(this.actions);
-  }
-}
+export class ReconcileModule {}

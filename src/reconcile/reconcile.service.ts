@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Injectable } from '@nestjs/common';
 import { ConnectionsService } from '../connections/connections.service.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import type { ReconcileScope, SyncTrigger } from '../domain/actions.js';
@@ -15,15 +14,20 @@ import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 @Injectable()
 export class ReconcileService {
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly actions: ActionRecorderService,
     private readonly connections: ConnectionsService,
     private readonly syncLog: SyncLogRepository,
-    tasks: MaintenanceTasksService,
-  ) {
-    const scheduled = config.reconcileIntervalSeconds > 0;
-    tasks.register({ name: 'reconcile', everyMs: config.reconcileIntervalSeconds * 1000, run: () => this.onSchedule('changes') });
-    tasks.register({ name: 'reconcile-full', everyMs: scheduled ? config.reconcileFullIntervalSeconds * 1000 : 0, run: () => this.onSchedule('full') });
+  ) {}
+
+  @MaintenanceTask('reconcile', { every: (config) => config.reconcileIntervalSeconds * 1000 })
+  async changesOnSchedule(): Promise<void> {
+    await this.onSchedule('changes');
+  }
+
+  /** Not scheduled while the changes pass is not (RECONCILE_INTERVAL_SECONDS=0 turns both off). */
+  @MaintenanceTask('reconcile-full', { every: (config) => (config.reconcileIntervalSeconds > 0 ? config.reconcileFullIntervalSeconds * 1000 : 0) })
+  async fullOnSchedule(): Promise<void> {
+    await this.onSchedule('full');
   }
 
   /** Whether there is a service to reconcile against (a daemon may run before anyone connected it). */

@@ -8,7 +8,6 @@ import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
-import { ActionRegistryService } from '../actions/action-registry.service.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
@@ -57,14 +56,10 @@ export class RecordCrmModule implements OnModuleInit {
   constructor(
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
     private readonly checks: ReadinessRegistry,
-    private readonly registry: ActionRegistryService,
-    private readonly actions: RecordActionsService,
-    private readonly revenue: RevenueActionsService,
     private readonly names: MappingNamesService,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(this.actions, this.revenue);
     this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
     this.checks.register('record_crm', () => this.ready());
   }

@@ -5,7 +5,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
 import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
-import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
+import type { MaintenanceTrigger } from '../queues/maintenance.service.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
 import { ActionRegistryService } from '../actions/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
@@ -30,21 +31,19 @@ export class RelayRecoveryService {
   private readonly logger = new Logger(RelayRecoveryService.name);
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inbox: InboxRepository,
     private readonly syncLog: SyncLogRepository,
     private readonly registry: ActionRegistryService,
-    tasks: MaintenanceTasksService,
     @InjectQueue(QUEUES.webhooks) private readonly routeQueue: Queue,
     private readonly actionQueues: ActionQueuesService,
     private readonly unhandledActions: UnhandledActions,
-  ) {
-    tasks.register({
-      name: 'relay-recovery',
-      everyMs: config.jobs.sweepIntervalMs,
-      atStartup: true,
-      run: (trigger) => this.recover(trigger === 'startup' ? 0 : config.jobs.staleAfterMs).then(() => undefined),
-    });
+  ) {}
+
+  /** At start every row enqueued and unfinished; then, periodically, those untouched for `staleAfterMs`. */
+  @MaintenanceTask('relay-recovery', { every: (config) => config.jobs.sweepIntervalMs, atStartup: true })
+  async onSchedule(trigger: MaintenanceTrigger): Promise<void> {
+    await this.recover(trigger === 'startup' ? 0 : this.config.jobs.staleAfterMs);
   }
 
   /** Re-enqueues the lost jobs of rows enqueued at least `olderThanMs` ago; returns how many rows were looked at. */

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import fc from 'fast-check';
 import { KNOWN_EVENTS } from '../domain/service-events.js';
 import { parseDelivery, type ParsedDelivery } from './parse-delivery.js';
