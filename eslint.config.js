@@ -16,6 +16,8 @@ export default tseslint.config(
         clearTimeout: 'readonly',
         setImmediate: 'readonly',
         URL: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
         fetch: 'readonly',
       },
       // Type-aware rules: each TypeScript file is checked with the tsconfig that includes it (tsconfig.json: src, test, bench, scripts).
@@ -48,6 +50,8 @@ export default tseslint.config(
         sessionStorage: 'readonly',
         fetch: 'readonly',
         URL: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
         Node: 'readonly',
         HTMLElement: 'readonly',
         HTMLAnchorElement: 'readonly',

@@ -5,6 +5,7 @@
  */
 import { ApiError, AuthError, api, describe } from './api.js';
 import { barChart } from './chart.js';
+import { funnelCard } from './funnel.js';
 import { $, badge, el, fmtDuration, show } from './dom.js';
 
 /**
@@ -116,10 +117,12 @@ function connectionCard(c) {
 export function initOverview() {
   const body = $('overview-body');
   let gen = 0;
+  // The funnel keeps its own window (30 days too) and is drawn once, above the rest; a refresh reloads it.
+  const funnel = funnelCard();
 
   /** @param {any} o the overview (read through `pick`) */
   function render(o) {
-    body.replaceChildren();
+    body.replaceChildren(funnel.card);
     const rate = pick(o, ['success_rate', 'successRate']);
     const byStatus = pairs(pick(o, ['by_status', 'status', 'statuses']), ['status', 'name']);
     const byKind = pairs(pick(o, ['by_kind', 'kind', 'kinds']), ['kind', 'name']);
@@ -184,6 +187,7 @@ export function initOverview() {
   function show_(_arg, refresh) {
     const mine = ++gen;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
+    void funnel.load();
     return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window', HTMLSelectElement).value)).then(
       (o) => {
         if (mine === gen) render(o || {});

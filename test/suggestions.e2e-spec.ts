@@ -76,11 +76,20 @@ describe('suggested mappings', () => {
     await deliver(events.projectCreated(project));
     const byPhone = await suggestionOf(project.id, 'appointment');
     expect(byPhone.candidates).toEqual([
-      { id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false },
+      { id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false, web_url: null },
     ]);
     const byEmail = await suggestionOf(project.id, 'record');
     expect(byEmail.candidates).toEqual([
-      { id: contact, module: 'Contacts', name: 'Cy Park', matched_on: ['email'], shared_on: [], names_alike: true, strong: false },
+      {
+        id: contact,
+        module: 'Contacts',
+        name: 'Cy Park',
+        matched_on: ['email'],
+        shared_on: [],
+        names_alike: true,
+        strong: false,
+        web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Contacts/${contact}`,
+      },
     ]);
     const zohoSearch = h.zoho!.api.requestsTo('GET', '/crm/v8/Contacts/search').map((r) => Object.fromEntries(r.query));
     expect(zohoSearch).toEqual(
@@ -206,8 +215,18 @@ describe('suggested mappings', () => {
       h.service.addTemplate('Standard');
       await deliver(events.projectCreated(project));
       const s = await suggestionOf(project.id, 'record');
+      // A Zoho candidate opens in Zoho (the simulator's org 12345, its API domain standing for Zoho's web app).
       expect(s.candidates).toEqual([
-        { id: deal, module: 'Deals', name: 'Ivy Done roof', matched_on: ['email'], shared_on: [], names_alike: true, strong: false },
+        {
+          id: deal,
+          module: 'Deals',
+          name: 'Ivy Done roof',
+          matched_on: ['email'],
+          shared_on: [],
+          names_alike: true,
+          strong: false,
+          web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Deals/${deal}`,
+        },
       ]);
       const accepted = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });
       expect(accepted.status).toBe(201);
@@ -252,14 +271,23 @@ describe('suggested mappings', () => {
         await deliver(events.projectCreated(ana));
         const forAna = await suggestionOf(ana.id, 'appointment');
         expect(forAna.candidates).toEqual([
-          { id: '70000000000000111', module: null, name: 'Bo Ruiz', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false },
+          { id: '70000000000000111', module: null, name: 'Bo Ruiz', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false, web_url: null },
         ]);
         // Bo's own project: e-mail and phone, names alike, but the phone is Ana's project's too.
         const bo = newProject({ customer: { name: 'Bo Ruiz', email: 'bo.ruiz@acme.com', phone: '5125550111' } });
         await deliver(events.projectCreated(bo));
         const forBo = await suggestionOf(bo.id, 'appointment');
         expect(forBo.candidates).toEqual([
-          { id: '70000000000000111', module: null, name: 'Bo Ruiz', matched_on: ['email', 'phone'], shared_on: ['phone'], names_alike: true, strong: false },
+          {
+            id: '70000000000000111',
+            module: null,
+            name: 'Bo Ruiz',
+            matched_on: ['email', 'phone'],
+            shared_on: ['phone'],
+            names_alike: true,
+            strong: false,
+            web_url: null,
+          },
         ]);
         const entry = (await looked(bo.id, 2)).find((e: Json) => e.crm === 'appointment');
         expect(entry.detail).toContain(
@@ -333,7 +361,16 @@ describe('suggested mappings', () => {
         await deliver(events.projectCreated(project));
         const s = await suggestionOf(project.id, 'record');
         expect(s.candidates).toEqual([
-          { id: open, module: 'Deals', name: 'Gil Hart deck', matched_on: ['email'], shared_on: [], names_alike: true, strong: false },
+          {
+            id: open,
+            module: 'Deals',
+            name: 'Gil Hart deck',
+            matched_on: ['email'],
+            shared_on: [],
+            names_alike: true,
+            strong: false,
+            web_url: expect.any(String),
+          },
         ]);
       } finally {
         await settings('record-crm', { module: 'Contacts', match_on: ['email', 'phone'] });

@@ -161,8 +161,8 @@ export class AppointmentActionsService {
         : () => this.service.openPdf(url);
     const { deleted } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
-      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
-      : soldAction(entry, appointmentId);
+      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
+      : soldAction(entry, appointmentId, payload.amount);
     return { status: 'succeeded', detail: `${what} uploaded, ${deleted} old proposal file(s) deleted`, next: [next] };
   }
 
@@ -180,7 +180,7 @@ export class AppointmentActionsService {
     return {
       status: 'succeeded',
       detail: `sale of drawing ${payload.drawing_id} (version ${sale.drawing_version_id}): ${sale.items.length} item(s), ${connected} with a connected product, total ${sale.total}`,
-      next: [soldAction(entry, appointmentId)],
+      next: [soldAction(entry, appointmentId, payload.amount)],
     };
   }
 
@@ -239,8 +239,10 @@ function lineItemsAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: 
   return { kind: 'push_line_items', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
 }
 
-function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string): Next {
-  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
+/** Sold; an approval's total rides along the chain (the funnel counts what was written, with its amount). */
+function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string, amount?: string): Next {
+  const payload = amount === undefined ? { status: SOLD } : { status: SOLD, amount };
+  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload };
 }
 
 function targetOf(entry: Pick<SyncLogEntry, 'kind' | 'target'>): string {

@@ -39,6 +39,13 @@ export class AppointmentCrmModule implements OnModuleInit {
 
   onModuleInit(): void {
     // An appointment is known by its customer's name.
-    this.names.registerReader('appointment', async (mapping) => readAppointment(await this.crm.getAppointment(mapping.appointmentId!)).customer?.name ?? null);
+    this.names.registerReader(
+      'appointment',
+      async (mapping) => {
+        const appointment = readAppointment(await this.crm.getAppointment(mapping.appointmentId!));
+        return { name: appointment.customer?.name ?? null, webUrl: appointment.web_url ?? null };
+      },
+      { givesUrls: true },
+    );
   }
 }

@@ -18,6 +18,8 @@ import { paymentNote } from './sale.js';
 
 interface Approval {
   proposalId: string;
+  /** The approved total as the service sent it (decimal text): kept on the approval's chain for the funnel (docs/operations.md). */
+  amount?: string;
   pdfUrl?: string;
   drawingId?: string;
   drawingVersionId?: string;
@@ -127,14 +129,15 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
           proposal_id: approval.proposalId,
           drawing_id: approval.drawingId,
           drawing_version_id: approval.drawingVersionId,
+          amount: approval.amount,
         };
         return [{ ...base('push_proposal_pdf', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
       if (approval.drawingId) {
-        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId };
+        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId, amount: approval.amount };
         return [{ ...base('push_line_items', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
-      return [{ ...base('set_status', projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
+      return [{ ...base('set_status', projectId, appointmentId), payload: withoutUndefined({ status: 'Sold', amount: approval.amount }), dedupeKey }];
     });
   }
 
@@ -194,9 +197,11 @@ function base<K extends ActionKind>(kind: K, projectId: string, appointmentId: s
 }
 
 function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): Approval {
-  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string } | undefined;
+  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string; total?: number | string } | undefined;
+  const total = ('total' in data ? data.total : undefined) ?? option?.total;
   return {
     proposalId: data.proposal_id,
+    amount: total === undefined || total === null ? undefined : String(total),
     pdfUrl: ('pdf_url' in data && data.pdf_url) || option?.pdf_url || undefined,
     drawingId: option?.drawing_id || undefined,
     drawingVersionId: option?.drawing_version_id || undefined,

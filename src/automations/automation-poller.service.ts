@@ -14,6 +14,7 @@ import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
+import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 
@@ -63,6 +64,7 @@ export class AutomationPollerService {
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
+    private readonly reads: AutomationReadsRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
   ) {}
@@ -139,6 +141,8 @@ export class AutomationPollerService {
           await this.polls.finishRun(crm, entryId, null);
           return { ...outcome, more: true };
         }
+        // For the funnel: counted once the page is recorded (a page read again after a cut-off read counts twice).
+        await this.reads.count(crm, page.changed, page.qualified);
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;

@@ -52,12 +52,16 @@ export interface ProposalPdfPayload {
   proposal_id?: string;
   drawing_id?: string;
   drawing_version_id?: string;
+  /** An approval's total (exact decimal text), for the funnel. */
+  amount?: string;
 }
 
 /** `push_line_items`: the drawing whose line items become the appointment's sale, at a version when given. */
 export interface LineItemsPayload {
   drawing_id: string;
   drawing_version_id?: string;
+  /** An approval's total (exact decimal text), for the funnel. */
+  amount?: string;
 }
 
 /** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */

@@ -1,6 +1,7 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../config/roles.js';
 import { AdminAuditService } from '../actions/admin-audit.service.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { TargetNamesService } from '../mappings/target-names.service.js';
 import { syncLogEntryView } from './sync-log.view.js';
 import { ConnectionViewsService } from '../connection-console/connection-views.service.js';
@@ -39,6 +40,7 @@ export class OperationsService {
     private readonly projects: ProjectsService,
     private readonly mappingNames: MappingNamesService,
     private readonly targetNames: TargetNamesService,
+    private readonly links: CrmLinksService,
   ) {}
 
   /** The names of the projects of these rows (by id), for their views. */
@@ -106,17 +108,19 @@ export class OperationsService {
     }
     const project = stored ?? (await this.projects.one(projectId));
     const names = new Map(project ? [[projectId, project.name]] : []);
-    const targets = await this.targetNames.namesOf(actions);
+    const dealTarget = deal ? { crm: 'record', target: `Deals/${deal.dealId}` } : null;
+    const [targets, links] = await Promise.all([this.targetNames.namesOf(actions), this.links.linksOf(dealTarget ? [...actions, dealTarget] : actions)]);
     return {
       project_id: projectId,
       name: project?.name ?? null,
       customer: project ? project.customer : null,
       mappings: await this.mappingNames.views(mappings),
       deliveries: deliveries.map((d) => deliveryView(d, names)),
-      actions: actions.map((a) => syncLogEntryView(a, names, targets)),
+      actions: actions.map((a) => syncLogEntryView(a, names, targets, links)),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
       deal: deal && {
         target: `Deals/${deal.dealId}`,
+        web_url: links.get(`record:Deals/${deal.dealId}`) ?? null,
         amount: deal.amount,
         stage: deal.stage,
         closing_date: deal.closingDate,
@@ -143,8 +147,12 @@ export class OperationsService {
       json = null;
     }
     const actions = await this.syncLog.findByInbox(id);
-    const [names, targets] = await Promise.all([this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]), this.targetNames.namesOf(actions)]);
-    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets)) };
+    const [names, targets, links] = await Promise.all([
+      this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]),
+      this.targetNames.namesOf(actions),
+      this.links.linksOf(actions),
+    ]);
+    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets, links)) };
   }
 
   /**

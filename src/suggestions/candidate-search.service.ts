@@ -190,7 +190,7 @@ export class CandidateSearchService {
 
 function appointmentFound(a: AppointmentDetails): Found {
   return {
-    candidate: { id: a.id, module: null, name: a.customer?.name ?? null },
+    candidate: { id: a.id, module: null, name: a.customer?.name ?? null, ...(a.web_url ? { web_url: a.web_url } : {}) },
     values: { job_number: a.job_number, emails: [a.customer?.email ?? null], phones: [a.customer?.phone ?? null], name: a.customer?.name ?? null },
   };
 }

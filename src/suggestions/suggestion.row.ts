@@ -21,6 +21,8 @@ export interface Candidate {
   shared_on?: MatchKey[];
   /** Whether the record's person and the project's customer have alike names. */
   names_alike?: boolean;
+  /** Where an appointment opens in its CRM, when its CRM said (a Zoho record's is made when shown). */
+  web_url?: string;
 }
 
 /** Suggested mappings of one project in one CRM (one row per project and CRM, ever). */

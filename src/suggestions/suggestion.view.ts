@@ -4,7 +4,7 @@ import { MATCH_KEYS } from '../crm-settings/automation-settings.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
 import { isStrong } from './match-keys.js';
-import { SUGGESTION_STATUSES, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
+import { SUGGESTION_STATUSES, type Candidate, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
 
 const LISTED = SUGGESTION_STATUSES.filter((s) => s !== 'none');
 
@@ -33,6 +33,7 @@ export class CandidateView {
   @ApiProperty({ description: "Whether the record's person and the project's customer have alike names." }) names_alike: boolean;
   @ApiProperty({ description: 'Whether auto_accept may map it without review (an exact job number, or e-mail and phone with alike names, none shared).' })
   strong: boolean;
+  @ApiProperty({ nullable: true, type: String, description: 'Where the record opens in its CRM; null when not known.' }) web_url: string | null;
 }
 
 export class SuggestionView {
@@ -49,7 +50,11 @@ export class SuggestionView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
-export function suggestionView(s: MappingSuggestion, projectNames: ReadonlyMap<string, string>): SuggestionView {
+export function suggestionView(
+  s: MappingSuggestion,
+  projectNames: ReadonlyMap<string, string>,
+  links: ReadonlyMap<string, string> = new Map(),
+): SuggestionView {
   return {
     id: s.id,
     project_id: s.projectId,
@@ -57,7 +62,14 @@ export function suggestionView(s: MappingSuggestion, projectNames: ReadonlyMap<s
     crm: s.crm,
     candidates: s.candidates.map((c) => {
       const strength = { matched_on: c.matched_on, shared_on: c.shared_on ?? [], names_alike: c.names_alike === true };
-      return { id: c.id, module: c.module, name: c.name, ...strength, strong: isStrong(strength) };
+      return {
+        id: c.id,
+        module: c.module,
+        name: c.name,
+        ...strength,
+        strong: isStrong(strength),
+        web_url: c.web_url ?? links.get(candidateTarget(s.crm, c).crm + ':' + candidateTarget(s.crm, c).target) ?? null,
+      };
     }),
     status: s.status,
     mapping_id: s.mappingId,
@@ -65,4 +77,9 @@ export function suggestionView(s: MappingSuggestion, projectNames: ReadonlyMap<s
     created_at: new Date(s.createdAt).toISOString(),
     updated_at: new Date(s.updatedAt).toISOString(),
   };
+}
+
+/** A candidate as a sync log entry would name it (`crm`, `target`). */
+export function candidateTarget(crm: string, c: Pick<Candidate, 'id' | 'module'>): { crm: string; target: string } {
+  return { crm, target: c.module ? `${c.module}/${c.id}` : c.id };
 }

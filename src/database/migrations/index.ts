@@ -19,6 +19,8 @@ import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
 import { SuggestionChanged1763700015410 } from './1763700015410-suggestion-changed.js';
 import { AdminCredentialMac1763700015420 } from './1763700015420-admin-credential-mac.js';
+import { Funnel1763700016300 } from './1763700016300-funnel.js';
+import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -43,4 +45,6 @@ export const MIGRATIONS = [
   MappingSuggestions1763700014600,
   SuggestionChanged1763700015410,
   AdminCredentialMac1763700015420,
+  Funnel1763700016300,
+  RecordUrls1763700016400,
 ];

@@ -121,9 +121,33 @@ export class ZohoRevenueSim {
   private fields(req: SimRequest): SimResponse {
     const module = req.query.get('module');
     if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
-    if (module !== 'Deals') return { status: 200, body: { fields: [] } };
-    const pickList = this.dealStages.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) }));
-    return { status: 200, body: { fields: [{ api_name: 'Stage', data_type: 'picklist', id: '8999', pick_list_values: pickList }] } };
+    // crm-oas v8 fields.yaml: api_name, field_label, data_type, pick_list_values (display_value, actual_value).
+    const field = (api_name: string, field_label: string, data_type = 'text', picks: string[] | null = null, id = String(8900 + api_name.length)) => ({
+      api_name,
+      field_label,
+      display_label: field_label,
+      data_type,
+      id,
+      pick_list_values: picks ? picks.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) })) : [],
+    });
+    const person = [field('Full_Name', 'Full Name'), field('Email', 'Email', 'email'), field('Phone', 'Phone', 'phone'), field('Job_Number', 'Job Number')];
+    const byModule: Record<string, unknown[]> = {
+      Deals: [
+        field('Deal_Name', 'Deal Name'),
+        { ...field('Stage', 'Stage', 'picklist', this.dealStages), id: '8999' },
+        field('Amount', 'Amount', 'currency'),
+        field('Lead_Source', 'Lead Source', 'picklist', ['Advertisement', 'Referral', 'Web Site']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Quotes: [
+        field('Subject', 'Subject'),
+        field('Quote_Stage', 'Quote Stage', 'picklist', ['Draft', 'Negotiation', 'Delivered', 'Confirmed']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Leads: [...person, field('Lead_Status', 'Lead Status', 'picklist', ['Not Contacted', 'Contacted', 'Qualified'])],
+      Contacts: person,
+    };
+    return { status: 200, body: { fields: byModule[module] ?? [] } };
   }
 
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
