@@ -97,7 +97,7 @@ function ageText(seconds) {
 /** @type {Record<string, string>} */
 const NAMES = { service: 'Service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
 
-/** @param {import('./connection-words.js').ConnectionView} c */
+/** @param {import('./connection-words.js').ConnectionView & { api_usage?: { used?: unknown, max?: unknown } }} c */
 function connectionCard(c) {
   const status = show(c.status);
   const card = el('div', 'card conn conn-' + status);
@@ -111,6 +111,11 @@ function connectionCard(c) {
   const fallback = fallbacks[status] || '—';
   card.appendChild(el('p', 'conn-detail', c.detail ? show(c.detail) : fallback));
   if (c.checked_at) card.appendChild(el('p', 'sub muted', 'checked ' + show(c.checked_at)));
+  const usage = c.api_usage;
+  if (usage && typeof usage.used === 'number' && typeof usage.max === 'number') {
+    const percent = usage.max > 0 ? Math.round((usage.used / usage.max) * 100) : 0;
+    card.appendChild(el('p', 'sub api-usage', `Salesforce API requests today: ${usage.used.toLocaleString()} of ${usage.max.toLocaleString()} (${percent}%)`));
+  }
   return card;
 }
 

@@ -30,6 +30,7 @@ export const ACTION_KINDS = {
   attach_pdf: ['record'],
   update_deal: ['record'],
   push_quote: ['record'],
+  check_service_push: ['appointment'],
   create_project: 'core',
   associate_automated: 'core',
   poll_changes: ['appointment', 'record'],
@@ -102,6 +103,17 @@ export type PushQuotePayload = RecordRef & {
   proposalId?: string;
 };
 
+/**
+ * `check_service_push`: with the service pushing to a Salesforce org itself, what should have arrived on the
+ * appointment by the time the entry runs: a drawing PDF, or the proposal file and the Sold result, newer than `since`.
+ */
+export interface ServicePushCheckPayload {
+  expect: 'drawing' | 'proposal';
+  drawing_id?: string;
+  /** ISO 8601: files created before this do not count. */
+  since: string;
+}
+
 export interface AppointmentNotePayload {
   text: string;
   proposal_id?: string;
@@ -173,6 +185,7 @@ export interface ActionPayloads {
   attach_pdf: AttachPdfPayload;
   update_deal: UpdateDealPayload;
   push_quote: PushQuotePayload;
+  check_service_push: ServicePushCheckPayload;
   create_project: CreateProjectPayload;
   /** Starts the association of the CRM's pending mappings (the ones automations made gather behind its coalesce key). */
   associate_automated: Record<string, never>;

@@ -80,6 +80,9 @@ export class OperationsService {
     const [views, webhooks] = await Promise.all([this.connectionViews.list(), this.connectionSettings.get('webhooks')]);
     const states: Record<string, unknown> = {};
     for (const view of views) states[view.name] = { status: view.status, detail: view.detail };
+    // A Salesforce org's daily API requests (the overview shows how much of the allocation is spent).
+    const usage = views.find((v) => v.name === 'appointment_crm')?.settings?.api_usage;
+    if (usage) states.appointment_crm = { ...(states.appointment_crm as object), api_usage: usage };
     states.webhooks = {
       ...(states.webhooks as object),
       endpoints: {
