@@ -84,8 +84,10 @@ export type UpdateDealPayload = RecordRef & {
   proposalId: string;
   status: 'APPROVED' | 'LOST' | 'VOID';
   amount?: string;
-  /** The approval's date, `YYYY-MM-DD` (UTC). */
+  /** The approval's date, `YYYY-MM-DD` (UTC): what entries recorded before `approvedAt` carry. */
   closingDate?: string;
+  /** When the approval was learnt (ISO 8601): Closing_Date is its day in the Zoho org's time zone. */
+  approvedAt?: string;
 };
 
 /**

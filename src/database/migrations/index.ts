@@ -17,6 +17,7 @@ import { Revenue1763700014000 } from './1763700014000-revenue.js';
 import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
+import { SyncLogWaiting1763700015100 } from './1763700015100-sync-log-waiting.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   Automations1763700014200,
   ProjectNames1763700014500,
   MappingSuggestions1763700014600,
+  SyncLogWaiting1763700015100,
 ];
