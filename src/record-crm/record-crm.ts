@@ -75,8 +75,11 @@ export interface RecordCrm {
    * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
    */
   accessProblem(): Promise<string | null>;
-  /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
-  connectedAccount(): Promise<RecordCrmAccount | null>;
+  /**
+   * The organization and user of the connection in effect, read anew unless read no longer than `maxAgeMs` ago (by any
+   * replica); null when it reaches no CRM organization.
+   */
+  connectedAccount(maxAgeMs?: number): Promise<RecordCrmAccount | null>;
 }
 
 /** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */
