@@ -16,9 +16,11 @@ export default tseslint.config(
         clearTimeout: 'readonly',
         setImmediate: 'readonly',
         URL: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
         fetch: 'readonly',
       },
-      // Type-aware rules: each TypeScript file is checked with the tsconfig that includes it (tsconfig.json: src, test, bench, scripts).
+      // Type-aware rules: each TypeScript file is checked with the tsconfig that includes it (tsconfig.json: src, test, sim, bench, scripts).
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
@@ -31,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts', 'src/**/*.spec.ts'],
+    files: ['test/**/*.ts', 'sim/**/*.ts', 'bench/**/*.ts', 'src/**/*.spec.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
@@ -48,6 +50,8 @@ export default tseslint.config(
         sessionStorage: 'readonly',
         fetch: 'readonly',
         URL: 'readonly',
+        URLSearchParams: 'readonly',
+        Intl: 'readonly',
         Node: 'readonly',
         HTMLElement: 'readonly',
         HTMLAnchorElement: 'readonly',

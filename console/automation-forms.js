@@ -8,6 +8,7 @@ import { api, query } from './api.js';
 import { field } from './connection-widgets.js';
 import { el, show } from './dom.js';
 import { picker } from './picker.js';
+import { wireZohoPickers } from './zoho-pickers.js';
 
 /** @typedef {'appointment' | 'record'} AutomationCrm */
 /** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'product' | 'module' | 'keys' | 'time'} FieldType */
@@ -55,13 +56,19 @@ export const FIELDS = {
   record: [
     { name: 'create_projects', type: 'check', label: 'Create a project in the service for each new Zoho record that qualifies' },
     { name: 'module', type: 'module', label: 'Zoho module' },
-    { name: 'field', type: 'text', label: 'Field that qualifies a record', placeholder: 'e.g. Stage', hint: 'Its API name in Zoho. Empty: every record.' },
+    {
+      name: 'field',
+      type: 'text',
+      label: 'Field that qualifies a record',
+      placeholder: 'API name, e.g. Stage',
+      hint: 'Choose it from the module’s fields (its API name fills in), or type it. None: every record.',
+    },
     {
       name: 'values',
       type: 'list',
       label: 'Values that qualify',
       placeholder: 'e.g. Qualification, Needs Analysis',
-      hint: 'Separate them with commas.',
+      hint: 'Tick them from the field’s pick list, or type them separated by commas.',
     },
     { name: 'owner', type: 'email', label: 'Default project owner', placeholder: 'e-mail of a user of the service', hint: 'Required to create projects.' },
     {
@@ -77,7 +84,13 @@ export const FIELDS = {
     },
     { section: 'Suggested mappings', note: 'For projects made in the service by hand: Zoho records that look like theirs.' },
     { name: 'match_on', type: 'keys', label: 'Suggest records with the same' },
-    { name: 'match_fields.job_number', type: 'text', label: 'Zoho field holding the job number', placeholder: 'e.g. Job_Number', hint: 'Its API name.' },
+    {
+      name: 'match_fields.job_number',
+      type: 'text',
+      label: 'Zoho field holding the job number',
+      placeholder: 'API name, e.g. Job_Number',
+      hint: 'Choose it from the module’s fields, or type its API name.',
+    },
     { name: 'auto_accept', type: 'check', label: 'Map without review when exactly one record matches' },
     { section: 'Revenue in Zoho', note: 'What a proposal’s outcome writes to the mapped Deal.' },
     {
@@ -240,6 +253,7 @@ export function buildFields(fields, prefix, crm, view) {
       } else readers.push([def, () => readText(def.type, input.input.value)]);
     }
   }
+  if (crm === 'record') wireZohoPickers(fields, prefix);
   return () => {
     /** @type {Record<string, any>} */
     const body = {};

@@ -112,3 +112,51 @@ export function barChart(buckets) {
   figure.appendChild(legend);
   return figure;
 }
+
+/**
+ * Bars of an amount per day (`{day: 'YYYY-MM-DD', approved, amount}`): the funnel's approved amounts. Titles give each
+ * day's count and amount on hover.
+ * @param {Array<{ day: string, approved: number, amount: string }>} days
+ */
+export function amountChart(days) {
+  const W = 960;
+  const H = 180;
+  const left = 64;
+  const bottom = 24;
+  const top = 8;
+  const plotW = W - left - 8;
+  const plotH = H - top - bottom;
+  const values = days.map((d) => Number(d.amount) || 0);
+  const max = niceMax(Math.max(0, ...values));
+  const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart amount-chart', role: 'img' });
+  const total = values.reduce((a, b) => a + b, 0);
+  root.appendChild(svg('title', {}, 'Approved amounts per day: ' + total.toFixed(2) + ' in ' + days.length + ' days'));
+  for (let i = 0; i <= 4; i++) {
+    const y = top + plotH - (plotH * i) / 4;
+    root.appendChild(svg('line', { x1: left, x2: W - 8, y1: y, y2: y, class: i === 0 ? 'axis' : 'grid' }));
+    root.appendChild(svg('text', { x: left - 6, y: y + 4, class: 'tick', 'text-anchor': 'end' }, Math.round((max * i) / 4).toLocaleString()));
+  }
+  const slot = plotW / Math.max(1, days.length);
+  const barW = Math.max(1, Math.min(48, slot * 0.72));
+  const every = Math.ceil(days.length / 12);
+  days.forEach((d, i) => {
+    const x = left + i * slot + (slot - barW) / 2;
+    const group = svg('g', { class: 'bar' });
+    group.appendChild(svg('rect', { x: (left + i * slot).toFixed(1), y: top, width: slot.toFixed(1), height: plotH, class: 'bar-hit' }));
+    const h = (plotH * values[i]) / max;
+    if (h > 0)
+      group.appendChild(svg('rect', { x: x.toFixed(1), y: (top + plotH - h).toFixed(1), width: barW.toFixed(1), height: h.toFixed(1), class: 'bar-approved' }));
+    group.appendChild(
+      svg('title', {}, d.day + ': ' + d.approved + ' approved, ' + (Number(d.amount) || 0).toLocaleString(undefined, { minimumFractionDigits: 2 })),
+    );
+    root.appendChild(group);
+    if (i % every === 0)
+      root.appendChild(
+        svg('text', { x: (x + barW / 2).toFixed(1), y: H - 6, class: 'tick', 'text-anchor': 'middle' }, d.day.slice(8, 10) + '/' + d.day.slice(5, 7)),
+      );
+  });
+  const figure = document.createElement('figure');
+  figure.className = 'chart-figure';
+  figure.appendChild(root);
+  return figure;
+}

@@ -212,7 +212,15 @@ function facts(def, c) {
   else row('Set in', 'not set');
   row('Last checked', c.checked_at ? fmtTime(c.checked_at) : 'never');
   const s = c.settings || {};
-  if (c.settings && (def.name === 'service' || def.name === 'appointment_crm')) {
+  if (c.settings && def.name === 'appointment_crm' && s.kind === 'salesforce') {
+    row('Kind', 'Salesforce org (' + (s.preset === 'improveit360-lightning' ? 'improveit 360 Lightning' : 'improveit 360 classic') + ' names)');
+    row('Sign in at', show(s.login_url), 'mono');
+    if (s.instance_url) row('Instance', show(s.instance_url), 'mono');
+    row('Consumer Key', show(s.client_id), 'mono');
+    row('Pushes', s.pushes === 'crm-sync' ? 'crm-sync pushes files, sales and Sold' : 'the service pushes; crm-sync checks');
+    const usage = s.api_usage;
+    if (usage && typeof usage.used === 'number') row('API requests today', usage.used.toLocaleString() + ' of ' + Number(usage.max).toLocaleString());
+  } else if (c.settings && (def.name === 'service' || def.name === 'appointment_crm')) {
     row('Address', show(s.base_url), 'mono');
     const last4 = def.name === 'service' ? s.token_last4 : s.api_key_last4;
     row(def.name === 'service' ? 'Token' : 'API key', last4 ? 'ending in ' + ending(last4) : 'set (too short to show its end)');

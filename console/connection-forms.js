@@ -8,6 +8,7 @@ import { AuthError, api, describe } from './api.js';
 import { upperFirst } from './connection-words.js';
 import { formErrors, field, messageBox, showFailure } from './connection-widgets.js';
 import { confirmInline, el, inlineMessage, show } from './dom.js';
+import { salesforceForm } from './salesforce-form.js';
 
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
@@ -195,10 +196,39 @@ export const serviceForm = (screen, def, c) =>
   });
 
 /** @param {Screen} screen @param {CardDef} def @param {ConnectionView} c */
-export const appointmentForm = (screen, def, c) =>
+const restAppointmentForm = (screen, def, c) =>
   urlAndSecretForm(screen, def, c, {
     secretName: 'api_key',
     secretLabel: 'API key',
     baseHint: 'The address of its API, as its documentation gives it.',
     basePlaceholder: 'the https address of its API',
   });
+
+/**
+ * The appointment CRM's form: a choice of adapter (a CRM with crm-sync's REST interface, or a Salesforce org), then its form.
+ * @param {Screen} screen @param {CardDef} def @param {ConnectionView} c
+ */
+export function appointmentForm(screen, def, c) {
+  const box = el('div', 'appointment-crm-kind');
+  const chooser = /** @type {HTMLSelectElement} */ (el('select'));
+  chooser.id = 'conn-appointment-crm-kind';
+  for (const [value, words] of [
+    ['rest', 'A CRM with crm-sync’s REST interface'],
+    ['salesforce', 'improveit 360 on Salesforce'],
+  ]) {
+    const option = /** @type {HTMLOptionElement} */ (el('option', '', words));
+    option.value = value;
+    chooser.appendChild(option);
+  }
+  chooser.value = c.settings && c.settings.kind === 'salesforce' ? 'salesforce' : 'rest';
+  const label = el('label', 'conn-field');
+  label.appendChild(el('span', 'conn-label', 'Kind'));
+  label.appendChild(chooser);
+  box.appendChild(label);
+  const slot = el('div');
+  const draw = () => slot.replaceChildren(chooser.value === 'salesforce' ? salesforceForm(screen, def, c) : restAppointmentForm(screen, def, c));
+  chooser.addEventListener('change', draw);
+  draw();
+  box.appendChild(slot);
+  return box;
+}

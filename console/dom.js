@@ -253,12 +253,47 @@ export function namedId(name, id, href) {
 }
 
 /**
- * A sync log entry's CRM target: its record's name with the id when the mapping knows it, else the id.
+ * A link that opens a CRM record in its CRM, in a new tab (`web_url` of the API's answers); nothing when the address
+ * is not http(s) or not known.
+ * @param {unknown} url
+ * @param {string} [crm] `appointment` or `record`, for its words
+ * @returns {HTMLAnchorElement | null}
+ */
+export function webLink(url, crm) {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
+  const a = el('a', 'web-link', crm === 'record' ? 'open in Zoho ↗' : crm === 'appointment' ? 'open in the CRM ↗' : 'open ↗');
+  a.href = url;
+  a.target = '_blank';
+  a.rel = 'noopener noreferrer';
+  a.title = url;
+  return a;
+}
+
+/**
+ * `node`, followed by the link to its record in its CRM when there is one.
+ * @param {Node} node
+ * @param {unknown} url
+ * @param {string} [crm]
+ */
+export function withWebLink(node, url, crm) {
+  const a = webLink(url, crm);
+  if (!a) return node;
+  const box = el('span', 'with-web-link');
+  box.appendChild(node);
+  box.appendChild(a);
+  return box;
+}
+
+/**
+ * A sync log entry's CRM target: its record's name with the id when the mapping knows it, else the id; then the link
+ * that opens it in its CRM when known.
  * @param {unknown} name
  * @param {unknown} id
+ * @param {unknown} [url]
+ * @param {string} [crm]
  */
-export function targetOf(name, id) {
-  return name ? namedId(name, id) : el('span', 'mono', show(id));
+export function targetOf(name, id, url, crm) {
+  return withWebLink(name ? namedId(name, id) : el('span', 'mono', show(id)), url, crm);
 }
 
 /**
@@ -277,7 +312,7 @@ export function projectLink(id, name) {
  */
 export function crmRecordOf(m) {
   const id = m.crm === 'record' ? show(m.record_crm_module) + ' / ' + show(m.record_crm_record_id) : show(m.appointment_id);
-  return namedId(m.crm_record_name, id);
+  return withWebLink(namedId(m.crm_record_name, id), m.web_url, m.crm);
 }
 
 /**

@@ -114,7 +114,7 @@ export function entryDetail(e, columns, { close, retried }) {
   field(grid, 'Kind', show(e.kind));
   field(grid, 'Trigger', show(e.trigger) + (e.actor ? ' (' + show(e.actor) + ')' : ''));
   field(grid, 'CRM', show(e.crm));
-  field(grid, 'Target', e.target ? targetOf(e.target_name, e.target) : '—', !e.target);
+  field(grid, 'Target', e.target ? targetOf(e.target_name, e.target, e.target_web_url, e.crm) : '—', !e.target);
   field(grid, 'Project', projectLink(e.project_id, e.project_name), true);
   field(grid, 'Attempts', show(e.attempts));
   field(grid, 'Created', timeWithIso(e.created_at));

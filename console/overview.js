@@ -5,6 +5,7 @@
  */
 import { ApiError, AuthError, api, describe } from './api.js';
 import { barChart } from './chart.js';
+import { funnelCard } from './funnel.js';
 import { $, badge, el, fmtDuration, show } from './dom.js';
 
 /**
@@ -114,7 +115,7 @@ function ageText(seconds) {
 /** @type {Record<string, string>} */
 const NAMES = { service: 'Service', appointment_crm: 'Appointment CRM', record_crm: 'Zoho CRM', webhooks: 'Webhooks' };
 
-/** @param {import('./connection-words.js').ConnectionView} c */
+/** @param {import('./connection-words.js').ConnectionView & { api_usage?: { used?: unknown, max?: unknown } }} c */
 function connectionCard(c) {
   const status = show(c.status);
   const card = el('div', 'card conn conn-' + status);
@@ -128,16 +129,23 @@ function connectionCard(c) {
   const fallback = fallbacks[status] || '—';
   card.appendChild(el('p', 'conn-detail', c.detail ? show(c.detail) : fallback));
   if (c.checked_at) card.appendChild(el('p', 'sub muted', 'checked ' + show(c.checked_at)));
+  const usage = c.api_usage;
+  if (usage && typeof usage.used === 'number' && typeof usage.max === 'number') {
+    const percent = usage.max > 0 ? Math.round((usage.used / usage.max) * 100) : 0;
+    card.appendChild(el('p', 'sub api-usage', `Salesforce API requests today: ${usage.used.toLocaleString()} of ${usage.max.toLocaleString()} (${percent}%)`));
+  }
   return card;
 }
 
 export function initOverview() {
   const body = $('overview-body');
   let gen = 0;
+  // The funnel keeps its own window (30 days too) and is drawn once, above the rest; a refresh reloads it.
+  const funnel = funnelCard();
 
   /** @param {any} o the overview (read through `pick`) */
   function render(o) {
-    body.replaceChildren();
+    body.replaceChildren(funnel.card);
     const rate = pick(o, ['success_rate', 'successRate']);
     const byStatus = pairs(pick(o, ['by_status', 'status', 'statuses']), ['status', 'name']);
     const byKind = pairs(pick(o, ['by_kind', 'kind', 'kinds']), ['kind', 'name']);
@@ -204,6 +212,7 @@ export function initOverview() {
   function show_(_arg, refresh) {
     const mine = ++gen;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading…'));
+    void funnel.load();
     return api('GET', '/api/overview?window=' + encodeURIComponent($('overview-window', HTMLSelectElement).value)).then(
       (o) => {
         if (mine === gen) render(o || {});

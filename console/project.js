@@ -5,7 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
-import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell } from './dom.js';
+import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell, webLink } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
 
@@ -78,7 +78,7 @@ function actionLine(a) {
   line.appendChild(el('span', 'chain-kind', show(a.kind)));
   line.appendChild(badge(show(a.status), null));
   if (a.crm) line.appendChild(el('span', 'muted mono', show(a.crm) + (a.target ? ' →' : '')));
-  if (a.target) line.appendChild(targetOf(a.target_name, a.target));
+  if (a.target) line.appendChild(targetOf(a.target_name, a.target, a.target_web_url, a.crm));
   line.appendChild(
     el('span', 'muted', fmtTime(a.created_at) + (a.duration_ms !== null && a.duration_ms !== undefined ? ' · ' + fmtDuration(a.duration_ms) : '')),
   );
@@ -127,7 +127,7 @@ export function chainTree(actions) {
 
 /**
  * The project's Deal as crm-sync last wrote it (`update_deal`): amount, stage, closing date, and the entry that wrote it.
- * @param {{ target: string, amount: string | null, stage: string | null, closing_date: string | null, proposal_id: string, written_at: string, sync_log_id: string }} deal
+ * @param {{ target: string, web_url?: string | null, amount: string | null, stage: string | null, closing_date: string | null, proposal_id: string, written_at: string, sync_log_id: string }} deal
  */
 export function dealLine(deal) {
   const line = el('p', 'deal-line');
@@ -141,6 +141,8 @@ export function dealLine(deal) {
   ].filter((x) => x !== null);
   line.appendChild(el('span', '', ': ' + parts.join(', ') + ' (proposal ' + show(deal.proposal_id) + ', written ' + fmtTime(deal.written_at) + ') '));
   line.appendChild(link('#' + show(deal.sync_log_id), '#logs/' + encodeURIComponent(show(deal.sync_log_id)), 'mono'));
+  const opens = webLink(deal.web_url, 'record');
+  if (opens) line.append(' ', opens);
   return line;
 }
 

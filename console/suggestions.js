@@ -5,11 +5,11 @@
  * the mapping and starts its association (`POST /api/suggestions/:id/accept`); Dismiss closes it for good.
  */
 import { ApiError, AuthError, api, describe, query } from './api.js';
-import { $, badge, can, confirmInline, el, fmtTime, inlineMessage, namedId, projectLink, show } from './dom.js';
+import { $, badge, can, confirmInline, el, fmtTime, inlineMessage, namedId, projectLink, show, webLink } from './dom.js';
 
 /**
  * A suggestion as the API answers it.
- * @typedef {{ id: string, module: string | null, name: string | null, matched_on: string[] }} Candidate
+ * @typedef {{ id: string, module: string | null, name: string | null, matched_on: string[], web_url?: string | null }} Candidate
  * @typedef {{ id: string, project_id: string, project_name: string | null, crm: string, candidates: Candidate[], status: string,
  *   mapping_id: string | null, decided_by: string | null, created_at: string, updated_at: string }} Suggestion
  */
@@ -50,6 +50,8 @@ export function initSuggestions() {
         label.appendChild(radio);
       }
       label.appendChild(namedId(c.name, c.module ? show(c.module) + ' / ' + show(c.id) : show(c.id)));
+      const opens = webLink(c.web_url, s.crm);
+      if (opens) label.appendChild(opens);
       const why = el('span', 'matched');
       why.appendChild(document.createTextNode('same '));
       why.appendChild(el('strong', '', c.matched_on.map((k) => MATCHED[k] || k).join(', ')));

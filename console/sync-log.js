@@ -101,7 +101,13 @@ export function initSyncLog({ showTab }) {
       }
       sinceIso = d.toISOString();
     }
-    return { status: $('log-status', HTMLSelectElement).value, kind: $('log-kind', HTMLInputElement).value.trim(), project_id: project, since: sinceIso };
+    return {
+      status: $('log-status', HTMLSelectElement).value,
+      crm: $('log-crm', HTMLSelectElement).value,
+      kind: $('log-kind', HTMLInputElement).value.trim(),
+      project_id: project,
+      since: sinceIso,
+    };
   }
 
   function applyFilters() {
@@ -114,9 +120,10 @@ export function initSyncLog({ showTab }) {
     applyFilters();
   });
   $('log-status', HTMLSelectElement).addEventListener('change', applyFilters);
+  $('log-crm', HTMLSelectElement).addEventListener('change', applyFilters);
   $('log-since', HTMLInputElement).addEventListener('change', applyFilters);
   $('log-clear', HTMLButtonElement).addEventListener('click', () => {
-    clearFields(['log-status', 'log-kind', 'log-project', 'log-since']);
+    clearFields(['log-status', 'log-crm', 'log-kind', 'log-project', 'log-since']);
     applyFilters();
   });
   $('log-more', HTMLButtonElement).addEventListener('click', () => load(true));
@@ -141,7 +148,7 @@ export function initSyncLog({ showTab }) {
       const crm = td(show(e.crm));
       if (e.target) {
         const target = el('span', 'sub');
-        target.appendChild(targetOf(e.target_name, e.target));
+        target.appendChild(targetOf(e.target_name, e.target, e.target_web_url, e.crm));
         crm.appendChild(target);
       }
       tr.appendChild(crm);
@@ -231,12 +238,32 @@ export function initSyncLog({ showTab }) {
       });
   });
 
+  /**
+   * The filters a link names (`#logs/?crm=record&kind=update_deal&status=succeeded&since=…`: the funnel's numbers); the
+   * others are cleared.
+   * @param {URLSearchParams} params
+   */
+  function setFilters(params) {
+    $('log-status', HTMLSelectElement).value = params.get('status') || '';
+    $('log-crm', HTMLSelectElement).value = params.get('crm') || '';
+    $('log-kind', HTMLInputElement).value = params.get('kind') || '';
+    $('log-project', HTMLInputElement).value = params.get('project_id') || '';
+    const since = new Date(params.get('since') || NaN);
+    $('log-since', HTMLInputElement).value = isNaN(since.getTime()) ? '' : localInputTime(since);
+    const filters = readFilters();
+    if (filters) list.query = filters;
+  }
+
   /** `#logs/<id>` opens that entry; `#logs` (not a refresh) closes the open one. */
   /**
    * @param {string} id an entry to open (`#logs/123`), or ''
    * @param {boolean} [refresh]
    */
   function showScreen(id, refresh) {
+    if (id.startsWith('?')) {
+      setFilters(new URLSearchParams(id.slice(1)));
+      id = '';
+    }
     if (id && id !== selected) toggle(id);
     else if (!id && !refresh && selected) {
       selected = null;
@@ -246,4 +273,16 @@ export function initSyncLog({ showTab }) {
   }
 
   return { show: showScreen, load, loadCounters };
+}
+
+/**
+ * A time as a `datetime-local` input's value, to the second, in local time.
+ * @param {Date} d
+ */
+function localInputTime(d) {
+  /** @param {number} n */
+  const pad = (n) => String(n).padStart(2, '0');
+  return (
+    d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds())
+  );
 }

@@ -7,17 +7,28 @@ import { ZohoSim } from '../test/sim/zoho/zoho-sim.js';
 import { startDaemon } from '../bench/support.js';
 
 /**
- * `npm run demo`: the built daemon against the three simulators (the service, an appointment CRM, Zoho CRM) on
- * this machine, with a mapped project of each kind and a few signed webhooks, then left running so you can look
- * around the dashboard and the API.
+ * `npm run demo`: the built daemon against the three simulators (the service, an appointment CRM, Zoho CRM) on this
+ * machine, taken through what crm-sync is for, then left running so you can look around the console and the API:
+ *
+ * 1. both automations turned on (appointments Scheduled; Zoho Deals at Qualification or Needs Analysis), with
+ *    suggestions by e-mail, the Deal's stage and amount on approval, and line items as a Quote;
+ * 2. a new appointment and a new Deal at a qualifying stage read and made projects, mapped and associated (a Deal at
+ *    another stage is read and left alone);
+ * 3. the appointment's project: its drawing pushed, its proposal exported, approved: the sale and the status Sold;
+ * 4. the Deal's project: its proposal exported, approved: the Deal's Amount and Stage, a Quote with the drawing's
+ *    line items, and a payment's note;
+ * 5. a project made by hand in the service waits as a suggestion (an appointment with its customer's e-mail).
+ *
+ * It prints what happened and the console address of each screen to look at. Every record has a name.
  *
  * Every run starts from nothing, so it shows the same result however often it runs: the simulators start empty, so
  * the daemon's state must too (mappings left by an earlier run would point at appointments the new simulators do not
  * know). The demo has a database of its own, `crm_sync_demo`, dropped and created again at each start, and a Redis
  * db index and queue prefix of its own, whose keys are removed at each start. Needs the local Postgres and Redis
  * (`DEMO_PG_URL`, default postgres://postgres@127.0.0.1:5432; `DEMO_REDIS_URL`, default redis://127.0.0.1:6379).
- * The reconciliation schedule is off, so that no run starts at a moment that differs from one demo to the next; the
- * demo starts one itself at the end, to show that replaying what was pushed changes nothing.
+ * The schedules are off (reconciliation, the automations' reads): the demo reads the CRMs itself, one at a time, so
+ * that every id is the same from one run to the next. `DEMO_EXIT=1` stops it once the tour is printed (the
+ * screenshots' script runs it so).
  */
 const ADMIN_TOKEN = 'demo-admin-token-not-secret';
 const SECRETS = { events: 'demo-events', appointment: 'demo-appointment-prompt', record: 'demo-record-prompt' };
@@ -77,6 +88,7 @@ const daemon = await startDaemon({
   // The simulators are not on Zoho's hosts.
   RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'true',
   RECONCILE_INTERVAL_SECONDS: '0',
+  AUTOMATION_POLL_SECONDS: '0',
   DRAWINGS_COALESCE_MS: '500',
   LOG_LEVEL: 'warn',
 });
@@ -99,78 +111,156 @@ const admin = (path: string, body?: unknown) =>
   }).then((r) => r.json() as Promise<Record<string, unknown>>);
 const syncLog = async () => ((await admin('/api/sync-logs?limit=500')) as { items: Entry[] }).items;
 
-// A project sold through the appointment CRM, and one tracked as a Zoho deal.
-const kitchen = service.addProject({ name: 'Kitchen remodel, 12 Elm St' });
-const kitchenDrawing = service.addDrawing(kitchen.id, { name: 'Kitchen plan' });
-const appointmentId = 'APT-1001';
-appointments.addAppointment(appointmentId);
-const roof = service.addProject({ name: 'Roof replacement, 4 Oak Ave' });
-const roofDrawing = service.addDrawing(roof.id, { name: 'Roof plan' });
-const dealId = zoho.addRecord('Deals');
-await admin('/api/mappings', {
-  items: [
-    { crm: 'appointment', appointment_id: appointmentId, project_id: kitchen.id },
-    { crm: 'record', record_crm_module: 'Deals', record_crm_record_id: dealId, project_id: roof.id },
-  ],
-});
-await admin('/api/mappings/associate', {});
-await settled(async () => (await syncLog()).filter((e) => e.kind === 'associate').length === 2);
-
-// Each webhook's pushes are awaited before the next is sent, so that the log reads in the same order every time.
+const put = (path: string, body: unknown) =>
+  fetch(`${daemon.url}${path}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => {
+    if (!r.ok) throw new Error(`PUT ${path} answered ${r.status}: ${await r.text()}`);
+  });
 const sender = new WebhookSender();
 const post = (path: string, body: object, secret: string) => sender.deliverOnce(`${daemon.url}${path}`, body, { secret });
+
+// The products a drawing prices, in the service and (by the same code) in Zoho; labour has no product of its own.
+service.addProduct({ name: 'Cedar fence panel', sku: 'FEN-6' });
+service.addProduct({ name: 'Walk gate', sku: 'GATE-4' });
+zoho.revenue.addProduct('Cedar fence panel', 'FEN-6');
+zoho.revenue.addProduct('Walk gate', 'GATE-4');
+const labour = zoho.revenue.addProduct('Installation labour', 'SVC-LAB');
+
+// 1. Both automations on.
+await put('/api/automations/appointment-crm', {
+  create_projects: true,
+  statuses: ['Scheduled'],
+  owner: 'owner@example.com',
+  match_on: ['email'],
+});
+await put('/api/automations/record-crm', {
+  create_projects: true,
+  module: 'Deals',
+  field: 'Stage',
+  values: ['Qualification', 'Needs Analysis'],
+  owner: 'estimator@example.com',
+  match_on: ['email'],
+  deal_stage_on_approved: 'Closed Won',
+  quote_line_items: true,
+  fallback_product_id: labour,
+});
+// Reading starts from the moment creation was turned on: what is added from the next second on is read.
+await sleep(1_100);
+
+// 2. A new appointment and a new Deal at a qualifying stage become projects by themselves.
+const appointmentId = 'APT-1001';
+appointments.addAppointment(appointmentId, {
+  status: 'Scheduled',
+  web_url: appointments.webUrlOf(appointmentId),
+  job_number: 'J-2201',
+  customer: { name: 'Maria Alvarez', email: 'maria.alvarez@example.com', phone: '512-555-0199', address: null },
+  sales_rep: { name: 'Sam Reyes', email: 'sam@example.com', phone: null } as never,
+});
+// Another appointment, still a lead: read, not qualifying. Its customer's e-mail is the hand-made project's (5).
+appointments.addAppointment('APT-1002', {
+  status: 'Lead',
+  web_url: appointments.webUrlOf('APT-1002'),
+  customer: { name: 'Wei Chen', email: 'wei.chen@example.com', phone: '512-555-0142', address: null },
+});
+const contact = zoho.addRecord('Contacts', undefined, { Full_Name: 'Dana Whitfield', Email: 'dana@example.com', Phone: '737-555-0107' });
+// A Quote needs the Deal's account (Zoho's Quotes require Account_Name); the simulator keeps no Accounts of its own.
+const account = '4150868000000000777';
+const dealId = zoho.addRecord('Deals', undefined, {
+  Deal_Name: 'Whitfield backyard fence',
+  Account_Name: { id: account, name: 'Whitfield household' },
+  Stage: 'Qualification',
+  Contact_Name: { id: contact, name: 'Dana Whitfield' },
+});
+zoho.addRecord('Deals', undefined, { Deal_Name: 'Old porch quote', Stage: 'Closed Lost' });
+
+await admin('/api/automations/appointment-crm/run', {});
+await settled(async () => (await syncLog()).some((e) => e.kind === 'associate_automated' && e.crm === 'appointment' && e.status === 'succeeded'));
+await admin('/api/automations/record-crm/run', {});
+await settled(async () => (await syncLog()).some((e) => e.kind === 'associate_automated' && e.crm === 'record' && e.status === 'succeeded'));
+const mappings = ((await admin('/api/mappings?limit=50')) as { items: Array<Record<string, string>> }).items;
+const kitchenId = mappings.find((m) => m.appointment_id === appointmentId)?.project_id;
+const fenceId = mappings.find((m) => m.record_crm_record_id === dealId)?.project_id;
+if (!kitchenId || !fenceId) {
+  console.error('The automations made no project (see the sync log):', JSON.stringify(mappings));
+  process.exit(1);
+}
+
+// 3. The appointment's project: a drawing pushed, the proposal exported, then approved (the sale, then Sold). Each
+// webhook's work is awaited before the next is sent, so that the log reads in the same order every time.
+const kitchenDrawing = service.addDrawing(kitchenId, { name: 'Kitchen plan' });
 await post('/webhooks/events', events.drawingCreated(service.drawingView(kitchenDrawing.id)), SECRETS.events);
 await settled(() => appointments.filesOf(appointmentId, 'drawing').length > 0);
 await post(
   '/webhooks/appointment-crm/export-prompt',
-  appointmentPrompt({ project_id: kitchen.id, drawing_id: kitchenDrawing.id, appointment_id: appointmentId, yes_no: true }),
+  appointmentPrompt({ project_id: kitchenId, drawing_id: kitchenDrawing.id, appointment_id: appointmentId, yes_no: true }),
   SECRETS.appointment,
 );
+await settled(async () => (await syncLog()).some((e) => e.kind === 'push_proposal_pdf' && e.status === 'succeeded'));
+const kitchenProposal = service.addProposal({ project_id: kitchenId, status: 'APPROVED', approved_option: { drawing_id: kitchenDrawing.id } });
+await post('/webhooks/events', events.proposalStatusChanged(kitchenProposal), SECRETS.events);
 await settled(() => appointments.get(appointmentId)?.status === 'Sold');
+
+// 4. The Deal's project: the proposal exported to the Deal, approved (Amount, Stage, the Quote), a payment.
+const fenceDrawing = service.addDrawing(fenceId, { name: 'Backyard fence plan' });
 await post(
   '/webhooks/record-crm/export-prompt',
-  recordPrompt({ drawing_id: roofDrawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true }),
+  recordPrompt({ drawing_id: fenceDrawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true }),
   SECRETS.record,
 );
 await settled(() => zoho.attachmentsOf('Deals', dealId).length === 1);
-const proposal = service.addProposal({ project_id: roof.id, status: 'APPROVED', approved_option: { drawing_id: roofDrawing.id } });
-await post('/webhooks/events', events.proposalStatusChanged(proposal), SECRETS.events);
-await settled(() => zoho.attachmentsOf('Deals', dealId).length === 2);
-const payment = service.addPayment(proposal.proposal_id, {
-  paid_amount: 4250,
+const fenceProposal = service.addProposal({ project_id: fenceId, status: 'APPROVED', approved_option: { drawing_id: fenceDrawing.id } });
+await post('/webhooks/events', events.proposalStatusChanged(fenceProposal), SECRETS.events);
+await settled(async () => (await syncLog()).some((e) => e.kind === 'update_deal' && e.status === 'succeeded'));
+const payment = service.addPayment(fenceProposal.proposal_id, {
+  paid_amount: 300,
   pay_channel: 'service_payment',
   paid_time: new Date().toISOString(),
   payment_method: 'ACH',
   status: 'succeeded',
 });
-await post('/webhooks/events', events.paymentReceived(proposal.proposal_id, roofDrawing.id, payment), SECRETS.events);
+await post('/webhooks/events', events.paymentReceived(fenceProposal.proposal_id, fenceDrawing.id, payment), SECRETS.events);
 await settled(() => zoho.notesOf('Deals', dealId).length === 1);
 
-// Reconciliation replays the approval and the payment and compares the drawings: everything is there already.
-await admin('/api/reconcile', {});
-await settled(async () => (await syncLog()).some((e) => e.kind === 'reconcile' && e.status !== 'queued' && e.status !== 'running'));
+// 5. A project made by hand in the service: the appointment with its customer's e-mail is suggested, not mapped.
+const sunroom = service.addProject({ name: 'Chen sunroom', customer: { name: 'Wei Chen', email: 'wei.chen@example.com' } });
+await post('/webhooks/events', events.projectCreated(sunroom), SECRETS.events);
+await settled(async () => ((await admin('/api/suggestions')) as { items: unknown[] }).items.length > 0);
 
-const log = (await syncLog()).reverse();
-console.log('\nSync log (oldest first):');
-for (const e of log) {
-  console.log(
-    `  #${e.id.padEnd(3)} ${e.kind.padEnd(18)} ${e.status.padEnd(10)} ${(e.crm ?? '').padEnd(12)} ${(e.target ?? '').padEnd(30)} ${e.detail ?? e.error ?? ''}`,
-  );
-}
-const appointment = appointments.get(appointmentId)!;
-const sale = appointment.sale as { items: unknown[]; total: number } | null;
-console.log(
-  `\nAppointment ${appointmentId}: status ${appointment.status}; files ${appointment.files.map((f) => `${f.category}:${f.name}`).join(', ')}; sale ${sale ? `${sale.items.length} item(s), total ${sale.total}` : 'none'}`,
-);
-console.log(
-  `Zoho deal ${dealId}: attachments ${zoho
-    .attachmentsOf('Deals', dealId)
-    .map((a) => a.fileName)
-    .join(', ')}; notes ${zoho.notesOf('Deals', dealId).length}`,
-);
-const failed = log.filter((e) => e.status === 'failed').length;
-console.log(failed === 0 ? '\nNo failed entries.' : `\n${failed} failed entr${failed === 1 ? 'y' : 'ies'}: see the dashboard.`);
-console.log(`\nDashboard: ${daemon.url}/admin (token: ${ADMIN_TOKEN})   API docs: ${daemon.url}/docs   Ctrl-C stops the demo.`);
+// The tour.
+const log = await syncLog();
+const failed = log.filter((e) => e.status === 'failed');
+const deal = zoho.revenue.fieldsOf('Deals', dealId);
+const [quote] = zoho.revenue.quotesOfDeal(dealId);
+const sale = appointments.get(appointmentId)!.sale as { items: unknown[]; total: number } | null;
+const at = (hash: string) => `${daemon.url}/admin#${hash}`;
+console.log(`
+What happened (${log.length} actions in the sync log, ${failed.length} failed):
+  1. Both automations are on: appointments with status Scheduled, and Zoho Deals at Qualification or Needs Analysis,
+     become projects in the service by themselves.
+  2. Appointment ${appointmentId} (Maria Alvarez) became project "${service.projects.get(kitchenId)!.name}" (${kitchenId});
+     Deal "Whitfield backyard fence" (${dealId}) became project "${service.projects.get(fenceId)!.name}" (${fenceId}).
+     APT-1002 (a lead) and the Deal "Old porch quote" (Closed Lost) were read and did not qualify.
+  3. Maria Alvarez's appointment got the drawing and the proposal, then, approved, the sale (${sale ? `${sale.items.length} items, total ${sale.total}` : 'none'})
+     and the status ${appointments.get(appointmentId)!.status}.
+  4. The Deal got the proposal; approved, its Amount ${String(deal.Amount)} and Stage ${String(deal.Stage)}, and Quote ${quote ? `${quote.id} with ${(quote.fields.Quoted_Items as unknown[]).length} line items` : '(none)'};
+     then a note of the payment of 300.
+  5. "Chen sunroom", made by hand in the service, waits as a suggestion: appointment APT-1002 has its customer's e-mail.
+
+Look at (sign in with the token ${ADMIN_TOKEN}):
+  The funnel, from CRM record to sale   ${at('overview')}
+  Maria Alvarez's project               ${at(`project/${kitchenId}`)}
+  Dana Whitfield's project (the Deal)   ${at(`project/${fenceId}`)}
+  The suggestion to accept              ${at('suggestions')}
+  The mappings, by name                 ${at('mappings')}
+  The automations' settings             ${at('automations')}
+  The sync log                          ${at('logs')}
+  API docs                              ${daemon.url}/docs
+${failed.length ? `\n${failed.length} failed: ${failed.map((e) => `#${e.id} ${e.kind} ${e.error ?? ''}`).join('; ')}\n` : ''}`);
+if (process.env.DEMO_EXIT === '1') await stop();
+console.log('Ctrl-C stops the demo.');
 
 /**
  * Waits until `done` holds and nothing is left to run (no entry queued or running, twice in a row: a chain records its

@@ -91,7 +91,7 @@ export const LAYERS = [
   ['mappings'],
   ['appointment-crm', 'record-crm', 'webhooks'],
   ['automations', 'connection-console', 'relay', 'search', 'suggestions'],
-  ['operations', 'reconcile'],
+  ['funnel', 'operations', 'reconcile'],
   ['app'],
 ];
 

@@ -21,6 +21,8 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     h = await startHarness({ redisDb: 13, recordCrm: true, env: { WEBHOOK_DEDUPE_WINDOW_SECONDS: '2' } });
     h.service.addTemplate('Standard');
     h.zoho!.orgTimeZone = ORG_ZONE;
+    // This org's Quoted_Items spell the list price as the SDK's samples do (`List_price`): only the metadata says so.
+    h.zoho!.revenue.subformKeys.List_Price = 'List_price';
   });
   afterAll(() => h.close());
   afterEach(async () => {
@@ -281,6 +283,9 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       expect(cents(quote.Discount as number)).toBe(cents(-lineItems.discount));
       expect(cents(quote.Tax as number)).toBe(33);
       expect(cents(quote.Sub_Total as number)).toBe(cents(lineItems.subtotal));
+      // The rows were sent with the org's own field API names (GET /settings/fields?module=Quoted_Items).
+      const created = JSON.parse(zoho().api.requestsTo('POST', '/crm/v8/Quotes').at(-1)!.body.toString());
+      expect(Object.keys(created.data[0].Quoted_Items[0]).sort()).toEqual(['Description', 'Discount', 'List_price', 'Product_Name', 'Quantity']);
       // Products are looked up once, both SKUs in one query, then remembered.
       const lookups = zoho()
         .api.requestsTo('POST', '/crm/v8/coql')

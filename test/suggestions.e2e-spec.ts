@@ -75,9 +75,11 @@ describe('suggested mappings', () => {
     const project = newProject({ customer: { name: 'Cy Park', email: 'cy.park@example.com', phone: '+1 (512) 555-0142' } });
     await deliver(events.projectCreated(project));
     const byPhone = await suggestionOf(project.id, 'appointment');
-    expect(byPhone.candidates).toEqual([{ id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'] }]);
+    expect(byPhone.candidates).toEqual([{ id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'], web_url: null }]);
     const byEmail = await suggestionOf(project.id, 'record');
-    expect(byEmail.candidates).toEqual([{ id: contact, module: 'Contacts', name: 'Cy Park', matched_on: ['email'] }]);
+    expect(byEmail.candidates).toEqual([
+      { id: contact, module: 'Contacts', name: 'Cy Park', matched_on: ['email'], web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Contacts/${contact}` },
+    ]);
     const zohoSearch = h.zoho!.api.requestsTo('GET', '/crm/v8/Contacts/search').map((r) => Object.fromEntries(r.query));
     expect(zohoSearch).toEqual(
       expect.arrayContaining([expect.objectContaining({ email: 'cy.park@example.com' }), expect.objectContaining({ phone: '5125550142' })]),
@@ -202,7 +204,10 @@ describe('suggested mappings', () => {
       h.service.addTemplate('Standard');
       await deliver(events.projectCreated(project));
       const s = await suggestionOf(project.id, 'record');
-      expect(s.candidates).toEqual([{ id: deal, module: 'Deals', name: 'Ivy Done roof', matched_on: ['email'] }]);
+      // A Zoho candidate opens in Zoho (the simulator's org 12345, its API domain standing for Zoho's web app).
+      expect(s.candidates).toEqual([
+        { id: deal, module: 'Deals', name: 'Ivy Done roof', matched_on: ['email'], web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Deals/${deal}` },
+      ]);
       const accepted = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });
       expect(accepted.status).toBe(201);
       expect(await json(accepted)).toMatchObject({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: deal, crm_record_name: 'Ivy Done roof' });

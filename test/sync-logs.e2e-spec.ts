@@ -111,6 +111,7 @@ describe('sync log routes', () => {
       crm: 'record',
       target: 'Deals/555',
       target_name: null,
+      target_web_url: null,
       status: 'succeeded',
       attempts: 1,
       error: null,

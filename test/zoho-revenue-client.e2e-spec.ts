@@ -120,6 +120,17 @@ describe(ZohoRevenueClient.name, () => {
     }
   });
 
+  it("reads a subform's own fields (GET /settings/fields?module=Quoted_Items) as the org spells them", async () => {
+    zoho.revenue.subformKeys.List_Price = 'ListPrice';
+    try {
+      const fields = await new ZohoRevenueClient(clients.client()).fieldsOf('Quoted_Items');
+      expect(fields).toContainEqual({ apiName: 'ListPrice', dataType: 'currency' });
+      expect(fields.map((f) => f.apiName)).not.toContain('List_Price');
+    } finally {
+      zoho.revenue.subformKeys.List_Price = 'List_Price';
+    }
+  });
+
   it('finds products by their exact Product_Code with COQL, 50 codes a query, just-created ones too (no search-index lag)', async () => {
     zoho.searchLagMs = 60_000;
     try {

@@ -76,6 +76,11 @@ class AppointmentPushes {
   async addNote(_entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
     return { status: 'succeeded', detail: 'appointment note' };
   }
+
+  @RunsAction('check_service_push', { crm: 'appointment', queue: QUEUES.appointmentCrm })
+  async checkServicePush(_entry: ActionEntry<'check_service_push'>): Promise<ActionOutcome> {
+    return { status: 'succeeded' };
+  }
 }
 
 @Injectable()

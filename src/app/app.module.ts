@@ -22,6 +22,7 @@ import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { OperationsModule } from '../operations/operations.module.js';
+import { FunnelModule } from '../funnel/funnel.module.js';
 
 @Module({})
 export class AppModule {
@@ -45,6 +46,7 @@ export class AppModule {
         MappingsModule,
         ReconcileModule,
         OperationsModule,
+        FunnelModule,
         AlertsModule,
         AppointmentCrmModule,
         RecordCrmModule,

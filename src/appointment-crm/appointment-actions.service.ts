@@ -16,6 +16,7 @@ import { AppointmentDrawingPushRepository } from './appointment-drawing-push.rep
 import type { AppointmentDrawingPush } from './drawing-push.row.js';
 import { idempotencyKey } from './idempotency-key.js';
 import { saleFromLineItems } from './sale.js';
+import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 
 export const SOLD = 'Sold';
 
@@ -43,25 +44,34 @@ export class AppointmentActionsService {
     private readonly service: ServiceApiClient,
     private readonly products: ConnectedProductsService,
     private readonly drawingPushes: AppointmentDrawingPushRepository,
+    private readonly selected: SelectedAppointmentCrm,
   ) {}
 
   @RunsAction('push_drawings', ON_APPOINTMENT_QUEUE)
-  pushDrawings(entry: ActionEntry<'push_drawings'>): Promise<ActionOutcome> {
-    return this.replaceDrawings(entry, targetOf(entry));
+  async pushDrawings(entry: ActionEntry<'push_drawings'>): Promise<ActionOutcome> {
+    return (await this.servicePushes()) ?? this.replaceDrawings(entry, targetOf(entry));
   }
 
   @RunsAction('push_proposal_pdf', ON_APPOINTMENT_QUEUE)
-  pushProposalPdf(entry: ActionEntry<'push_proposal_pdf'>): Promise<ActionOutcome> {
-    return this.replaceProposalPdf(entry, targetOf(entry));
+  async pushProposalPdf(entry: ActionEntry<'push_proposal_pdf'>): Promise<ActionOutcome> {
+    return (await this.servicePushes()) ?? this.replaceProposalPdf(entry, targetOf(entry));
   }
 
   @RunsAction('push_line_items', ON_APPOINTMENT_QUEUE)
-  pushLineItems(entry: ActionEntry<'push_line_items'>): Promise<ActionOutcome> {
-    return this.putSale(entry, targetOf(entry));
+  async pushLineItems(entry: ActionEntry<'push_line_items'>): Promise<ActionOutcome> {
+    return (await this.servicePushes()) ?? this.putSale(entry, targetOf(entry));
+  }
+
+  /** With the service pushing to the org itself, crm-sync's pushes of files, sales and Sold are skipped, whoever asked. */
+  private async servicePushes(): Promise<ActionOutcome | null> {
+    if ((await this.selected.pushesBy()) !== 'service') return null;
+    return { status: 'skipped', detail: 'the service pushes files, sales and Sold to this org itself (APPOINTMENT_CRM_PUSHES=service); nothing pushed' };
   }
 
   @RunsAction('set_status', ON_APPOINTMENT_QUEUE)
   async setStatus(entry: ActionEntry<'set_status'>): Promise<ActionOutcome> {
+    const skipped = await this.servicePushes();
+    if (skipped) return skipped;
     const id = targetOf(entry);
     const status = entry.payload.status ?? SOLD;
     await this.crm.setStatus(id, status, idempotencyKey(entry.id, 'status'));
@@ -161,8 +171,8 @@ export class AppointmentActionsService {
         : () => this.service.openPdf(url);
     const { deleted } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
-      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id })
-      : soldAction(entry, appointmentId);
+      ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
+      : soldAction(entry, appointmentId, payload.amount);
     return { status: 'succeeded', detail: `${what} uploaded, ${deleted} old proposal file(s) deleted`, next: [next] };
   }
 
@@ -180,7 +190,7 @@ export class AppointmentActionsService {
     return {
       status: 'succeeded',
       detail: `sale of drawing ${payload.drawing_id} (version ${sale.drawing_version_id}): ${sale.items.length} item(s), ${connected} with a connected product, total ${sale.total}`,
-      next: [soldAction(entry, appointmentId)],
+      next: [soldAction(entry, appointmentId, payload.amount)],
     };
   }
 
@@ -239,8 +249,10 @@ function lineItemsAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: 
   return { kind: 'push_line_items', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { ...payload } };
 }
 
-function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string): Next {
-  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload: { status: SOLD } };
+/** Sold; an approval's total rides along the chain (the funnel counts what was written, with its amount). */
+function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string, amount?: string): Next {
+  const payload = amount === undefined ? { status: SOLD } : { status: SOLD, amount };
+  return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload };
 }
 
 function targetOf(entry: Pick<SyncLogEntry, 'kind' | 'target'>): string {

@@ -13,6 +13,9 @@ import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
+import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
+import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
+import { ServicePushChecksService } from './service-push-checks.service.js';
 
 /**
  * The appointment CRM: its adapter, push flows, webhook handling and send action. Always imported by AppModule: its
@@ -23,13 +26,17 @@ import { ConnectedProductsService } from './connected-products.service.js';
   imports: [ConnectionsModule, ObservabilityModule, ActionsModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [
-    { provide: APPOINTMENT_CRM, useClass: HttpAppointmentCrm },
+    HttpAppointmentCrm,
+    SalesforceOrgsService,
+    SelectedAppointmentCrm,
+    ServicePushChecksService,
+    { provide: APPOINTMENT_CRM, useExisting: SelectedAppointmentCrm },
     ConnectedProductsService,
     AppointmentDrawingPushRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
   ],
-  exports: [APPOINTMENT_CRM, AppointmentActionsService],
+  exports: [APPOINTMENT_CRM, AppointmentActionsService, SelectedAppointmentCrm, SalesforceOrgsService],
 })
 export class AppointmentCrmModule implements OnModuleInit {
   constructor(
@@ -39,6 +46,13 @@ export class AppointmentCrmModule implements OnModuleInit {
 
   onModuleInit(): void {
     // An appointment is known by its customer's name.
-    this.names.registerReader('appointment', async (mapping) => readAppointment(await this.crm.getAppointment(mapping.appointmentId!)).customer?.name ?? null);
+    this.names.registerReader(
+      'appointment',
+      async (mapping) => {
+        const appointment = readAppointment(await this.crm.getAppointment(mapping.appointmentId!));
+        return { name: appointment.customer?.name ?? null, webUrl: appointment.web_url ?? null };
+      },
+      { givesUrls: true },
+    );
   }
 }

@@ -49,6 +49,8 @@ export interface AppointmentDetails {
   updated_at: string | null;
   customer: AppointmentCustomer | null;
   sales_rep: { name: string | null; email: string | null; phone: string | null } | null;
+  /** Where the appointment opens in its CRM (http or https), when the CRM says: optional in the contract. */
+  web_url?: string | null;
 }
 
 export interface AppointmentCustomer {

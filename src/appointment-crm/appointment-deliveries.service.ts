@@ -14,10 +14,13 @@ import type {
 import { paymentFact, paymentReversalFact, paymentReversalText } from '../domain/service-events.js';
 import type { ActionKind, LineItemsPayload, ProposalPdfPayload } from '../domain/actions.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
+import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 import { paymentNote } from './sale.js';
 
 interface Approval {
   proposalId: string;
+  /** The approved total as the service sent it (decimal text): kept on the approval's chain for the funnel (docs/operations.md). */
+  amount?: string;
   pdfUrl?: string;
   drawingId?: string;
   drawingVersionId?: string;
@@ -33,9 +36,11 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mappings: MappingLookupService,
     private readonly pushes: AppointmentActionsService,
+    private readonly selected: SelectedAppointmentCrm,
   ) {}
 
   async actionsFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
+    if ((await this.selected.pushesBy()) === 'service') return this.checksFor(delivery);
     switch (delivery.event) {
       case 'drawing.created':
       case 'drawing.updated':
@@ -55,8 +60,48 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
     }
   }
 
+  /**
+   * The service pushes to the org itself: crm-sync pushes no files, sales or Sold, and checks, a set time later, that
+   * the service's push arrived (a drawing's PDF; an export-prompt yes's proposal file and Sold). Payment notes are
+   * crm-sync's own and still added.
+   */
+  private async checksFor(delivery: RoutedDelivery): Promise<DeliveryAction[]> {
+    // Files the service made a little before the delivery reached crm-sync still count: the clocks differ.
+    const since = new Date(delivery.receivedAt.getTime() - 120_000).toISOString();
+    const check = (projectId: string, appointmentId: string, expect: 'drawing' | 'proposal', drawingId: string | undefined): DeliveryAction => ({
+      ...base('check_service_push', projectId, appointmentId),
+      payload: { expect, since, ...(drawingId ? { drawing_id: drawingId } : {}) },
+      delayMs: this.config.salesforce.pushCheckMs,
+    });
+    switch (delivery.event) {
+      case 'drawing.created':
+      case 'drawing.updated': {
+        const data = delivery.data;
+        // A drawing without a PDF yet has nothing to push; events of one drawing within the wait are one check.
+        if (delivery.trigger === 'reconcile' || !data.pdf_url) return [];
+        return this.forMapping(data.project_id, 'check_service_push', delivery.trigger, (appointmentId) => [
+          { ...check(data.project_id, appointmentId, 'drawing', data.id), coalesceKey: `check_service_push:${appointmentId}:drawing:${data.id}` },
+        ]);
+      }
+      case 'appointment_crm.export_prompt': {
+        const data = delivery.data;
+        if (!data.yes_no) return [];
+        return this.forMapping(data.project_id, 'check_service_push', delivery.trigger, (appointmentId) =>
+          data.appointment_id === appointmentId ? [check(data.project_id, appointmentId, 'proposal', data.drawing_id)] : [],
+        );
+      }
+      case 'proposal.payment.received':
+        return delivery.projectId ? this.paymentReceived(delivery.projectId, delivery.data, delivery.trigger) : [];
+      case 'reconcile.payment_reversed':
+        return this.paymentReversed(delivery.data, delivery.trigger);
+      default:
+        return [];
+    }
+  }
+
   /** A drawing push when the drawings or their versions differ from what the appointment last received. */
   async reconcileProject(projectId: string): Promise<DeliveryAction[]> {
+    if ((await this.selected.pushesBy()) === 'service') return [];
     const mapping = await this.mappings.appointmentOfProject(projectId);
     if (!mapping || mapping.status === 'failed' || !mapping.appointmentId) return [];
     const current = await this.pushes.currentDrawings(projectId);
@@ -127,14 +172,15 @@ export class AppointmentDeliveriesService implements WebhookEventHandler {
           proposal_id: approval.proposalId,
           drawing_id: approval.drawingId,
           drawing_version_id: approval.drawingVersionId,
+          amount: approval.amount,
         };
         return [{ ...base('push_proposal_pdf', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
       if (approval.drawingId) {
-        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId };
+        const payload: LineItemsPayload = { drawing_id: approval.drawingId, drawing_version_id: approval.drawingVersionId, amount: approval.amount };
         return [{ ...base('push_line_items', projectId, appointmentId), payload: withoutUndefined(payload), dedupeKey }];
       }
-      return [{ ...base('set_status', projectId, appointmentId), payload: { status: 'Sold' }, dedupeKey }];
+      return [{ ...base('set_status', projectId, appointmentId), payload: withoutUndefined({ status: 'Sold', amount: approval.amount }), dedupeKey }];
     });
   }
 
@@ -194,9 +240,11 @@ function base<K extends ActionKind>(kind: K, projectId: string, appointmentId: s
 }
 
 function approvalOf(data: ProposalStatusChangedData | ProposalApprovedData): Approval {
-  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string } | undefined;
+  const option = data.approved_option as { drawing_id?: string; drawing_version_id?: string; pdf_url?: string; total?: number | string } | undefined;
+  const total = ('total' in data ? data.total : undefined) ?? option?.total;
   return {
     proposalId: data.proposal_id,
+    amount: total === undefined || total === null ? undefined : String(total),
     pdfUrl: ('pdf_url' in data && data.pdf_url) || option?.pdf_url || undefined,
     drawingId: option?.drawing_id || undefined,
     drawingVersionId: option?.drawing_version_id || undefined,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APPOINTMENT_CRM, type AppointmentCrm } from '../appointment-crm/appointment-crm.js';
+import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import type { AppointmentCrmAutomation, AutomationCrm, RecordCrmAutomation } from '../crm-settings/automation-settings.js';
 import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -14,6 +15,7 @@ import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
+import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 
@@ -61,20 +63,35 @@ export class AutomationPollerService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APPOINTMENT_CRM) private readonly appointmentCrm: AppointmentCrm,
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
+    private readonly salesforce: SalesforceOrgsService,
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
+    private readonly reads: AutomationReadsRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
   ) {}
 
   @MaintenanceTask('automation-poll-appointment', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
   async pollAppointmentCrmOnSchedule(): Promise<void> {
+    if (this.slowedDown()) return;
     await this.poll('appointment');
   }
 
   @MaintenanceTask('automation-poll-record', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
   async pollRecordCrmOnSchedule(): Promise<void> {
     await this.poll('record');
+  }
+
+  private scheduledRuns = 0;
+
+  /**
+   * Past APPOINTMENT_CRM_SLOW_POLL_PERCENT of a Salesforce org's daily API requests (as its last answer said), the
+   * schedule reads its changes on one run in four, keeping the rest of the allocation for pushes and people.
+   */
+  private slowedDown(): boolean {
+    const usage = this.salesforce.usage();
+    if (!usage || usage.max <= 0 || usage.used / usage.max < this.config.salesforce.slowPollShare) return false;
+    return this.scheduledRuns++ % 4 !== 0;
   }
 
   /** A read of the CRM's changes to run now: its sync log entry (one still queued is joined, not doubled). */
@@ -139,6 +156,8 @@ export class AutomationPollerService {
           await this.polls.finishRun(crm, entryId, null);
           return { ...outcome, more: true };
         }
+        // For the funnel: counted once the page is recorded (a page read again after a cut-off read counts twice).
+        await this.reads.count(crm, page.changed, page.qualified);
         if (!token) break;
       }
       outcome.cursor = token ? start.cursor : cursor;

@@ -44,6 +44,12 @@ export interface AppConfig {
    * first start); every replica reads changes every `refreshMs`.
    */
   connections: { key: string | null; keyFile: string; refreshMs: number; stateTtlSeconds: number; checkEveryMs: number };
+  /**
+   * The Salesforce appointment CRM (docs/appointment-crm-salesforce.md): whether its hosts may be other than
+   * Salesforce's, how long the service's own pushes may take to show, and the share of the org's daily requests past
+   * which its changes are read less often.
+   */
+  salesforce: { allowCustomDomains: boolean; pushCheckMs: number; slowPollShare: number };
   /** Which hosts may be Zoho's accounts server and API domain (docs/security.md "Zoho domains and sealed secrets"). */
   zohoDomains: ZohoDomainRule;
   /**
@@ -140,7 +146,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: { toleranceSeconds: v.WEBHOOK_TOLERANCE_SECONDS ?? 300, dedupeWindowSeconds: v.WEBHOOK_DEDUPE_WINDOW_SECONDS ?? DEDUPE_WINDOW_SECONDS },
     environmentConnections: {
       service: v.SERVICE_API_BASE_URL ? { baseUrl: v.SERVICE_API_BASE_URL.replace(/\/+$/, ''), token: v.SERVICE_API_TOKEN! } : null,
-      appointmentCrm: v.APPOINTMENT_CRM_BASE_URL ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! } : null,
+      appointmentCrm:
+        v.APPOINTMENT_CRM_KIND === 'salesforce'
+          ? {
+              kind: 'salesforce',
+              loginUrl: (v.APPOINTMENT_CRM_LOGIN_URL ?? 'https://login.salesforce.com').replace(/\/+$/, ''),
+              clientId: v.APPOINTMENT_CRM_CLIENT_ID!,
+              clientSecret: v.APPOINTMENT_CRM_CLIENT_SECRET!,
+              refreshToken: v.APPOINTMENT_CRM_REFRESH_TOKEN!,
+              instanceUrl: null,
+              preset: v.APPOINTMENT_CRM_PRESET ?? 'improveit360-classic',
+              names: {},
+              soldValue: 'Sold',
+              pushes: v.APPOINTMENT_CRM_PUSHES === 'crm-sync' ? 'crm-sync' : 'service',
+            }
+          : v.APPOINTMENT_CRM_BASE_URL
+            ? { baseUrl: v.APPOINTMENT_CRM_BASE_URL.replace(/\/+$/, ''), apiKey: v.APPOINTMENT_CRM_API_KEY! }
+            : null,
       recordCrm: v.RECORD_CRM_API_DOMAIN
         ? {
             accountsUrl: (v.RECORD_CRM_ACCOUNTS_URL ?? 'https://accounts.zoho.com').replace(/\/+$/, ''),
@@ -165,6 +187,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       refreshMs: 2_000,
       stateTtlSeconds: 600,
       checkEveryMs: 15 * 60_000,
+    },
+    salesforce: {
+      allowCustomDomains: v.APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
+      pushCheckMs: (v.APPOINTMENT_CRM_PUSH_CHECK_SECONDS ?? 600) * 1000,
+      slowPollShare: (v.APPOINTMENT_CRM_SLOW_POLL_PERCENT ?? 80) / 100,
     },
     zohoDomains: {
       allowCustom: v.RECORD_CRM_ALLOW_CUSTOM_DOMAINS === 'true',

@@ -8,10 +8,37 @@ export interface ServiceConnection {
   token: string;
 }
 
-export interface AppointmentCrmConnection {
+/** The appointment CRM: the REST interface of docs/appointment-crm.md, or a Salesforce org (docs/appointment-crm-salesforce.md). */
+export type AppointmentCrmConnection = RestAppointmentCrmConnection | SalesforceAppointmentCrmConnection;
+
+export interface RestAppointmentCrmConnection {
+  kind?: 'rest';
   baseUrl: string;
   apiKey: string;
 }
+
+/** A Salesforce org through OAuth (a Connected App's id and secret, the refresh token of a consent) and its names. */
+export interface SalesforceAppointmentCrmConnection {
+  kind: 'salesforce';
+  /** Where tokens are asked for: login.salesforce.com, test.salesforce.com (sandboxes) or the org's My Domain. */
+  loginUrl: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  /** The instance the consent's token answer named (each refresh names it again; this is for the console). */
+  instanceUrl: string | null;
+  /** `improveit360-classic` or `improveit360-lightning`: the default names of every need. */
+  preset: string;
+  /** Names of needs that differ from the preset's (`''`: an optional need left unused). */
+  names: Record<string, string>;
+  /** The result pick list's value that means Sold. */
+  soldValue: string;
+  /** `service`: the service pushes to the org itself and crm-sync checks; `crm-sync`: crm-sync pushes. */
+  pushes: 'service' | 'crm-sync';
+}
+
+export const isSalesforce = (connection: AppointmentCrmConnection | null | undefined): connection is SalesforceAppointmentCrmConnection =>
+  connection?.kind === 'salesforce';
 
 /** Zoho CRM through OAuth: where to refresh (the account's accounts server), where to call, and the grant. */
 export interface RecordCrmConnection {

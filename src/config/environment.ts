@@ -120,6 +120,63 @@ export class EnvironmentVariables {
   @IsString()
   APPOINTMENT_CRM_API_KEY?: string;
 
+  /** `rest` (docs/appointment-crm.md) or `salesforce` (docs/appointment-crm-salesforce.md). */
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['rest', 'salesforce'], { message: 'must be rest or salesforce' })
+  APPOINTMENT_CRM_KIND?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsUrl(httpUrl, { message: 'must be an http(s) URL, e.g. https://login.salesforce.com' })
+  APPOINTMENT_CRM_LOGIN_URL?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  APPOINTMENT_CRM_CLIENT_ID?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  APPOINTMENT_CRM_CLIENT_SECRET?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsString()
+  APPOINTMENT_CRM_REFRESH_TOKEN?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['improveit360-classic', 'improveit360-lightning'], { message: 'must be improveit360-classic or improveit360-lightning' })
+  APPOINTMENT_CRM_PRESET?: string;
+
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['service', 'crm-sync'], { message: 'must be service or crm-sync' })
+  APPOINTMENT_CRM_PUSHES?: string;
+
+  /** `true`: the Salesforce login and instance hosts may be any (simulators, a proxy); else Salesforce's own. */
+  @blankAsUnset
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'must be true or false' })
+  APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS?: string;
+
+  /** Seconds after an export-prompt yes or a drawing upload within which the service's own push must show in the org. */
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  APPOINTMENT_CRM_PUSH_CHECK_SECONDS?: number;
+
+  /** The share (percent) of the org's daily API requests past which the changes are read at a quarter of the pace. */
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(100, { message: 'must be at most 100' })
+  APPOINTMENT_CRM_SLOW_POLL_PERCENT?: number;
+
   @blankAsUnset
   @IsOptional()
   @IsUrl(httpUrl, { message: 'must be an http(s) URL' })
@@ -358,6 +415,11 @@ function crossFieldProblems(vars: EnvironmentVariables): ConfigProblem[] {
   }
   if (vars.ADMIN_TOKENS !== undefined) {
     for (const reason of adminTokensProblems(vars.ADMIN_TOKENS, vars.ADMIN_TOKEN)) problems.push({ variable: 'ADMIN_TOKENS', reason });
+  }
+  if (vars.APPOINTMENT_CRM_KIND === 'salesforce') {
+    for (const name of ['APPOINTMENT_CRM_CLIENT_ID', 'APPOINTMENT_CRM_CLIENT_SECRET', 'APPOINTMENT_CRM_REFRESH_TOKEN'] as const) {
+      if (!vars[name]) problems.push({ variable: name, reason: 'is required when APPOINTMENT_CRM_KIND is salesforce' });
+    }
   }
   if (vars.APPOINTMENT_CRM_BASE_URL && !vars.APPOINTMENT_CRM_API_KEY) {
     problems.push({ variable: 'APPOINTMENT_CRM_API_KEY', reason: 'is required when APPOINTMENT_CRM_BASE_URL is set' });

@@ -11,6 +11,17 @@ export const ZOHO_DATA_CENTRES = [
   { code: 'CN', accountsUrl: 'https://accounts.zoho.com.cn', apiDomain: 'https://www.zohoapis.com.cn' },
 ] as const;
 
+/**
+ * Where people open the CRM of the data centre whose API is at `apiDomain` (Zoho's web app, `crm.zoho.<tld>`); for an
+ * API domain of none of Zoho's (a test double, allowed by RECORD_CRM_ALLOW_CUSTOM_DOMAINS), that domain itself.
+ */
+export function crmWebOriginOf(apiDomain: string): string {
+  const origin = new URL(apiDomain).origin;
+  return ZOHO_DATA_CENTRES.some((dc) => dc.apiDomain === origin)
+    ? origin.replace('://www.zohoapis.', '://crm.zoho.').replace('crm.zoho.ca', 'crm.zohocloud.ca')
+    : origin;
+}
+
 export const dataCentreOf = (accountsUrl: string): string | null => ZOHO_DATA_CENTRES.find((dc) => dc.accountsUrl === accountsUrl)?.code ?? null;
 
 /**

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { appointmentCrmHttp } from '../appointment-crm/adapters/rest/appointment-crm.client.js';
+import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ReadinessRegistry } from '../observability/readiness.registry.js';
 import { OutboundError } from '../http/outbound-error.js';
@@ -12,7 +13,15 @@ import { RECONNECT_TO_GRANT } from '../record-crm/zoho/zoho-scopes.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { serviceHttp } from '../service-api/service-api.client.js';
 import { serviceRateCap, type SharedRateCap } from '../service-api/shared-rate-cap.js';
-import type { AppointmentCrmConnection, ConnectionName, RecordCrmConnection, ServiceConnection, WebhookSecrets } from '../config/connection-settings.js';
+import {
+  isSalesforce,
+  type SalesforceAppointmentCrmConnection,
+  type AppointmentCrmConnection,
+  type ConnectionName,
+  RecordCrmConnection,
+  ServiceConnection,
+  WebhookSecrets,
+} from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 
 export interface CheckOutcome {
@@ -52,6 +61,7 @@ export class ConnectionChecksService {
     private readonly readiness: ReadinessRegistry,
     shared: SharedRedisService,
     @Inject(RECORD_CRM) private readonly recordCrmAdapter: RecordCrm,
+    private readonly salesforce: SalesforceOrgsService,
   ) {
     this.serviceCap = serviceRateCap(shared, config.service.maxRps);
   }
@@ -80,6 +90,7 @@ export class ConnectionChecksService {
 
   /** GET of an appointment that does not exist: a JSON 404 (or 200) proves address and key; 401 or 403 refuse the key. */
   async appointmentCrm(connection: AppointmentCrmConnection): Promise<CheckOutcome> {
+    if (isSalesforce(connection)) return this.salesforceOrg(connection);
     try {
       await appointmentCrmHttp(connection, this.config, { attempts: 1 }).request({
         endpoint: 'GET /appointments/:id',
@@ -88,6 +99,16 @@ export class ConnectionChecksService {
         acceptStatus: [404],
       });
       return { ok: true, code: null, detail: `the appointment CRM at ${connection.baseUrl} accepted the key` };
+    } catch (err) {
+      return failed(err);
+    }
+  }
+
+  /** A Salesforce org: who the consent reaches, its API access, and every name against its describe. */
+  async salesforceOrg(connection: SalesforceAppointmentCrmConnection): Promise<CheckOutcome> {
+    try {
+      const { ok, detail } = await this.salesforce.check(connection);
+      return { ok, code: ok ? null : 'schema_mismatch', detail };
     } catch (err) {
       return failed(err);
     }

@@ -9,6 +9,9 @@ import { ConnectionsService, type ConnectionState } from '../connections/connect
 import { publicUrlOf } from '../connections/public-url.js';
 import { recordCrmProblemCode } from './connection-checks.service.js';
 import { CALLBACK_PATH } from './zoho-connect.service.js';
+import { SALESFORCE_CALLBACK_PATH } from './salesforce-connect.service.js';
+import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
+import type { ApiUsage } from '../appointment-crm/adapters/salesforce/salesforce-api.js';
 import { dataCentreOf, ZOHO_DATA_CENTRES } from '../config/zoho-data-centres.js';
 
 export type ConnectionStatus = 'connected' | 'degraded' | 'not_configured';
@@ -48,6 +51,10 @@ const NOT_CONFIGURED_HINT: Record<ConnectionName, string> = {
   webhooks: 'enter the secrets of the webhooks, and set the addresses shown here in the service',
 };
 
+/** The org's daily API requests as its last answer said them (`Sforce-Limit-Info`), or null before any. */
+const apiUsageView = (usage: ApiUsage | null) =>
+  usage ? { used: usage.used, max: usage.max, share: usage.max > 0 ? usage.used / usage.max : null, seen_at: usage.seenAt.toISOString() } : null;
+
 /** The console's picture of the connections: state, where set, last check, settings without secrets. */
 @Injectable()
 export class ConnectionViewsService {
@@ -55,6 +62,7 @@ export class ConnectionViewsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connections: ConnectionsService,
     private readonly readiness: ReadinessRegistry,
+    private readonly salesforce: SalesforceOrgsService,
   ) {}
 
   async list(): Promise<ConnectionView[]> {
@@ -99,6 +107,8 @@ export class ConnectionViewsService {
     const settings = (CODECS[state.name].view as (s: unknown) => Record<string, unknown>)(state.settings);
     if (state.name === 'webhooks') return { ...settings, addresses: webhookAddresses(this.config) };
     if (state.name === 'record_crm') return { ...settings, data_centre: dataCentreOf(String(settings.accounts_url)) };
+    if (state.name === 'appointment_crm' && settings.kind === 'salesforce')
+      return { ...settings, api_usage: apiUsageView(this.salesforce.usage()), redirect_uri: `${publicUrlOf(this.config)}${SALESFORCE_CALLBACK_PATH}` };
     return settings;
   }
 

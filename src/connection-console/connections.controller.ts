@@ -22,12 +22,20 @@ import type { AdminActor } from '../config/roles.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionChecksService, type CheckOutcome } from './connection-checks.service.js';
 import { lastFour } from '../connections/connection-codecs.js';
-import { connectionName, type ConnectionName, type ConnectionSettings, type WebhookSecrets } from '../config/connection-settings.js';
+import {
+  connectionName,
+  isSalesforce,
+  type SalesforceAppointmentCrmConnection,
+  type ConnectionName,
+  type ConnectionSettings,
+  type WebhookSecrets,
+} from '../config/connection-settings.js';
 import { ConnectionViewsService, webhookAddresses, type ConnectionView } from './connection-views.service.js';
 import { AppointmentCrmConnectionDto, RecordCrmConnectionDto, ServiceConnectionDto, WebhooksConnectionDto } from './connections.dto.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
+import { SalesforceConnectService } from './salesforce-connect.service.js';
 import { zohoDomainProblem } from '../config/zoho-domains.js';
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
@@ -47,6 +55,7 @@ export class ConnectionsController {
     private readonly views: ConnectionViewsService,
     private readonly checks: ConnectionChecksService,
     private readonly zoho: ZohoConnectService,
+    private readonly salesforce: SalesforceConnectService,
     private readonly audit: AdminAuditService,
   ) {}
 
@@ -160,7 +169,12 @@ export class ConnectionsController {
     const state = (await this.connections.states()).find((s) => s.name === name)!;
     if (state.source === 'environment') throw new ConflictException({ statusCode: 409, message: this.connections.editProblem(name) });
     if (state.source === null) throw new NotFoundException({ statusCode: 404, message: `the ${LABELS[name]} is not connected from the console` });
-    const revocation = name === 'record_crm' && state.settings ? await this.zoho.revoke(state.settings as ConnectionSettings['record_crm']) : null;
+    const revocation =
+      name === 'record_crm' && state.settings
+        ? await this.zoho.revoke(state.settings as ConnectionSettings['record_crm'])
+        : name === 'appointment_crm' && isSalesforce(state.settings as ConnectionSettings['appointment_crm'] | null)
+          ? await this.salesforce.revoke(state.settings as SalesforceAppointmentCrmConnection)
+          : null;
     await this.connections.remove(name);
     const detail = `${LABELS[name]} connection removed${revocation ? `; ${revocation.detail}` : ''}`;
     await this.audit.record(actor, { detail });

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, MinLength } from 'class-validator';
 
 const httpUrl = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -82,4 +82,66 @@ export class WebhooksConnectionDto {
   @IsOptional()
   @applyAll(secretsList())
   record_prompt?: string[];
+}
+
+export class SalesforceConnectionDto {
+  @ApiPropertyOptional({
+    example: 'https://login.salesforce.com',
+    description: 'Where to sign in: login.salesforce.com, test.salesforce.com (sandbox) or the org’s My Domain.',
+  })
+  @IsOptional()
+  @IsUrl(httpUrl, coded('not_http_url', 'login_url must be an http(s) URL'))
+  @MaxLength(2000, tooLong(2000))
+  login_url?: string;
+
+  @ApiProperty({ description: "The Connected App's Consumer Key." })
+  @IsString()
+  @MinLength(1, coded('required', 'client_id is required'))
+  @MaxLength(500, tooLong(500))
+  client_id: string;
+
+  @ApiPropertyOptional({ description: 'Its Consumer Secret; may be left out to reconnect with the app already saved (same client_id and login_url).' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1, coded('required'))
+  @MaxLength(500, tooLong(500))
+  client_secret?: string;
+
+  @ApiPropertyOptional({ enum: ['improveit360-classic', 'improveit360-lightning'], default: 'improveit360-classic' })
+  @IsOptional()
+  @IsIn(['improveit360-classic', 'improveit360-lightning'], coded('isIn', 'preset must be improveit360-classic or improveit360-lightning'))
+  preset?: string;
+
+  @ApiPropertyOptional({ enum: ['service', 'crm-sync'], default: 'service', description: 'Who pushes files, sales and Sold to the org.' })
+  @IsOptional()
+  @IsIn(['service', 'crm-sync'], coded('isIn', 'pushes must be service or crm-sync'))
+  pushes?: string;
+}
+
+export class SalesforceNamesDto {
+  @ApiPropertyOptional({
+    description: 'Names that differ from the preset\'s, by need (`{ "appointment_job_number": "Job_No__c" }`); `\'\'` leaves an optional need unused.',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
+  @IsOptional()
+  @IsObject(coded('isObject', 'names must be an object'))
+  names?: Record<string, string>;
+
+  @ApiPropertyOptional({ description: 'The value of the result pick list that means Sold.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1, coded('required'))
+  @MaxLength(255, tooLong(255))
+  sold_value?: string;
+
+  @ApiPropertyOptional({ enum: ['improveit360-classic', 'improveit360-lightning'] })
+  @IsOptional()
+  @IsIn(['improveit360-classic', 'improveit360-lightning'], coded('isIn', 'preset must be improveit360-classic or improveit360-lightning'))
+  preset?: string;
+
+  @ApiPropertyOptional({ enum: ['service', 'crm-sync'] })
+  @IsOptional()
+  @IsIn(['service', 'crm-sync'], coded('isIn', 'pushes must be service or crm-sync'))
+  pushes?: string;
 }

@@ -7,14 +7,8 @@ export const OAUTH_BINDING_COOKIE = 'crm_sync_oauth';
  * the callback is a top-level navigation from Zoho's site, on which a Strict cookie is not sent. Sent only to the
  * callback, and only for as long as the state lives.
  */
-export function oauthBindingCookie(value: string | null, secure: boolean, maxAgeSeconds = 600): string {
-  const attributes = [
-    `${OAUTH_BINDING_COOKIE}=${value ?? ''}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    `Path=${CALLBACK_PATH}`,
-    `Max-Age=${value === null ? 0 : maxAgeSeconds}`,
-  ];
+export function oauthBindingCookie(value: string | null, secure: boolean, maxAgeSeconds = 600, path = CALLBACK_PATH): string {
+  const attributes = [`${OAUTH_BINDING_COOKIE}=${value ?? ''}`, 'HttpOnly', 'SameSite=Lax', `Path=${path}`, `Max-Age=${value === null ? 0 : maxAgeSeconds}`];
   if (secure) attributes.push('Secure');
   return attributes.join('; ');
 }

@@ -43,12 +43,12 @@ export class OAuthCallbackController {
   }
 }
 
-async function sendFailure(reply: FastifyReply, status: number, reason: string): Promise<void> {
+export async function sendFailure(reply: FastifyReply, status: number, reason: string, what = 'Zoho CRM'): Promise<void> {
   await reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zoho CRM not connected</title><link rel="stylesheet" href="/admin/style.css"></head>` +
-        `<body><main><h1>Zoho CRM was not connected</h1><p>${escapeHtml(reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></main></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(what)} not connected</title><link rel="stylesheet" href="/admin/style.css"></head>` +
+        `<body><main><h1>${escapeHtml(what)} was not connected</h1><p>${escapeHtml(reason)}</p><p><a href="/admin/#connections">Back to the console</a></p></main></body></html>`,
     );
 }

@@ -19,6 +19,7 @@ export type CheckCode =
   | 'scope_missing'
   | 'no_crm_org'
   | 'no_events_secret'
+  | 'schema_mismatch'
   | 'failed';
 
 const BY_FAILURE: Record<OutboundFailure, CheckCode> = {

@@ -1,4 +1,4 @@
-import type { ConnectionName, ConnectionSettings } from '../config/connection-settings.js';
+import { isSalesforce, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
 
 type Plain = Record<string, string>;
 type Secrets = Record<string, unknown>;
@@ -13,6 +13,16 @@ interface Codec<N extends ConnectionName> {
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
+function parseNames(value: string | undefined): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(value ?? '{}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
 /** The last 4 characters of a secret long enough that they say little about it (12 or more), else null. */
 export const lastFour = (secret: string): string | null => (secret.length >= 12 ? secret.slice(-4) : null);
 
@@ -23,9 +33,52 @@ export const CODECS: { [N in ConnectionName]: Codec<N> } = {
     view: (s) => ({ base_url: s.baseUrl, token_last4: lastFour(s.token) }),
   },
   appointment_crm: {
-    split: (s) => ({ plain: { base_url: s.baseUrl }, secrets: { api_key: s.apiKey } }),
-    join: (plain, secrets) => ({ baseUrl: plain.base_url, apiKey: String(secrets.api_key) }),
-    view: (s) => ({ base_url: s.baseUrl, api_key_last4: lastFour(s.apiKey) }),
+    split: (s): { plain: Plain; secrets: Secrets } =>
+      isSalesforce(s)
+        ? {
+            plain: {
+              kind: 'salesforce',
+              login_url: s.loginUrl,
+              instance_url: s.instanceUrl ?? '',
+              client_id: s.clientId,
+              preset: s.preset,
+              names: JSON.stringify(s.names),
+              sold_value: s.soldValue,
+              pushes: s.pushes,
+            },
+            secrets: { client_secret: s.clientSecret, refresh_token: s.refreshToken },
+          }
+        : { plain: { base_url: s.baseUrl }, secrets: { api_key: s.apiKey } },
+    // A row saved before the Salesforce adapter has no kind: the REST one.
+    join: (plain, secrets) =>
+      plain.kind === 'salesforce'
+        ? {
+            kind: 'salesforce',
+            loginUrl: plain.login_url,
+            instanceUrl: plain.instance_url || null,
+            clientId: plain.client_id,
+            clientSecret: String(secrets.client_secret),
+            refreshToken: String(secrets.refresh_token),
+            preset: plain.preset,
+            names: parseNames(plain.names),
+            soldValue: plain.sold_value || 'Sold',
+            pushes: plain.pushes === 'crm-sync' ? 'crm-sync' : 'service',
+          }
+        : { baseUrl: plain.base_url, apiKey: String(secrets.api_key) },
+    view: (s) =>
+      isSalesforce(s)
+        ? {
+            kind: 'salesforce',
+            login_url: s.loginUrl,
+            instance_url: s.instanceUrl,
+            client_id: s.clientId,
+            client_secret_last4: lastFour(s.clientSecret),
+            preset: s.preset,
+            names: s.names,
+            sold_value: s.soldValue,
+            pushes: s.pushes,
+          }
+        : { base_url: s.baseUrl, api_key_last4: lastFour(s.apiKey) },
   },
   record_crm: {
     split: (s) => ({

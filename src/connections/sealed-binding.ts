@@ -17,8 +17,8 @@ export function connectionBinding(name: ConnectionName, plain: Record<string, st
 }
 
 /** What Connect keeps between the consent and the callback, bound to its own single-use state. */
-export function oauthRequestBinding(stateHash: string): string {
-  return `crm-sync/oauth-request/record_crm\n${stateHash}`;
+export function oauthRequestBinding(stateHash: string, name: 'record_crm' | 'appointment_crm' = 'record_crm'): string {
+  return `crm-sync/oauth-request/${name}\n${stateHash}`;
 }
 
 /** What `v1` seals (before the upgrade) were bound to: the connection's name alone. */

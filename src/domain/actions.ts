@@ -30,6 +30,7 @@ export const ACTION_KINDS = {
   attach_pdf: ['record'],
   update_deal: ['record'],
   push_quote: ['record'],
+  check_service_push: ['appointment'],
   create_project: 'core',
   associate_automated: 'core',
   poll_changes: ['appointment', 'record'],
@@ -52,12 +53,16 @@ export interface ProposalPdfPayload {
   proposal_id?: string;
   drawing_id?: string;
   drawing_version_id?: string;
+  /** An approval's total (exact decimal text), for the funnel. */
+  amount?: string;
 }
 
 /** `push_line_items`: the drawing whose line items become the appointment's sale, at a version when given. */
 export interface LineItemsPayload {
   drawing_id: string;
   drawing_version_id?: string;
+  /** An approval's total (exact decimal text), for the funnel. */
+  amount?: string;
 }
 
 /** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */
@@ -99,6 +104,17 @@ export type PushQuotePayload = RecordRef & {
   drawingVersionId?: string;
   proposalId?: string;
 };
+
+/**
+ * `check_service_push`: with the service pushing to a Salesforce org itself, what should have arrived on the
+ * appointment by the time the entry runs: a drawing PDF, or the proposal file and the Sold result, newer than `since`.
+ */
+export interface ServicePushCheckPayload {
+  expect: 'drawing' | 'proposal';
+  drawing_id?: string;
+  /** ISO 8601: files created before this do not count. */
+  since: string;
+}
 
 export interface AppointmentNotePayload {
   text: string;
@@ -169,6 +185,7 @@ export interface ActionPayloads {
   attach_pdf: AttachPdfPayload;
   update_deal: UpdateDealPayload;
   push_quote: PushQuotePayload;
+  check_service_push: ServicePushCheckPayload;
   create_project: CreateProjectPayload;
   /** Starts the association of the CRM's pending mappings (the ones automations made gather behind its coalesce key). */
   associate_automated: Record<string, never>;

@@ -2,10 +2,17 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Mapping, MappingCrm } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
-import { mappingView, type MappingView } from './mapping.view.js';
+import { CrmLinksService } from './crm-links.service.js';
+import { mappingTarget, mappingView, type MappingView } from './mapping.view.js';
 
-/** Reads the name of a mapping's CRM record from its CRM; null when the CRM gives none. */
-export type RecordNameReader = (mapping: Mapping) => Promise<string | null>;
+/** What a CRM says of a mapping's record: its name, and where it opens in the CRM when the CRM says (null: not said). */
+export interface RecordNaming {
+  name: string | null;
+  webUrl: string | null;
+}
+
+/** Reads the name (and, for a CRM that gives one, the web address) of a mapping's CRM record from its CRM. */
+export type RecordNameReader = (mapping: Mapping) => Promise<string | RecordNaming | null>;
 
 /** Records read from their CRM in the background per list shown; the rest wait for the next showing. */
 const BACKGROUND_READS_PER_CALL = 10;
@@ -23,6 +30,8 @@ const UNNAMED_KEPT = 10_000;
 export class MappingNamesService {
   private readonly logger = new Logger(MappingNamesService.name);
   private readonly readers = new Map<MappingCrm, RecordNameReader>();
+  /** The CRMs whose records may carry a web address: a mapping without one is read (once in a while) for it too. */
+  private readonly givesUrls = new Set<MappingCrm>();
   private readonly reading = new Set<string>();
   /** Mappings whose record could not be named, and when. */
   private readonly unnamed = new Map<string, number>();
@@ -30,17 +39,19 @@ export class MappingNamesService {
   constructor(
     private readonly repository: MappingRepository,
     private readonly projects: ProjectsService,
+    private readonly links: CrmLinksService,
   ) {}
 
-  registerReader(crm: MappingCrm, reader: RecordNameReader): void {
+  registerReader(crm: MappingCrm, reader: RecordNameReader, options: { givesUrls?: boolean } = {}): void {
     this.readers.set(crm, reader);
+    if (options.givesUrls) this.givesUrls.add(crm);
   }
 
   /** Lists and the project view: names not known yet are read in the background, for the next showing. */
   async views(mappings: Mapping[]): Promise<MappingView[]> {
-    const names = await this.projects.names(mappings.map((m) => m.projectId));
-    this.readRecordNames(mappings.filter((m) => !m.crmRecordName));
-    return mappings.map((m) => mappingView(m, names));
+    const [names, links] = await Promise.all([this.projects.names(mappings.map((m) => m.projectId)), this.links.linksOf(mappings.map(mappingTarget))]);
+    this.readRecordNames(mappings.filter((m) => !m.crmRecordName || (this.givesUrls.has(m.crm) && !m.crmRecordUrl)));
+    return mappings.map((m) => mappingView(m, names, links));
   }
 
   /** A write's answer: the names known now, no read started (a mapping is made to be used, not shown). */
@@ -49,11 +60,14 @@ export class MappingNamesService {
   }
 
   async answers(mappings: Mapping[]): Promise<MappingView[]> {
-    const names = await this.projects.names(
-      mappings.map((m) => m.projectId),
-      false,
-    );
-    return mappings.map((m) => mappingView(m, names));
+    const [names, links] = await Promise.all([
+      this.projects.names(
+        mappings.map((m) => m.projectId),
+        false,
+      ),
+      this.links.linksOf(mappings.map(mappingTarget)),
+    ]);
+    return mappings.map((m) => mappingView(m, names, links));
   }
 
   private readRecordNames(mappings: Mapping[]): void {
@@ -69,11 +83,11 @@ export class MappingNamesService {
 
   private async readRecordName(mapping: Mapping): Promise<void> {
     try {
-      const name = await this.readers.get(mapping.crm)!(mapping);
-      if (name) {
-        await this.repository.setRecordName([mapping.id], name);
-        return;
-      }
+      const read = await this.readers.get(mapping.crm)!(mapping);
+      const { name, webUrl } = typeof read === 'string' || read === null ? { name: read, webUrl: null } : read;
+      if (webUrl) await this.repository.setRecordUrl([mapping.id], webUrl);
+      if (name && !mapping.crmRecordName) await this.repository.setRecordName([mapping.id], name);
+      if (name && (webUrl || !this.givesUrls.has(mapping.crm))) return;
     } catch (err) {
       this.logger.warn(`mapping ${mapping.id}: its CRM record's name could not be read: ${(err as Error).message}`);
     }

@@ -3,7 +3,7 @@ import type { Mapping, MappingCrm, MappingSource, MappingStatus } from './mappin
 
 /** The `mapping` table's columns, for raw queries whose rows are read back with `rowToMapping`. */
 export const MAPPING_COLUMNS =
-  'id, crm, appointment_id, record_crm_module, record_crm_record_id, crm_record_name, project_id, status, source, error, claimed_by, created_at, updated_at';
+  'id, crm, appointment_id, record_crm_module, record_crm_record_id, crm_record_name, crm_record_url, project_id, status, source, error, claimed_by, created_at, updated_at';
 
 export interface MappingRow {
   id: string;
@@ -12,6 +12,7 @@ export interface MappingRow {
   record_crm_module: RecordModule | null;
   record_crm_record_id: string | null;
   crm_record_name: string | null;
+  crm_record_url?: string | null;
   project_id: string;
   status: MappingStatus;
   source: MappingSource;
@@ -29,6 +30,7 @@ export function rowToMapping(row: MappingRow): Mapping {
     recordCrmModule: row.record_crm_module,
     recordCrmRecordId: row.record_crm_record_id,
     crmRecordName: row.crm_record_name,
+    crmRecordUrl: row.crm_record_url ?? null,
     projectId: row.project_id,
     status: row.status,
     source: row.source,

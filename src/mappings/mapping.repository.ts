@@ -75,6 +75,23 @@ export class MappingRepository {
     return new Map(rows.map((r) => [r.key, r.name]));
   }
 
+  /** The web addresses kept for these CRM targets (appointments whose CRM gave one), by `crm:target`. */
+  async recordUrlsOf(targets: CrmTarget[]): Promise<Map<string, string>> {
+    const appointments = targets.filter((t) => t.crm === 'appointment').map((t) => t.target);
+    if (appointments.length === 0) return new Map();
+    const rows = await this.database.query<Array<{ key: string; url: string }>>(
+      `SELECT 'appointment:' || appointment_id AS key, crm_record_url AS url FROM mapping
+        WHERE crm = 'appointment' AND crm_record_url IS NOT NULL AND appointment_id = ANY($1::text[])`,
+      [appointments],
+    );
+    return new Map(rows.map((r) => [r.key, r.url]));
+  }
+
+  /** Keeps the web address of the mappings' CRM record (read from the CRM). */
+  async setRecordUrl(mappingIds: string[], url: string): Promise<void> {
+    await this.database.query(`UPDATE mapping SET crm_record_url = $2 WHERE id = ANY($1::bigint[]) AND crm_record_url IS DISTINCT FROM $2`, [mappingIds, url]);
+  }
+
   /** Keeps the CRM record's name (read from the CRM) on the mappings of that record. */
   async setRecordName(mappingIds: string[], name: string): Promise<void> {
     await this.database.query(`UPDATE mapping SET crm_record_name = $2 WHERE id = ANY($1::bigint[]) AND crm_record_name IS DISTINCT FROM $2`, [
@@ -306,6 +323,15 @@ export class MappingRepository {
   async countMappedProjects(): Promise<number> {
     const [row] = await this.database.query<Array<{ n: string }>>(`SELECT count(DISTINCT project_id) AS n FROM mapping WHERE ${MAPPED}`);
     return Number(row.n);
+  }
+
+  /** Mappings made at or after `since`, per CRM, with how many are associated (for the funnel). */
+  countCreatedSince(since: Date): Promise<Array<{ crm: MappingCrm; mapped: number; associated: number }>> {
+    return this.database.query(
+      `SELECT crm, count(*)::int AS mapped, count(*) FILTER (WHERE status = 'associated')::int AS associated
+         FROM mapping WHERE created_at >= $1 GROUP BY crm`,
+      [since],
+    );
   }
 
   private async findOne(condition: string, params: unknown[]): Promise<Mapping | null> {

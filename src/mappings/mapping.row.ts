@@ -23,6 +23,9 @@ export interface Mapping {
   /** The CRM record's name as people know it (the appointment's customer, the Zoho record's name); null while unknown. */
   crmRecordName: string | null;
 
+  /** Where the CRM record opens in its CRM, when the CRM said (an appointment's `web_url`); null otherwise. */
+  crmRecordUrl: string | null;
+
   /** The reason when failed. */
   error: string | null;
 

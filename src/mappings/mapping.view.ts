@@ -13,6 +13,13 @@ export class MappingView {
   @ApiProperty({ nullable: true, type: String, example: '4150868000004357001' }) record_crm_record_id: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Ana Ruiz', description: "The CRM record's name; null while unknown." })
   crm_record_name: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'https://crm.zoho.com/crm/org20071234/tab/Deals/4150868000004357001',
+    description: 'Where the CRM record opens in its CRM; null when not known (docs/operations.md, "Links to the CRMs").',
+  })
+  web_url: string | null;
   @ApiProperty({ example: '36029621652695017' }) project_id: string;
   @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen', description: "The project's name; null while unknown." })
   project_name: string | null;
@@ -25,7 +32,7 @@ export class MappingView {
 }
 
 /** The view of a mapping; `projectNames` gives the names known of its project (by project id). */
-export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string> = NO_NAMES): MappingView {
+export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string> = NO_NAMES, links: ReadonlyMap<string, string> = NO_NAMES): MappingView {
   return {
     id: String(m.id),
     crm: m.crm,
@@ -33,6 +40,7 @@ export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string
     record_crm_module: m.recordCrmModule,
     record_crm_record_id: m.recordCrmRecordId,
     crm_record_name: m.crmRecordName ?? null,
+    web_url: links.get(mappingTargetKey(m)) ?? null,
     project_id: m.projectId,
     project_name: projectNames.get(m.projectId) ?? null,
     status: m.status,
@@ -47,4 +55,14 @@ export function mappingView(m: Mapping, projectNames: ReadonlyMap<string, string
 export function describeMapping(m: Pick<Mapping, 'id' | 'crm' | 'appointmentId' | 'recordCrmModule' | 'recordCrmRecordId' | 'projectId'>): string {
   const source = m.crm === 'appointment' ? `appointment ${m.appointmentId}` : `record ${m.recordCrmModule}/${m.recordCrmRecordId}`;
   return `mapping ${m.id} (${source} -> project ${m.projectId})`;
+}
+
+/** The mapping's CRM record as `crm:target`, the key of TargetNamesService's and CrmLinksService's maps. */
+export function mappingTargetKey(m: Pick<Mapping, 'crm' | 'appointmentId' | 'recordCrmModule' | 'recordCrmRecordId'>): string {
+  return m.crm === 'appointment' ? `appointment:${m.appointmentId}` : `record:${m.recordCrmModule}/${m.recordCrmRecordId}`;
+}
+
+/** The mapping's CRM record as a sync log entry names it (`crm`, `target`). */
+export function mappingTarget(m: Pick<Mapping, 'crm' | 'appointmentId' | 'recordCrmModule' | 'recordCrmRecordId'>): { crm: string; target: string } {
+  return { crm: m.crm, target: m.crm === 'appointment' ? m.appointmentId! : `${m.recordCrmModule}/${m.recordCrmRecordId}` };
 }

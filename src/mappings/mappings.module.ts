@@ -5,6 +5,7 @@ import { ActionsModule } from '../actions/actions.module.js';
 import { MappingActionsService } from './mapping-actions.service.js';
 import { MappingImportService } from './mapping-import.service.js';
 import { MappingLookupService } from './mapping-lookup.service.js';
+import { CrmLinksService } from './crm-links.service.js';
 import { MappingNamesService } from './mapping-names.service.js';
 import { MappingRepository } from './mapping.repository.js';
 import { MappingsController } from './mappings.controller.js';
@@ -28,7 +29,8 @@ import { TargetNamesService } from './target-names.service.js';
     MappingActionsService,
     MappingDeliveriesService,
     TargetNamesService,
+    CrmLinksService,
   ],
-  exports: [MappingRepository, MappingLookupService, MappingNamesService, MappingsService, TargetNamesService],
+  exports: [MappingRepository, MappingLookupService, MappingNamesService, MappingsService, TargetNamesService, CrmLinksService],
 })
 export class MappingsModule {}

@@ -1,6 +1,7 @@
 import { BadGatewayException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { AdminActor } from '../config/roles.js';
 import { AdminAuditService } from '../actions/admin-audit.service.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { TargetNamesService } from '../mappings/target-names.service.js';
 import { syncLogEntryView } from './sync-log.view.js';
 import { ConnectionViewsService } from '../connection-console/connection-views.service.js';
@@ -40,6 +41,7 @@ export class OperationsService {
     private readonly projects: ProjectsService,
     private readonly mappingNames: MappingNamesService,
     private readonly targetNames: TargetNamesService,
+    private readonly links: CrmLinksService,
     private readonly zohoUsage: ZohoUsage,
   ) {}
 
@@ -82,6 +84,9 @@ export class OperationsService {
     const [views, webhooks] = await Promise.all([this.connectionViews.list(), this.connectionSettings.get('webhooks')]);
     const states: Record<string, unknown> = {};
     for (const view of views) states[view.name] = { status: view.status, detail: view.detail };
+    // A Salesforce org's daily API requests (the overview shows how much of the allocation is spent).
+    const usage = views.find((v) => v.name === 'appointment_crm')?.settings?.api_usage;
+    if (usage) states.appointment_crm = { ...(states.appointment_crm as object), api_usage: usage };
     states.webhooks = {
       ...(states.webhooks as object),
       endpoints: {
@@ -102,17 +107,19 @@ export class OperationsService {
       this.dealRevenue.latestOfProject(projectId),
     ]);
     const names = new Map(project ? [[projectId, project.name]] : []);
-    const targets = await this.targetNames.namesOf(actions);
+    const dealTarget = deal ? { crm: 'record', target: `Deals/${deal.dealId}` } : null;
+    const [targets, links] = await Promise.all([this.targetNames.namesOf(actions), this.links.linksOf(dealTarget ? [...actions, dealTarget] : actions)]);
     return {
       project_id: projectId,
       name: project?.name ?? null,
       customer: project ? project.customer : null,
       mappings: await this.mappingNames.views(mappings),
       deliveries: deliveries.map((d) => deliveryView(d, names)),
-      actions: actions.map((a) => syncLogEntryView(a, names, targets)),
+      actions: actions.map((a) => syncLogEntryView(a, names, targets, links)),
       chains: chainsOf(actions.map((a) => ({ id: String(a.id), parentId: a.parentId === null ? null : String(a.parentId) }))),
       deal: deal && {
         target: `Deals/${deal.dealId}`,
+        web_url: links.get(`record:Deals/${deal.dealId}`) ?? null,
         amount: deal.amount,
         stage: deal.stage,
         closing_date: deal.closingDate,
@@ -139,8 +146,12 @@ export class OperationsService {
       json = null;
     }
     const actions = await this.syncLog.findByInbox(id);
-    const [names, targets] = await Promise.all([this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]), this.targetNames.namesOf(actions)]);
-    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets)) };
+    const [names, targets, links] = await Promise.all([
+      this.projects.names([row.projectId, ...actions.map((a) => a.projectId)]),
+      this.targetNames.namesOf(actions),
+      this.links.linksOf(actions),
+    ]);
+    return { ...deliveryView(row, names), body: text, json, actions: actions.map((a) => syncLogEntryView(a, names, targets, links)) };
   }
 
   /**

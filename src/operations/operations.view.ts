@@ -59,6 +59,7 @@ export class ChainView {
 
 export class DealRevenueView {
   @ApiProperty({ example: 'Deals/4150868000005277036' }) target: string;
+  @ApiProperty({ nullable: true, type: String, description: 'Where the Deal opens in Zoho; null when not known.' }) web_url: string | null;
   @ApiProperty({ nullable: true, type: String, example: '626.40', description: 'Amount as last written, exact decimal text.' }) amount: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Closed Won', description: 'Stage as last written (null: never written).' }) stage: string | null;
   @ApiProperty({ nullable: true, type: String, example: '2026-11-25' }) closing_date: string | null;

@@ -16,6 +16,12 @@ export class SyncLogEntryView {
   @ApiProperty({ nullable: true, type: String, description: 'The appointment id, or `Module/record id`.' }) target: string | null;
   @ApiProperty({ nullable: true, type: String, description: "The target's name, as its mapping keeps it; null while unknown." })
   target_name: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Where the target opens in its CRM; null when not known (docs/operations.md, "Links to the CRMs").',
+  })
+  target_web_url: string | null;
   @ApiProperty({ enum: SYNC_STATUSES }) status: string;
   @ApiProperty({ description: 'How many times the action ran.' }) attempts: number;
   @ApiProperty({ nullable: true, type: String, description: "The last failure's reason." }) error: string | null;
@@ -81,6 +87,7 @@ export function syncLogEntryView(
   entry: SyncLogEntry,
   projectNames: ReadonlyMap<string, string> = NO_NAMES,
   targetNames: ReadonlyMap<string, string> = NO_NAMES,
+  links: ReadonlyMap<string, string> = NO_NAMES,
 ): SyncLogEntryView {
   return {
     id: String(entry.id),
@@ -91,6 +98,7 @@ export function syncLogEntryView(
     crm: entry.crm,
     target: entry.target,
     target_name: entry.target && entry.crm ? (targetNames.get(`${entry.crm}:${entry.target}`) ?? null) : null,
+    target_web_url: entry.target && entry.crm ? (links.get(`${entry.crm}:${entry.target}`) ?? null) : null,
     status: entry.status,
     attempts: entry.attempts,
     error: entry.error,

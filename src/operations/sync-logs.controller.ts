@@ -11,6 +11,7 @@ import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { viewFor } from '../http/redact-urls.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { TargetNamesService } from '../mappings/target-names.service.js';
 import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
 
@@ -25,6 +26,7 @@ export class SyncLogsController {
     private readonly callTraces: CallTraceRepository,
     private readonly projects: ProjectsService,
     private readonly targetNames: TargetNamesService,
+    private readonly links: CrmLinksService,
   ) {}
 
   @Get()
@@ -41,10 +43,14 @@ export class SyncLogsController {
       limit: pageLimit(query),
       cursor: idCursor(query),
     });
-    const [names, targets] = await Promise.all([this.projects.names(page.items.map((e) => e.projectId)), this.targetNames.namesOf(page.items)]);
+    const [names, targets, links] = await Promise.all([
+      this.projects.names(page.items.map((e) => e.projectId)),
+      this.targetNames.namesOf(page.items),
+      this.links.linksOf(page.items),
+    ]);
     return viewFor(
       actor,
-      pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names, targets)),
+      pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names, targets, links)),
     );
   }
 
@@ -56,8 +62,8 @@ export class SyncLogsController {
     const entry = await this.syncLog.get(id);
     if (!entry) throw new NotFoundException({ statusCode: 404, message: `sync log entry ${id} not found`, error: 'Not Found' });
     const calls = await this.callTraces.forEntry(id);
-    const [names, targets] = await Promise.all([this.projects.names([entry.projectId]), this.targetNames.namesOf([entry])]);
-    return viewFor(actor, { ...syncLogEntryView(entry, names, targets), calls: calls.map(syncLogCallView) });
+    const [names, targets, links] = await Promise.all([this.projects.names([entry.projectId]), this.targetNames.namesOf([entry]), this.links.linksOf([entry])]);
+    return viewFor(actor, { ...syncLogEntryView(entry, names, targets, links), calls: calls.map(syncLogCallView) });
   }
 
   @Post(':id/retry')

@@ -4,6 +4,8 @@ import { AutomationSettingsModule } from '../crm-settings/automation-settings.mo
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { ZohoFieldsClient } from './zoho/zoho-fields.client.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
@@ -44,13 +46,14 @@ const READINESS_WAIT_MS = 2_000;
     RecordDeliveriesService,
     // Revenue in Zoho: the Deal follows the proposal, line items become a Quote.
     ZohoRevenueClient,
+    ZohoFieldsClient,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoUsage],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoUsage],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };
@@ -59,10 +62,15 @@ export class RecordCrmModule implements OnModuleInit {
     @Inject(RECORD_CRM) private readonly crm: RecordCrm,
     private readonly checks: ReadinessRegistry,
     private readonly names: MappingNamesService,
+    private readonly links: CrmLinksService,
   ) {}
 
   onModuleInit(): void {
     this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
+    this.links.registerLinker('record', async (targets) => {
+      const base = await this.crm.webBase();
+      return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
+    });
     this.checks.register('record_crm', () => this.ready());
   }
 

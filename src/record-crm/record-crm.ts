@@ -75,6 +75,8 @@ export interface RecordCrm {
    * CRM organization, else the reason (a shortfall of scopes starts with RECONNECT_TO_GRANT).
    */
   accessProblem(): Promise<string | null>;
+  /** Where the org's records open in the CRM's web app (a record: `<base>/tab/<module>/<id>`); null when not known now. */
+  webBase(): Promise<string | null>;
   /**
    * The organization and user of the connection in effect, read anew unless read no longer than `maxAgeMs` ago (by any
    * replica); null when it reaches no CRM organization.

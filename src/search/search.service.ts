@@ -62,7 +62,7 @@ function productHit(product: Record<string, unknown> & { id: string }): CrmRecor
 }
 
 /** A search the other system could not answer: 409 when it is not connected, else 502 with its reason. */
-async function answered<T>(search: () => Promise<T>): Promise<T> {
+export async function answered<T>(search: () => Promise<T>): Promise<T> {
   try {
     return await search();
   } catch (err) {

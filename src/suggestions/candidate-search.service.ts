@@ -31,7 +31,8 @@ export class CandidateSearchService {
         key === 'job_number' ? { job_number: values.job_number! } : key === 'email' ? { email: values.email! } : { phone: wanted };
       for (const a of await this.appointmentCrm.searchAppointments(query)) {
         const theirs = key === 'job_number' ? a.job_number : key === 'email' ? a.customer?.email : a.customer?.phone;
-        if (comparable(key, theirs) === wanted) add(found, { id: a.id, module: null, name: a.customer?.name ?? null }, key);
+        if (comparable(key, theirs) === wanted)
+          add(found, { id: a.id, module: null, name: a.customer?.name ?? null, ...(a.web_url ? { web_url: a.web_url } : {}) }, key);
       }
     }
     const mapped = await this.lookup.appointmentsMappedAmong([...found.keys()]);

@@ -16,6 +16,8 @@ export interface Candidate {
   module: RecordModule | null;
   name: string | null;
   matched_on: MatchKey[];
+  /** Where an appointment opens in its CRM, when its CRM said (a Zoho record's is made when shown). */
+  web_url?: string;
 }
 
 /** Suggested mappings of one project in one CRM (one row per project and CRM, ever). */

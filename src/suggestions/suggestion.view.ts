@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MATCH_KEYS } from '../crm-settings/automation-settings.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
-import { SUGGESTION_STATUSES, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
+import { SUGGESTION_STATUSES, type Candidate, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
 
 const LISTED = SUGGESTION_STATUSES.filter((s) => s !== 'none');
 
@@ -27,6 +27,7 @@ export class CandidateView {
   @ApiProperty({ nullable: true, enum: RECORD_MODULES, description: 'The Zoho module; null for an appointment.' }) module: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Ana Ruiz' }) name: string | null;
   @ApiProperty({ enum: MATCH_KEYS, isArray: true, description: 'What matched the project.' }) matched_on: string[];
+  @ApiProperty({ nullable: true, type: String, description: 'Where the record opens in its CRM; null when not known.' }) web_url: string | null;
 }
 
 export class SuggestionView {
@@ -42,17 +43,32 @@ export class SuggestionView {
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
 
-export function suggestionView(s: MappingSuggestion, projectNames: ReadonlyMap<string, string>): SuggestionView {
+export function suggestionView(
+  s: MappingSuggestion,
+  projectNames: ReadonlyMap<string, string>,
+  links: ReadonlyMap<string, string> = new Map(),
+): SuggestionView {
   return {
     id: s.id,
     project_id: s.projectId,
     project_name: projectNames.get(s.projectId) ?? null,
     crm: s.crm,
-    candidates: s.candidates.map((c) => ({ id: c.id, module: c.module, name: c.name, matched_on: c.matched_on })),
+    candidates: s.candidates.map((c) => ({
+      id: c.id,
+      module: c.module,
+      name: c.name,
+      matched_on: c.matched_on,
+      web_url: c.web_url ?? links.get(candidateTarget(s.crm, c).crm + ':' + candidateTarget(s.crm, c).target) ?? null,
+    })),
     status: s.status,
     mapping_id: s.mappingId,
     decided_by: s.decidedBy,
     created_at: new Date(s.createdAt).toISOString(),
     updated_at: new Date(s.updatedAt).toISOString(),
   };
+}
+
+/** A candidate as a sync log entry would name it (`crm`, `target`). */
+export function candidateTarget(crm: string, c: Pick<Candidate, 'id' | 'module'>): { crm: string; target: string } {
+  return { crm, target: c.module ? `${c.module}/${c.id}` : c.id };
 }

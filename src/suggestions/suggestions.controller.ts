@@ -4,11 +4,12 @@ import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { AdminActor } from '../config/roles.js';
+import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { MappingView } from '../mappings/mapping.view.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { AdminAuditService } from '../actions/admin-audit.service.js';
-import { AcceptSuggestionDto, SuggestionsQueryDto, suggestionView, SuggestionView } from './suggestion.view.js';
+import { AcceptSuggestionDto, candidateTarget, SuggestionsQueryDto, suggestionView, SuggestionView } from './suggestion.view.js';
 import { describeCandidate, SuggestionsService } from './suggestions.service.js';
 
 @ApiTags('suggestions')
@@ -20,6 +21,7 @@ export class SuggestionsController {
     private readonly projects: ProjectsService,
     private readonly names: MappingNamesService,
     private readonly audit: AdminAuditService,
+    private readonly links: CrmLinksService,
   ) {}
 
   @Get()
@@ -32,8 +34,11 @@ export class SuggestionsController {
     const limit = pageLimit(query);
     const rows = await this.suggestions.list({ status: query.status ?? 'open', limit: limit + 1, cursor: idCursor(query) });
     const items = rows.slice(0, limit);
-    const names = await this.projects.names(items.map((s) => s.projectId));
-    return { items: items.map((s) => suggestionView(s, names)), next_cursor: rows.length > limit ? items[items.length - 1].id : null };
+    const [names, links] = await Promise.all([
+      this.projects.names(items.map((s) => s.projectId)),
+      this.links.linksOf(items.flatMap((s) => s.candidates.map((c) => candidateTarget(s.crm, c)))),
+    ]);
+    return { items: items.map((s) => suggestionView(s, names, links)), next_cursor: rows.length > limit ? items[items.length - 1].id : null };
   }
 
   @Post(':id/accept')

@@ -42,6 +42,39 @@ export interface HourRow {
   skipped: number;
 }
 
+/** One CRM's line of the funnel, as `funnelSince` reads it (amounts exact decimal text, null when none). */
+export interface FunnelRow {
+  crm: CrmName;
+  qualifiedEntries: number;
+  created: number;
+  drawingsPushed: number;
+  exported: number;
+  approved: number;
+  approvedAmount: string | null;
+  sales: number;
+  salesAmount: string | null;
+  sold: number;
+  deals: number;
+  dealsAmount: string | null;
+  quotes: number;
+  failed: number;
+  waiting: number;
+}
+
+/**
+ * One row per approved proposal among `facts` (the window's entries of the approval kinds): the appointment CRM's
+ * approval chain starts with an entry keyed `appointment:approved:<proposal>` carrying the total; Zoho's are the
+ * signed PDF (`record:approved:<proposal>`) and the Deal's update (its `amount`; a change order's later total wins).
+ */
+const APPROVALS_OF_FACTS = `
+  SELECT DISTINCT ON (crm, proposal) crm, proposal, amount, min(created_at) OVER (PARTITION BY crm, proposal) AS first_at FROM (
+    SELECT id, crm, substr(dedupe_key, length('appointment:approved:') + 1) AS proposal, payload->>'amount' AS amount, created_at FROM facts
+     WHERE dedupe_key LIKE 'appointment:approved:%'
+    UNION ALL
+    SELECT id, crm, payload->>'proposalId', CASE WHEN kind = 'update_deal' THEN payload->>'amount' END, created_at FROM facts
+     WHERE dedupe_key LIKE 'record:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')) a
+   ORDER BY crm, proposal, amount IS NULL, id DESC`;
+
 const ERROR_MAX = 2000;
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'waiting'];
@@ -281,6 +314,63 @@ export class SyncLogRepository {
          LEFT JOIN done d ON d.hour = h.hour
         GROUP BY h.hour ORDER BY h.hour`,
       [since, OUTCOMES],
+    );
+  }
+
+  /**
+   * The funnel's counts per CRM of the entries created at or after `since` (src/funnel/): one pass over the window's
+   * entries through the index `sync_log_funnel` (created_at, crm, with kind and status), plus the payloads of the
+   * few kinds whose facts are in them (an export, an approval's total). The sale and Sold counted as written are an
+   * approval's (their chain carries its `amount`; an export prompt's sale is not a sale made). Amounts are exact
+   * decimal text.
+   */
+  async funnelSince(since: Date, crm: CrmName | null): Promise<FunnelRow[]> {
+    return this.database.query<FunnelRow[]>(
+      `WITH counts AS (
+         SELECT crm,
+                count(*) FILTER (WHERE kind = 'create_project')::int AS qualified_entries,
+                count(*) FILTER (WHERE kind = 'create_project' AND status = 'succeeded')::int AS created,
+                count(*) FILTER (WHERE kind = 'push_drawings' AND status = 'succeeded')::int AS drawings_pushed,
+                count(*) FILTER (WHERE kind = 'push_quote' AND status = 'succeeded')::int AS quotes,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status NOT IN ('succeeded', 'failed', 'skipped'))::int AS waiting
+           FROM sync_log WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2) GROUP BY crm),
+       facts AS (
+         SELECT id, crm, kind, status, dedupe_key, payload, created_at FROM sync_log
+          WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2)
+            AND kind IN ('push_proposal_pdf', 'attach_pdf', 'push_line_items', 'set_status', 'update_deal')),
+       approvals AS (${APPROVALS_OF_FACTS}),
+       written AS (
+         SELECT crm,
+                count(*) FILTER (WHERE kind IN ('push_proposal_pdf', 'attach_pdf') AND status = 'succeeded'
+                                   AND NOT (payload ? 'pdf_url' OR payload ? 'pdfUrl'))::int AS exported,
+                count(*) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded' AND payload ? 'amount')::int AS sales,
+                sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'push_line_items' AND status = 'succeeded') AS sales_amount,
+                count(*) FILTER (WHERE kind = 'set_status' AND status = 'succeeded' AND payload->>'status' = 'Sold' AND payload ? 'amount')::int AS sold,
+                count(*) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED')::int AS deals,
+                sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED') AS deals_amount
+           FROM facts GROUP BY crm),
+       approved AS (SELECT crm, count(*)::int AS approved, sum(amount::numeric) AS approved_amount FROM approvals GROUP BY crm)
+       SELECT c.crm, c.qualified_entries AS "qualifiedEntries", c.created, c.drawings_pushed AS "drawingsPushed",
+              COALESCE(w.exported, 0) AS exported, COALESCE(a.approved, 0) AS approved, a.approved_amount::text AS "approvedAmount",
+              COALESCE(w.sales, 0) AS sales, w.sales_amount::text AS "salesAmount", COALESCE(w.sold, 0) AS sold,
+              COALESCE(w.deals, 0) AS deals, w.deals_amount::text AS "dealsAmount", c.quotes, c.failed, c.waiting
+         FROM counts c LEFT JOIN written w USING (crm) LEFT JOIN approved a USING (crm)`,
+      [since, crm],
+    );
+  }
+
+  /** Approvals per CRM and UTC day (the day their first entry was recorded), with their amounts; days with none left out. */
+  approvedPerDaySince(since: Date, crm: CrmName | null): Promise<Array<{ crm: CrmName; day: string; approved: number; amount: string | null }>> {
+    return this.database.query(
+      `WITH facts AS (
+         SELECT id, crm, kind, status, dedupe_key, payload, created_at FROM sync_log
+          WHERE created_at >= $1 AND crm IS NOT NULL AND ($2::text IS NULL OR crm = $2)
+            AND kind IN ('push_proposal_pdf', 'attach_pdf', 'push_line_items', 'set_status', 'update_deal')),
+       approvals AS (${APPROVALS_OF_FACTS})
+       SELECT crm, to_char(first_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS approved, sum(amount::numeric)::text AS amount
+         FROM approvals GROUP BY 1, 2 ORDER BY 2, 1`,
+      [since, crm],
     );
   }
 

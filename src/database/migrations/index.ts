@@ -17,7 +17,9 @@ import { Revenue1763700014000 } from './1763700014000-revenue.js';
 import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
-import { SyncLogWaiting1763700015100 } from './1763700015100-sync-log-waiting.js';
+import { Funnel1763700016300 } from './1763700016300-funnel.js';
+import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
+import { SyncLogWaiting1763700016500 } from './1763700016500-sync-log-waiting.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -40,5 +42,7 @@ export const MIGRATIONS = [
   Automations1763700014200,
   ProjectNames1763700014500,
   MappingSuggestions1763700014600,
-  SyncLogWaiting1763700015100,
+  Funnel1763700016300,
+  RecordUrls1763700016400,
+  SyncLogWaiting1763700016500,
 ];

@@ -120,6 +120,24 @@ export class RevenueActionsService {
     }
   }
 
+  /**
+   * The API names of the Quoted_Items fields crm-sync writes, as the org's metadata spells them (matched ignoring case
+   * and underscores: Zoho's own material writes `List_Price`, `list_price`, `List_price` and `ListPrice`); where the
+   * metadata names none, the Node SDK's spelling. The read-back catches a key Zoho still ignores.
+   */
+  private async subformKeys(): Promise<SubformKeys> {
+    const fields = await this.zoho.fieldsOf('Quoted_Items');
+    const squash = (name: string) => name.replace(/_/g, '').toLowerCase();
+    const keyOf = (sdk: string) => fields.find((f) => squash(f.apiName) === squash(sdk))?.apiName ?? sdk;
+    return {
+      product: keyOf('Product_Name'),
+      quantity: keyOf('Quantity'),
+      listPrice: keyOf('List_Price'),
+      discount: keyOf('Discount'),
+      description: keyOf('Description'),
+    };
+  }
+
   /** The approval's day in the org's time zone; an entry recorded before the instant was kept carries its UTC day. */
   private async closingDateOf(p: UpdateDealPayload): Promise<string | null> {
     if (!p.approvedAt) return p.closingDate ?? null;
@@ -179,7 +197,7 @@ export class RevenueActionsService {
         );
       }
       try {
-        const { quoteId, verb, held } = await this.writeQuote(p, quoteFields(draft), settings.trigger);
+        const { quoteId, verb, held } = await this.writeQuote(p, quoteFields(draft, await this.subformKeys()), settings.trigger);
         const done = `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}`;
         if (held) return { status: 'waiting', detail: `waiting for approval in Zoho ($approval_state ${held}): ${done}` };
         await this.verifyQuote(quoteId, draft);
@@ -385,14 +403,23 @@ export function subjectPrefix(drawingId: string): string {
   return `Drawing ${drawingId} -`;
 }
 
-function quoteFields(draft: QuoteDraft): Record<string, unknown> {
+/** The org's API names of the Quoted_Items fields crm-sync writes. */
+interface SubformKeys {
+  product: string;
+  quantity: string;
+  listPrice: string;
+  discount: string;
+  description: string;
+}
+
+function quoteFields(draft: QuoteDraft, keys: SubformKeys): Record<string, unknown> {
   return {
     Quoted_Items: draft.lines.map((line) => ({
-      Product_Name: { id: line.productId },
-      Quantity: jsonDecimal(line.quantity),
-      List_Price: jsonCents(line.listPriceCents),
-      Discount: jsonCents(line.discountCents),
-      Description: line.description,
+      [keys.product]: { id: line.productId },
+      [keys.quantity]: jsonDecimal(line.quantity),
+      [keys.listPrice]: jsonCents(line.listPriceCents),
+      [keys.discount]: jsonCents(line.discountCents),
+      [keys.description]: line.description,
     })),
     Discount: jsonCents(draft.discountCents),
     Tax: jsonCents(draft.taxCents),

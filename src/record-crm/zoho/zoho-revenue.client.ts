@@ -67,6 +67,7 @@ const enc = encodeURIComponent;
 export class ZohoRevenueClient {
   private readonly pipelinesByLayout = new Map<string, { pipelines: DealPipeline[]; at: number }>();
   private timeZone: { value: string; at: number } | null = null;
+  private readonly fieldsByModule = new Map<string, { fields: Array<{ apiName: string; dataType: string }>; at: number }>();
 
   constructor(private readonly zoho: ZohoClient) {}
 
@@ -141,6 +142,23 @@ export class ZohoRevenueClient {
     }));
     this.pipelinesByLayout.set(layoutId, { pipelines, at: Date.now() });
     return pipelines;
+  }
+
+  /**
+   * A module's fields as the org has them (`GET /settings/fields?module=`, crm-oas v8.0/fields/fields.yaml; for a
+   * subform, its own API name, as Zoho's Subform API page says): each `api_name` and `data_type`; kept 10 minutes.
+   */
+  async fieldsOf(module: string): Promise<Array<{ apiName: string; dataType: string }>> {
+    const cached = this.fieldsByModule.get(module);
+    if (cached && Date.now() - cached.at < SETTINGS_CACHE_MS) return cached.fields;
+    const endpoint = 'GET /settings/fields';
+    const { data } = await this.zoho.request<unknown>({ endpoint, method: 'GET', path: '/settings/fields', params: { module } });
+    const list = isJsonObject(data) && Array.isArray(data.fields) ? data.fields.filter(isJsonObject) : [];
+    const fields = list.flatMap((f) =>
+      typeof f.api_name === 'string' ? [{ apiName: f.api_name, dataType: typeof f.data_type === 'string' ? f.data_type : '' }] : [],
+    );
+    this.fieldsByModule.set(module, { fields, at: Date.now() });
+    return fields;
   }
 
   /**

@@ -30,6 +30,7 @@ import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
 import { zohoCallKind, ZohoUsage } from './zoho-usage.js';
 import { NO_CRM_ORGANIZATION, readZohoAccount } from './zoho-account.js';
+import { crmWebOriginOf } from '../../config/zoho-data-centres.js';
 import { missingScopes, RECONNECT_TO_GRANT, scopesFor } from './zoho-scopes.js';
 
 /** Zoho's answers to a token it does not (or no longer) accept: a fresh token fixes them. */
@@ -329,6 +330,24 @@ export class ZohoClient implements RecordCrm {
     grant.account = { value: await this.readAccount(), at: Date.now() };
     if (this.shared.reachable) await grant.store.saveAccount(grant.account, ACCOUNT_RECHECK_MS).catch(() => undefined);
     return grant.account.value;
+  }
+
+  /**
+   * Where the org's records open in Zoho's web app: `https://crm.zoho.<tld>/crm/org<org id>` (the data centre from the
+   * token's API domain, the org from GET /org, read every 10 minutes at most); null when Zoho is not connected or
+   * cannot be asked now. A record is then at `/tab/<module>/<id>` (docs/zoho-crm.md, "Links to records").
+   */
+  async webBase(): Promise<string | null> {
+    const credentials = await this.connections.get('record_crm');
+    if (!credentials) return null;
+    const grant = this.grantFor(credentials);
+    try {
+      const token = await grant.auth.get();
+      const orgId = (await this.accountReadWithin(grant, ACCOUNT_RECHECK_MS))?.orgId;
+      return orgId ? `${crmWebOriginOf(token.apiDomain)}/crm/org${encodeURIComponent(orgId)}` : null;
+    } catch {
+      return null;
+    }
   }
 
   private readAccount(): Promise<RecordCrmAccount | null> {

@@ -44,6 +44,8 @@ export interface SimAppointmentFields {
   job_number: string | null;
   customer: SimCustomer | null;
   sales_rep: { name: string | null; email: string | null; phone: string | null } | null;
+  /** Where the appointment opens in the CRM (optional in the contract); left out of answers when unset. */
+  web_url?: string;
 }
 
 export interface SimAppointment extends SimAppointmentFields {
@@ -99,6 +101,18 @@ export class AppointmentCrmSim extends SimServer {
         ['q', 'job_number', 'email', 'phone'].some((p) => req.query.has(p)) ? search(this.appointments, req.query) : listChanged(this.appointments, req.query),
       ),
     );
+
+    // The CRM's own page of an appointment, where its `web_url` (see webUrlOf) leads: a person's view, no API key.
+    this.route('GET', '/web/appointments/:id', (req) => {
+      const appt = this.appointments.get(req.params.id);
+      if (!appt) return { status: 404, raw: Buffer.from('no such appointment'), headers: { 'content-type': 'text/plain' } };
+      const text = `Appointment ${appt.id}: ${appt.customer?.name ?? 'no customer'}, status ${appt.status}`;
+      return {
+        status: 200,
+        raw: Buffer.from(`<!doctype html><title>${escapeHtml(text)}</title><h1>${escapeHtml(text)}</h1>`),
+        headers: { 'content-type': 'text/html' },
+      };
+    });
 
     this.route(
       'GET',
@@ -173,6 +187,11 @@ export class AppointmentCrmSim extends SimServer {
     );
   }
 
+  /** The address of the appointment's page in this CRM, for its `web_url`. */
+  webUrlOf(id: string): string {
+    return `${this.url}/web/appointments/${encodeURIComponent(id)}`;
+  }
+
   addAppointment(id: string, partial: Partial<Omit<SimAppointment, 'id'>> = {}): SimAppointment {
     const appt: SimAppointment = {
       id,
@@ -187,6 +206,7 @@ export class AppointmentCrmSim extends SimServer {
       sale: partial.sale ?? null,
       saleHistory: partial.saleHistory ?? [],
       notes: partial.notes ?? [],
+      ...(partial.web_url ? { web_url: partial.web_url } : {}),
     };
     this.appointments.set(id, appt);
     return appt;
@@ -301,4 +321,8 @@ function parseMultipart(req: SimRequest): Promise<ParsedUpload> {
     bb.on('error', reject);
     bb.end(req.body);
   });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -62,6 +62,7 @@ export const STANDARD_LAYOUT = { id: '4150868000000091055', name: 'Standard' } a
 export const STANDARD_PIPELINE = 'Standard';
 
 type Item = Record<string, unknown>;
+type SubformKey = 'Product_Name' | 'Quantity' | 'List_Price' | 'Discount' | 'Description';
 
 const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: 'error' });
 const mandatory = (path: string, apiName: string) => error('MANDATORY_NOT_FOUND', 'required field not found', { api_name: apiName, json_path: path });
@@ -98,6 +99,14 @@ export class ZohoRevenueSim {
   subformRowsShown = 200;
   /** How a row's bare-number Discount is read: an amount, or a percentage (unsure in Zoho's material; see rowFigures). */
   rowDiscountUnit: 'amount' | 'percent' = 'amount';
+  /** The API names this org's Quoted_Items fields have (read exactly: another spelling is not the field). */
+  subformKeys: Record<SubformKey, string> = {
+    Product_Name: 'Product_Name',
+    Quantity: 'Quantity',
+    List_Price: 'List_Price',
+    Discount: 'Discount',
+    Description: 'Description',
+  };
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -220,11 +229,51 @@ export class ZohoRevenueSim {
   private fields(req: SimRequest): SimResponse {
     const module = req.query.get('module');
     if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
-    if (module !== 'Deals') return { status: 200, body: { fields: [] } };
-    // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
-    const values = [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
-    const pickList = values.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: this.stageId(value) }));
-    return { status: 200, body: { fields: [{ api_name: 'Stage', data_type: 'picklist', id: '8999', pick_list_values: pickList }] } };
+    if (module === 'Quoted_Items') {
+      // The subform's own fields (Zoho's Subform API page: `fields?module={subform API name}`), as this org spells them.
+      const types: Record<SubformKey, string> = {
+        Product_Name: 'lookup',
+        Quantity: 'double',
+        List_Price: 'currency',
+        Discount: 'currency',
+        Description: 'textarea',
+      };
+      const fields = (Object.keys(types) as SubformKey[]).map((key, i) => ({ api_name: this.subformKeys[key], data_type: types[key], id: String(8800 + i) }));
+      return { status: 200, body: { fields: [...fields, { api_name: 'Net_Total', data_type: 'currency', read_only: true, id: '8890' }] } };
+    }
+    // crm-oas v8 fields.yaml: api_name, field_label, data_type, pick_list_values (display_value, actual_value).
+    const field = (api_name: string, field_label: string, data_type = 'text', picks: string[] | null = null, id = String(8900 + api_name.length)) => ({
+      api_name,
+      field_label,
+      display_label: field_label,
+      data_type,
+      id,
+      pick_list_values: picks ? picks.map((value, i) => ({ display_value: value, actual_value: value, sequence_number: i + 1, id: String(9000 + i) })) : [],
+    });
+    const person = [field('Full_Name', 'Full Name'), field('Email', 'Email', 'email'), field('Phone', 'Phone', 'phone'), field('Job_Number', 'Job Number')];
+    const byModule: Record<string, unknown[]> = {
+      Deals: [
+        field('Deal_Name', 'Deal Name'),
+        // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
+        { ...field('Stage', 'Stage', 'picklist', this.stageValues()), id: '8999' },
+        field('Amount', 'Amount', 'currency'),
+        field('Lead_Source', 'Lead Source', 'picklist', ['Advertisement', 'Referral', 'Web Site']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Quotes: [
+        field('Subject', 'Subject'),
+        field('Quote_Stage', 'Quote Stage', 'picklist', ['Draft', 'Negotiation', 'Delivered', 'Confirmed']),
+        field('Job_Number', 'Job Number'),
+      ],
+      Leads: [...person, field('Lead_Status', 'Lead Status', 'picklist', ['Not Contacted', 'Contacted', 'Qualified'])],
+      Contacts: person,
+    };
+    return { status: 200, body: { fields: byModule[module] ?? [] } };
+  }
+
+  /** Every pipeline's stage values, each once, in the order they were added. */
+  private stageValues(): string[] {
+    return [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
   }
 
   private stageId(value: string): string {
@@ -394,13 +443,13 @@ export class ZohoRevenueSim {
         else rows[index] = rowFigures({ ...rows[index], ...row, id: rows[index].id }, this.rowDiscountUnit);
         continue;
       }
-      const productId = lookupId(field(row, 'Product_Name'));
+      const productId = lookupId(field(row, this.subformKeys.Product_Name));
       if (!productId) return mandatory(`${path}.Product_Name`, 'Product_Name');
       const product = this.products.get(productId);
       if (!product) return invalid(`${path}.Product_Name`, 'Product_Name', 'invalid data');
-      const quantity = field(row, 'Quantity');
+      const quantity = field(row, this.subformKeys.Quantity);
       if (quantity === undefined) return mandatory(`${path}.Quantity`, 'Quantity');
-      const list = field(row, 'List_Price');
+      const list = field(row, this.subformKeys.List_Price);
       if (amountCents(quantity === undefined ? 0 : (quantity as number)) === null || (list !== undefined && amountCents(list) === null))
         return invalid(`${path}.List_Price`, 'List_Price', 'invalid data', { expected_data_type: 'currency' });
       const added = {
@@ -408,8 +457,8 @@ export class ZohoRevenueSim {
         Product_Name: { id: product.id, name: product.name, Product_Code: product.code },
         Quantity: quantity,
         List_Price: list ?? 0,
-        Discount: field(row, 'Discount') ?? 0,
-        Description: field(row, 'Description') ?? null,
+        Discount: field(row, this.subformKeys.Discount) ?? 0,
+        Description: field(row, this.subformKeys.Description) ?? null,
       };
       rows.push(rowFigures(added, this.rowDiscountUnit));
     }

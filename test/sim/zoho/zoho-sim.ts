@@ -364,6 +364,15 @@ export class ZohoSim {
         (_req, token) => this.org(token),
       ),
     );
+    // Zoho's web app's page of a record (`https://crm.zoho.com/crm/org<id>/tab/<module>/<id>`), where crm-sync's links
+    // lead: served on the API domain, which the daemon uses as the web origin of an API domain that is not Zoho's.
+    this.api.route('GET', '/crm/:org/tab/:module/:id', (req) => {
+      const record = this.records.get(req.params.module as ZohoModule)?.get(req.params.id);
+      if (!record) return { status: 404, raw: Buffer.from('no such record'), headers: { 'content-type': 'text/plain' } };
+      const name = String(record.fields.Deal_Name ?? record.fields.Full_Name ?? record.fields.Subject ?? record.id);
+      const text = `${req.params.module} ${record.id}: ${name}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      return { status: 200, raw: Buffer.from(`<!doctype html><title>${text}</title><h1>${text}</h1>`), headers: { 'content-type': 'text/html' } };
+    });
     this.api.route(
       'GET',
       '/crm/v8/users',

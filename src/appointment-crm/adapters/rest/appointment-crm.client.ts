@@ -6,7 +6,7 @@ import { idString } from '../../../http/exact-json.js';
 import { NO_CONTROL_OR_QUOTE } from '../../../http/file-names.js';
 import { notConnected, OutboundError } from '../../../http/outbound-error.js';
 import { bearerHttp, type OutboundHttp, type OutboundRequest } from '../../../http/outbound-http.js';
-import type { AppointmentCrmConnection } from '../../../config/connection-settings.js';
+import { isSalesforce, type RestAppointmentCrmConnection } from '../../../config/connection-settings.js';
 import { ConnectionsService } from '../../../connections/connections.service.js';
 import {
   AppointmentNotFoundError,
@@ -36,7 +36,7 @@ const enc = encodeURIComponent;
 @Injectable()
 export class HttpAppointmentCrm implements AppointmentCrm {
   /** The client of the connection in effect; made again when the connection changes. */
-  private client: { connection: AppointmentCrmConnection; http: OutboundHttp } | null = null;
+  private client: { connection: RestAppointmentCrmConnection; http: OutboundHttp } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -190,7 +190,7 @@ export class HttpAppointmentCrm implements AppointmentCrm {
 
   private async http(endpoint: string): Promise<OutboundHttp> {
     const connection = await this.connections.get('appointment_crm');
-    if (!connection) throw notConnected('appointment_crm', endpoint, 'The appointment CRM');
+    if (!connection || isSalesforce(connection)) throw notConnected('appointment_crm', endpoint, 'The appointment CRM (REST)');
     if (this.client?.connection !== connection) this.client = { connection, http: appointmentCrmHttp(connection, this.config, { metrics: this.metrics }) };
     return this.client.http;
   }
@@ -214,5 +214,5 @@ function idempotent(key: IdempotencyKey): Record<string, string> {
 }
 
 /** An HTTP client of the appointment CRM with a connection's base URL and key (also the console's check of a new one). */
-export const appointmentCrmHttp = (connection: AppointmentCrmConnection, config: AppConfig, extra: Parameters<typeof bearerHttp>[3] = {}): OutboundHttp =>
+export const appointmentCrmHttp = (connection: RestAppointmentCrmConnection, config: AppConfig, extra: Parameters<typeof bearerHttp>[3] = {}): OutboundHttp =>
   bearerHttp('appointment_crm', { baseUrl: connection.baseUrl, bearer: connection.apiKey }, config.http, extra);

@@ -11,7 +11,14 @@ describe('appointment readers', () => {
       updated_at: null,
       customer: null,
       sales_rep: null,
+      web_url: null,
     });
+  });
+
+  it('reads web_url only as an http or https address', () => {
+    expect(readAppointment({ id: '1', web_url: 'https://crm.example.com/a/1' }).web_url).toBe('https://crm.example.com/a/1');
+    for (const bad of ['javascript:alert(1)', 'data:text/html,x', '/relative', 42, 'not a url'])
+      expect(readAppointment({ id: '1', web_url: bad }).web_url).toBeNull();
   });
 
   it('reads numbers as their digits, the draft names, and ignores what it does not know', () => {

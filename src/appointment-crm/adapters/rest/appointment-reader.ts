@@ -32,7 +32,19 @@ export function readAppointment(raw: unknown): AppointmentDetails {
     updated_at: text(raw.updated_at),
     customer: isJsonObject(raw.customer) ? readCustomer(raw.customer) : null,
     sales_rep: isJsonObject(raw.sales_rep) ? { name: text(raw.sales_rep.name), email: text(raw.sales_rep.email), phone: text(raw.sales_rep.phone) } : null,
+    web_url: webUrl(raw.web_url),
   };
+}
+
+/** An http(s) address, else null: a link people click never carries another scheme (`javascript:`). */
+export function webUrl(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 2000) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+  } catch {
+    return null;
+  }
 }
 
 export function readNotes(raw: unknown): AppointmentNote[] {

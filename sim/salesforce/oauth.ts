@@ -1,0 +1,277 @@
+/**
+ * Salesforce's OAuth 2.0 endpoints for a Connected App: the web server flow with PKCE, the refresh token flow,
+ * revocation and the identity URL (Salesforce Help, "OAuth 2.0 Web Server Flow for Web App Integration":
+ * https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_oauth_web_server_flow.htm; REST API Developer Guide,
+ * "How Are Apps Authenticated with the Web Server OAuth Authentication Flow?":
+ * https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/intro_understanding_web_server_oauth_flow.htm).
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { SimRequest, SimResponse } from '../../test/sim/common/sim-server.js';
+import { escapeHtml } from '../../test/sim/zoho/consent-page.js';
+
+/** The Connected App: its consumer key and secret, callback URLs and the OAuth scopes it was given. */
+export interface ConnectedApp {
+  clientId: string;
+  clientSecret: string;
+  callbackUrls: string[];
+  /** Selected OAuth scopes; without `api` a token cannot call the REST API; without `refresh_token` no refresh token is issued. */
+  scopes: string[];
+  name: string;
+}
+
+export interface SfConsent {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  approved: boolean;
+}
+
+export interface AccessGrant {
+  userId: string;
+  scopes: string[];
+  refreshToken: string | null;
+  expired: boolean;
+}
+
+interface PendingCode {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  expiresAt: number;
+}
+
+/** Salesforce's authorization codes are good for 15 minutes, once (web server flow page). */
+export const AUTHORIZATION_CODE_LIFETIME_MS = 15 * 60 * 1000;
+
+export const DEFAULT_SCOPES = ['api', 'refresh_token', 'id'];
+
+const HTML = { 'content-type': 'text/html; charset=utf-8' };
+
+/** A token endpoint error: HTTP 400 with `{error, error_description}` (RFC 6749 §5.2, as Salesforce answers). */
+const tokenError = (error: string, description: string, status = 400): SimResponse => ({ status, body: { error, error_description: description } });
+
+function redirect(uri: string, params: Record<string, string | null>): SimResponse {
+  const query = Object.entries(params)
+    .filter((e): e is [string, string] => e[1] !== null)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+  return { status: 302, headers: { location: `${uri}${uri.includes('?') ? '&' : '?'}${query}` } };
+}
+
+function page(title: string, body: string, status = 200): SimResponse {
+  return {
+    status,
+    headers: HTML,
+    body: `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body>\n${body}\n</body>\n</html>\n`,
+  };
+}
+
+/**
+ * Token endpoint parameters come in a form body, or in the query string as Salesforce also accepts; the client id and
+ * secret may instead come in an `Authorization: Basic` header (refresh token flow page).
+ */
+export function formParams(req: SimRequest): URLSearchParams {
+  const params = new URLSearchParams(req.query);
+  for (const [k, v] of new URLSearchParams(req.body.toString('utf8'))) params.set(k, v);
+  const basic = /^Basic\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+  if (basic) {
+    const [id, ...secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    params.set('client_id', decodeURIComponent(id));
+    params.set('client_secret', decodeURIComponent(secret.join(':')));
+  }
+  return params;
+}
+
+const base64url = (bytes: Buffer) => bytes.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+export class SalesforceOAuth {
+  readonly consents: SfConsent[] = [];
+  readonly revokedTokens: string[] = [];
+  /** `GET /services/oauth2/authorize` redirects with a code at once instead of showing the consent page. */
+  autoApprove = false;
+  authorizationCodeLifetimeMs = AUTHORIZATION_CODE_LIFETIME_MS;
+  private readonly apps = new Map<string, ConnectedApp>();
+  private readonly codes = new Map<string, PendingCode>();
+  private readonly refreshGrants = new Map<string, { clientId: string; scopes: string[]; userId: string }>();
+  private readonly accessTokens = new Map<string, AccessGrant>();
+  private issued = 0;
+
+  constructor(private readonly org: { orgId: () => string; userId: () => string; loginUrl: () => string; instanceUrl: () => string }) {}
+
+  get tokensIssued(): number {
+    return this.issued;
+  }
+
+  registerApp(app: ConnectedApp): void {
+    this.apps.set(app.clientId, { ...app, callbackUrls: [...app.callbackUrls], scopes: [...app.scopes] });
+  }
+
+  app(clientId: string): ConnectedApp | undefined {
+    return this.apps.get(clientId);
+  }
+
+  /** A refresh token as if a user had consented to `scopes` for the app. */
+  issueRefreshToken(clientId: string, scopes: string[]): string {
+    const token = `5Aep861${base64url(randomBytes(40)).replace(/[-_]/g, 'x')}`;
+    this.refreshGrants.set(token, { clientId, scopes, userId: this.org.userId() });
+    return token;
+  }
+
+  scopesOf(refreshToken: string): string[] | undefined {
+    return this.refreshGrants.get(refreshToken)?.scopes;
+  }
+
+  /** The grant behind an access token; undefined for one never issued or revoked. */
+  grantOf(accessToken: string): AccessGrant | undefined {
+    return this.accessTokens.get(accessToken);
+  }
+
+  /** Every access token issued so far stops working (a session timeout); refresh tokens still work. */
+  expireAccessTokens(): void {
+    for (const grant of this.accessTokens.values()) grant.expired = true;
+  }
+
+  revokeRefreshToken(refreshToken: string): void {
+    this.refreshGrants.delete(refreshToken);
+    for (const [token, grant] of this.accessTokens) if (grant.refreshToken === refreshToken) this.accessTokens.delete(token);
+  }
+
+  // GET /services/oauth2/authorize
+  authorize(req: SimRequest): SimResponse {
+    const params = req.query;
+    const app = this.apps.get(params.get('client_id') ?? '');
+    // Salesforce shows an error page (no redirect) for an unknown client or a callback URL the app does not list.
+    if (!app) return page('Error', '<h1>error=invalid_client_id</h1>\n<p id="error">client identifier invalid</p>', 400);
+    const redirectUri = params.get('redirect_uri') ?? '';
+    if (!app.callbackUrls.includes(redirectUri))
+      return page('Error', '<h1>error=redirect_uri_mismatch</h1>\n<p id="error">redirect_uri must match configuration</p>', 400);
+    const state = params.get('state');
+    if (params.get('response_type') !== 'code')
+      return redirect(redirectUri, { error: 'unsupported_response_type', error_description: 'response type not supported', state });
+    const method = params.get('code_challenge_method');
+    if (params.get('code_challenge') && method && method !== 'S256')
+      return redirect(redirectUri, { error: 'invalid_request', error_description: 'invalid code_challenge_method', state });
+    if (this.autoApprove) return this.decide(params, true);
+    const hidden = [...params].map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('\n');
+    const scopes = this.grantedScopes(app, params.get('scope'))
+      .map((s) => `<li>${escapeHtml(s)}</li>`)
+      .join('\n');
+    return page(
+      'Allow Access?',
+      `<h1>Allow Access?</h1>\n<p>${escapeHtml(app.name)} is asking to:</p>\n<ul id="scopes">\n${scopes}\n</ul>\n` +
+        `<form method="post" action="/services/oauth2/authorize/approve">\n${hidden}\n<button type="submit">Allow</button>\n</form>\n` +
+        `<form method="post" action="/services/oauth2/authorize/deny">\n${hidden}\n<button type="submit">Deny</button>\n</form>`,
+    );
+  }
+
+  // POST /services/oauth2/authorize/approve | deny: the consent page's buttons (the page's own form posts).
+  decision(req: SimRequest, approved: boolean): SimResponse {
+    return this.decide(new URLSearchParams(req.body.toString('utf8')), approved);
+  }
+
+  private decide(params: URLSearchParams, approved: boolean): SimResponse {
+    const app = this.apps.get(params.get('client_id') ?? '');
+    const redirectUri = params.get('redirect_uri') ?? '';
+    if (!app || !app.callbackUrls.includes(redirectUri)) return page('Error', '<p id="error">invalid request</p>', 400);
+    const state = params.get('state');
+    const scopes = this.grantedScopes(app, params.get('scope'));
+    this.consents.push({ clientId: app.clientId, redirectUri, scopes, state, approved });
+    if (!approved) return redirect(redirectUri, { error: 'access_denied', error_description: 'end-user denied authorization', state });
+    // Codes end in `==`, so a client must decode the callback's query (`%3D%3D`) before exchanging one.
+    const code = `aPrx${base64url(randomBytes(30))}==`;
+    this.codes.set(code, {
+      clientId: app.clientId,
+      redirectUri,
+      scopes,
+      codeChallenge: params.get('code_challenge'),
+      expiresAt: Date.now() + this.authorizationCodeLifetimeMs,
+    });
+    return redirect(redirectUri, { code, state });
+  }
+
+  /** The scopes asked for (space-separated) that the app has; all the app's scopes when none are asked for. */
+  private grantedScopes(app: ConnectedApp, scope: string | null): string[] {
+    const asked = (scope ?? '').split(/\s+/).filter(Boolean);
+    return asked.length ? asked.filter((s) => app.scopes.includes(s) || (s === 'offline_access' && app.scopes.includes('refresh_token'))) : [...app.scopes];
+  }
+
+  // POST /services/oauth2/token
+  token(req: SimRequest): SimResponse {
+    const params = formParams(req);
+    const grantType = params.get('grant_type');
+    const app = this.apps.get(params.get('client_id') ?? '');
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') return tokenError('unsupported_grant_type', 'grant type not supported');
+    if (!app) return tokenError('invalid_client_id', 'client identifier invalid');
+    const secret = params.get('client_secret');
+    if (grantType === 'authorization_code' && secret !== app.clientSecret) return tokenError('invalid_client', 'invalid client credentials');
+    if (grantType === 'refresh_token' && secret !== null && secret !== app.clientSecret) return tokenError('invalid_client', 'invalid client credentials');
+    return grantType === 'authorization_code' ? this.codeGrant(params, app) : this.refreshGrant(params, app);
+  }
+
+  private codeGrant(params: URLSearchParams, app: ConnectedApp): SimResponse {
+    const code = params.get('code') ?? '';
+    const pending = this.codes.get(code);
+    if (!pending || pending.clientId !== app.clientId) return tokenError('invalid_grant', 'invalid authorization code');
+    this.codes.delete(code);
+    if (pending.expiresAt < Date.now()) return tokenError('invalid_grant', 'expired authorization code');
+    if (params.get('redirect_uri') !== pending.redirectUri) return tokenError('redirect_uri_mismatch', 'redirect_uri must match configuration');
+    // PKCE: a code_challenge without a code_verifier fails with invalid_grant, a verifier that does not hash to the
+    // challenge with invalid_request (the web server flow page, code_challenge).
+    if (pending.codeChallenge) {
+      const verifier = params.get('code_verifier');
+      if (!verifier) return tokenError('invalid_grant', 'invalid code verifier');
+      if (base64url(createHash('sha256').update(verifier).digest()) !== pending.codeChallenge) return tokenError('invalid_request', 'invalid code verifier');
+    }
+    const offline = pending.scopes.includes('refresh_token') || pending.scopes.includes('offline_access');
+    const refreshToken = offline ? this.issueRefreshToken(app.clientId, pending.scopes) : null;
+    return this.tokenAnswer(app, pending.scopes, refreshToken, true);
+  }
+
+  private refreshGrant(params: URLSearchParams, app: ConnectedApp): SimResponse {
+    const grant = this.refreshGrants.get(params.get('refresh_token') ?? '');
+    if (!grant || grant.clientId !== app.clientId) return tokenError('invalid_grant', 'expired access/refresh token');
+    return this.tokenAnswer(app, grant.scopes, params.get('refresh_token'), false);
+  }
+
+  /**
+   * The token answer: access_token, refresh_token (on the code grant only), signature (HMAC-SHA256 of id + issued_at
+   * keyed by the consumer secret, base64), scope, instance_url, id (the identity URL), token_type, issued_at (ms).
+   */
+  private tokenAnswer(app: ConnectedApp, scopes: string[], refreshToken: string | null, includeRefresh: boolean): SimResponse {
+    const accessToken = `${this.org.orgId().slice(0, 15)}!AQ${base64url(randomBytes(48)).replace(/[-_]/g, '.')}`;
+    this.accessTokens.set(accessToken, { userId: this.org.userId(), scopes, refreshToken, expired: false });
+    this.issued += 1;
+    const issuedAt = String(Date.now());
+    const id = `${this.org.loginUrl()}/id/${this.org.orgId()}/${this.org.userId()}`;
+    const body: Record<string, string> = {
+      access_token: accessToken,
+      ...(includeRefresh && refreshToken ? { refresh_token: refreshToken } : {}),
+      signature: createHmac('sha256', app.clientSecret)
+        .update(id + issuedAt)
+        .digest('base64'),
+      scope: scopes.join(' '),
+      instance_url: this.org.instanceUrl(),
+      id,
+      token_type: 'Bearer',
+      issued_at: issuedAt,
+    };
+    return { status: 200, body };
+  }
+
+  // POST /services/oauth2/revoke (and GET with ?token=): revoking a refresh token revokes its access tokens too
+  // (Salesforce Help, "Revoke OAuth Tokens": https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_revoke_token.htm).
+  revoke(req: SimRequest): SimResponse {
+    const token = formParams(req).get('token') ?? '';
+    if (this.refreshGrants.has(token)) {
+      this.revokeRefreshToken(token);
+    } else if (this.accessTokens.has(token)) {
+      this.accessTokens.delete(token);
+    } else {
+      return tokenError('unsupported_token_type', 'this token type is not supported');
+    }
+    this.revokedTokens.push(token);
+    return { status: 200 };
+  }
+}

@@ -1,0 +1,228 @@
+import type { RetryPolicy } from '../../../config/app-config.js';
+import type { MetricsService } from '../../../observability/metrics.service.js';
+import { OutboundError } from '../../../http/outbound-error.js';
+import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
+import { withRetries } from '../../../http/retry.js';
+import { salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
+
+/** The REST API version every call names (REST API Developer Guide, "Versions"). */
+export const API_VERSION = 'v62.0';
+export const DATA_PATH = `/services/data/${API_VERSION}`;
+/** Salesforce allows an org 25 long-running requests (20 s or more) at once; this process sends no more than 25 at all. */
+export const MAX_CONCURRENT_REQUESTS = 25;
+
+export interface SalesforceCredentials {
+  loginUrl: string;
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+}
+
+export interface SalesforceToken {
+  accessToken: string;
+  instanceUrl: string;
+  /** The identity URL (`id`), whose last two segments are the org and the user. */
+  identityUrl: string | null;
+}
+
+/** The org's daily API allocation as the last answer's `Sforce-Limit-Info` said it. */
+export interface ApiUsage {
+  used: number;
+  max: number;
+  seenAt: Date;
+}
+
+export interface SalesforceApiOptions {
+  timeoutMs: number;
+  uploadTimeoutMs: number;
+  maxJsonBytes?: number;
+  retry: RetryPolicy;
+  allowCustomDomains: boolean;
+  metrics?: MetricsService;
+  now?: () => number;
+}
+
+/** A Salesforce error body: `[{ "message", "errorCode", "fields" }]` (REST API Developer Guide, "Status Codes and Error Responses"). */
+export function errorCodeOf(data: unknown): string | null {
+  const first = Array.isArray(data) ? data[0] : data;
+  if (first && typeof first === 'object' && typeof (first as { errorCode?: unknown }).errorCode === 'string') return (first as { errorCode: string }).errorCode;
+  if (first && typeof first === 'object' && typeof (first as { error?: unknown }).error === 'string') return (first as { error: string }).error;
+  return null;
+}
+
+/** `api-usage=25/15000` of `Sforce-Limit-Info` (REST API Developer Guide, "Limit Info Header", headers_api_usage.htm). */
+export function parseLimitInfo(header: unknown): { used: number; max: number } | null {
+  const match = typeof header === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(header) : null;
+  return match ? { used: Number(match[1]), max: Number(match[2]) } : null;
+}
+
+/** At most `limit` calls at once; the rest wait their turn in order. */
+class Gate {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(call: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await call();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/**
+ * One org's REST API with the refresh-token grant: the access token and the instance it names are obtained on the
+ * first call and again when Salesforce answers `INVALID_SESSION_ID` (sessions end after the org's timeout, and
+ * tokens carry no expiry), by one caller at a time. Retries transient failures itself, like the other clients:
+ * 429, 503 and other 5xx, time-outs, and `REQUEST_LIMIT_EXCEEDED` (a 403 when the org's allocation is spent).
+ * Every answer's `Sforce-Limit-Info` is kept as the org's usage.
+ */
+export class SalesforceApi {
+  private readonly http: OutboundHttp;
+  private readonly auth: OutboundHttp;
+  private token: SalesforceToken | null = null;
+  private refreshing: Promise<SalesforceToken> | null = null;
+  private readonly gate = new Gate(MAX_CONCURRENT_REQUESTS);
+  usage: ApiUsage | null = null;
+
+  constructor(
+    readonly credentials: SalesforceCredentials,
+    private readonly options: SalesforceApiOptions,
+  ) {
+    const common = { timeoutMs: options.timeoutMs, maxJsonBytes: options.maxJsonBytes, metrics: options.metrics };
+    this.http = new OutboundHttp({
+      ...common,
+      system: 'appointment_crm',
+      uploadTimeoutMs: options.uploadTimeoutMs,
+      retry: { ...options.retry, attempts: 1 },
+      throttle: (call) => this.gate.run(call),
+    });
+    this.auth = new OutboundHttp({ ...common, system: 'salesforce_login', retry: { ...options.retry, attempts: 1 } });
+  }
+
+  /** The token in use, obtained when there is none. */
+  session(): Promise<SalesforceToken> {
+    if (this.token) return Promise.resolve(this.token);
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  /**
+   * A call under the org's instance (a path under `/services/data/vXX.X`, or an absolute `/services/...` path such
+   * as a `nextRecordsUrl`), retried when transient. A call with a one-shot body is sent once: its caller retries.
+   */
+  async request<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    const policy = req.body === undefined && req.retry !== false ? this.options.retry : { ...this.options.retry, attempts: 1 };
+    return withRetries(() => this.once<T>(req), policy);
+  }
+
+  private async once<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    const session = await this.session();
+    const path = req.path.startsWith('/services/') ? req.path : `${DATA_PATH}${req.path}`;
+    const response = await this.http.request<T>({
+      ...req,
+      path: `${session.instanceUrl}${path}`,
+      pathTemplate: req.pathTemplate ?? req.endpoint.replace(/^\S+\s+/, ''),
+      headers: { ...(req.headers ?? {}), authorization: `Bearer ${session.accessToken}` },
+      acceptStatus: [...(req.acceptStatus ?? []), 401, 403],
+      retry: false,
+      // Read even where the caller does not use it: a 401 or 403 is told apart by its errorCode. Salesforce answers
+      // JSON or nothing.
+      answerUnused: false,
+    });
+    const limit = parseLimitInfo(response.headers['sforce-limit-info']);
+    if (limit) this.usage = { ...limit, seenAt: new Date(this.options.now?.() ?? Date.now()) };
+    if ((response.status === 401 || response.status === 403) && !req.acceptStatus?.includes(response.status)) {
+      const code = errorCodeOf(response.data);
+      if (response.status === 401) {
+        // The session ended: a new token, and the call again (by this caller's retry, which an upload's caller does).
+        this.forget(session);
+        throw new OutboundError('appointment_crm', req.endpoint, 'unavailable', 401, `${code ?? 'HTTP 401'}: session ended; a new token is taken`);
+      }
+      // Transient like a 429: retried with the usual backoff (the queue's reaches 15 minutes between tries).
+      if (code === 'REQUEST_LIMIT_EXCEEDED')
+        throw new OutboundError('appointment_crm', req.endpoint, 'rate_limited', 403, 'REQUEST_LIMIT_EXCEEDED: the org has used its API requests');
+      throw new OutboundError('appointment_crm', req.endpoint, 'unauthorized', 403, `${code ?? 'HTTP 403'}: ${messageOf(response.data)}`);
+    }
+    return response;
+  }
+
+  /** Drops a token Salesforce called invalid, unless another caller replaced it already. */
+  private forget(session: SalesforceToken): void {
+    if (this.token === session) this.token = null;
+  }
+
+  /** The refresh-token grant (POST /services/oauth2/token, grant_type=refresh_token); refused hosts and tokens fail the call. */
+  private async refresh(): Promise<SalesforceToken> {
+    const { loginUrl, clientId, clientSecret, refreshToken } = this.credentials;
+    const body = new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }).toString();
+    const answer = await withRetries(async () => {
+      const response = await this.auth.request<Record<string, unknown> | null>({
+        endpoint: 'POST /services/oauth2/token',
+        method: 'POST',
+        path: `${withoutTrailingSlash(loginUrl)}/services/oauth2/token`,
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        acceptStatus: [400, 401],
+      });
+      return response.data ?? {};
+    }, this.options.retry);
+    if (typeof answer.access_token !== 'string' || typeof answer.instance_url !== 'string') {
+      const reason =
+        typeof answer.error === 'string'
+          ? `${answer.error}${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''}`
+          : 'no access token';
+      throw new OutboundError(
+        'appointment_crm',
+        'POST /services/oauth2/token',
+        'unauthorized',
+        400,
+        `Salesforce refused the refresh token (${reason.slice(0, 160)}); connect again`,
+      );
+    }
+    const instanceUrl = withoutTrailingSlash(answer.instance_url);
+    const problem = salesforceHostProblem('instance_url', instanceUrl, this.options.allowCustomDomains);
+    if (problem)
+      throw new OutboundError(
+        'appointment_crm',
+        'POST /services/oauth2/token',
+        'rejected',
+        null,
+        `the token answer named an instance crm-sync does not trust: ${problem}`,
+      );
+    this.token = { accessToken: answer.access_token, instanceUrl, identityUrl: typeof answer.id === 'string' ? answer.id : null };
+    return this.token;
+  }
+
+  /** Every record of a SOQL query, following `nextRecordsUrl` (REST API Developer Guide, "Query", resources_query.htm). */
+  async query<R = Record<string, unknown>>(endpoint: string, soql: string): Promise<R[]> {
+    const records: R[] = [];
+    let answer = (await this.request<QueryAnswer<R>>({ endpoint, method: 'GET', path: '/query', params: { q: soql }, pathTemplate: '/query' })).data;
+    for (;;) {
+      if (!answer || !Array.isArray(answer.records))
+        throw new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, 'a query answer without records');
+      records.push(...answer.records);
+      if (answer.done !== false || typeof answer.nextRecordsUrl !== 'string') return records;
+      if (!answer.nextRecordsUrl.startsWith('/services/data/'))
+        throw new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, 'nextRecordsUrl is not a path of the API');
+      answer = (await this.request<QueryAnswer<R>>({ endpoint, method: 'GET', path: answer.nextRecordsUrl, pathTemplate: '/query/:locator' })).data;
+    }
+  }
+}
+
+interface QueryAnswer<R> {
+  done?: boolean;
+  totalSize?: number;
+  nextRecordsUrl?: string;
+  records: R[];
+}
+
+function messageOf(data: unknown): string {
+  const first = Array.isArray(data) ? data[0] : data;
+  const message = first && typeof first === 'object' ? (first as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message.slice(0, 200) : '';
+}

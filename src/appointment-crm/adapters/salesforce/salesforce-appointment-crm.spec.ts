@@ -1,0 +1,77 @@
+import type { SalesforceApi } from './salesforce-api.js';
+import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
+import { namesOf } from './salesforce-schema.js';
+
+/** The adapter's SOQL, against a stub API that records each query and answers the rows given. */
+function adapter(rows: Array<Record<string, unknown>> = []) {
+  const queries: string[] = [];
+  const api = { query: (_endpoint: string, soql: string) => (queries.push(soql), Promise.resolve(rows)) } as unknown as SalesforceApi;
+  return { crm: new SalesforceAppointmentCrm(api, { names: namesOf('improveit360-classic', {}), soldValue: 'Sold' }), queries };
+}
+
+const row = {
+  Id: 'a0A000000000001AAA',
+  Name: 'A-0001',
+  SystemModstamp: '2026-11-25T09:12:44.000+0000',
+  i360__Result__c: 'Scheduled',
+  i360__Job_Number__c: 'J-2041',
+  i360__Prospect__r: {
+    i360__Primary_First_Name__c: 'Ana',
+    i360__Primary_Last_Name__c: 'Ruiz',
+    i360__Primary_Email__c: 'ana@example.com',
+    i360__Phone_1__c: '(512) 555-0100',
+    i360__City__c: 'Austin',
+  },
+  i360__Sales_Rep_1__r: { Name: 'Sam Ortiz', i360__Email__c: 'sam@example.com' },
+};
+
+describe('SalesforceAppointmentCrm', () => {
+  it('reads changed appointments with their customer and sales rep in one query, keyset on SystemModstamp and Id', async () => {
+    const { crm, queries } = adapter([row]);
+    const page = await crm.listChangedAppointments(new Date('2026-11-25T00:00:00Z'), null, 1);
+    expect(queries[0]).toContain('i360__Prospect__r.i360__Primary_Email__c');
+    expect(queries[0]).toContain('i360__Sales_Rep_1__r.i360__Email__c');
+    expect(queries[0]).toContain('WHERE SystemModstamp >= 2026-11-25T00:00:00Z ORDER BY SystemModstamp, Id LIMIT 1');
+    expect(page.items[0]).toMatchObject({
+      id: 'a0A000000000001AAA',
+      status: 'Scheduled',
+      job_number: 'J-2041',
+      updated_at: '2026-11-25T09:12:44.000Z',
+      customer: { name: 'Ana Ruiz', email: 'ana@example.com', phone: '(512) 555-0100', address: { city: 'Austin' } },
+      sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com' },
+    });
+    expect(page.next_cursor).not.toBeNull();
+
+    await crm.listChangedAppointments(null, page.next_cursor, 1);
+    expect(queries[1]).toContain(`WHERE (SystemModstamp > 2026-11-25T09:12:44Z OR (SystemModstamp = 2026-11-25T09:12:44Z AND Id > 'a0A000000000001AAA'))`);
+  });
+
+  it('ends the listing on a short page', async () => {
+    const { crm } = adapter([row]);
+    expect((await crm.listChangedAppointments(null, null, 200)).next_cursor).toBeNull();
+  });
+
+  it('escapes every searched value: quotes and backslashes cannot leave the literal', async () => {
+    const { crm, queries } = adapter();
+    await crm.searchAppointments({ q: `O'Brien\\` });
+    await crm.searchAppointments({ email: `x'@y.com` });
+    await crm.searchAppointments({ job_number: `J\\'1` });
+    expect(queries[0]).toContain(`i360__Prospect__r.i360__Primary_Last_Name__c LIKE '%O\\'Brien\\\\%'`);
+    expect(queries[1]).toContain(`i360__Prospect__r.i360__Primary_Email__c = 'x\\'@y.com'`);
+    expect(queries[2]).toContain(`i360__Job_Number__c = 'J\\\\\\'1'`);
+  });
+
+  it('needs every word of a name somewhere: first and last name are two fields', async () => {
+    const { crm, queries } = adapter();
+    await crm.searchAppointments({ q: 'Ana Ruiz' });
+    expect(queries[0]).toMatch(/\(.*LIKE '%Ana%'.*\) AND \(.*LIKE '%Ruiz%'.*\)/);
+  });
+
+  it('finds a phone by its last 10 digits whatever the formatting, and compares them exactly', async () => {
+    const other = { ...row, Id: 'a0A000000000002AAA', i360__Prospect__r: { ...row.i360__Prospect__r, i360__Phone_1__c: '9512 555 0100 7' } };
+    const { crm, queries } = adapter([row, other]);
+    const found = await crm.searchAppointments({ phone: '+1 512.555.0100' });
+    expect(queries[0]).toContain(`i360__Prospect__r.i360__Phone_1__c LIKE '%512%555%0100'`);
+    expect(found.map((a) => a.id)).toEqual(['a0A000000000001AAA']);
+  });
+});

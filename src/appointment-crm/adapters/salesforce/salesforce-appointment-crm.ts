@@ -1,0 +1,445 @@
+import FormData from 'form-data';
+import { OutboundError } from '../../../http/outbound-error.js';
+import {
+  AppointmentNotFoundError,
+  type Appointment,
+  type AppointmentCrm,
+  type AppointmentDetails,
+  type AppointmentFile,
+  type AppointmentNote,
+  type AppointmentPage,
+  type AppointmentSearch,
+  type FileCategory,
+  type Sale,
+  type UploadFile,
+} from '../../appointment-crm.js';
+import type { SalesforceApi } from './salesforce-api.js';
+import type { SchemaNames } from './salesforce-schema.js';
+import { relationshipOf, soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
+
+/** What marks a file crm-sync uploaded, and its category, in the ContentVersion's Description. */
+const CATEGORY_MARK = 'crm-sync category: ';
+/** composite/sobjects takes at most 200 records a call (REST API Developer Guide, resources_composite_sobjects_collections_create.htm). */
+const COLLECTION_MAX = 200;
+
+type Row = Record<string, unknown>;
+
+export interface SalesforceSchema {
+  names: SchemaNames;
+  /** The value of the result pick list that means Sold in this org. */
+  soldValue: string;
+}
+
+/** A page position of the changes listing: the last (SystemModstamp, Id) read. */
+interface Keyset {
+  t: string;
+  id: string;
+}
+
+/**
+ * The AppointmentCrm of an improveit 360 org (or any org whose names the settings give), over Salesforce's REST API:
+ * SOQL for reads (customer and sales rep through relationship fields, one query per page, never one call per
+ * appointment), sObject rows for writes, files as ContentVersion linked to the appointment, the sale and its items
+ * through sObject Collections. docs/appointment-crm-salesforce.md tells what is read and written.
+ */
+export class SalesforceAppointmentCrm implements AppointmentCrm {
+  constructor(
+    readonly api: SalesforceApi,
+    readonly schema: SalesforceSchema,
+  ) {}
+
+  private get n(): SchemaNames {
+    return this.schema.names;
+  }
+
+  /** The appointment's page in Lightning Experience, for people (alerts). */
+  async webUrlOf(appointmentId: string): Promise<string> {
+    const { instanceUrl } = await this.api.session();
+    return `${instanceUrl}/lightning/r/${this.n.appointment}/${encodeURIComponent(appointmentId)}/view`;
+  }
+
+  async getAppointment(appointmentId: string): Promise<Appointment> {
+    const row = await this.record(appointmentId, `${this.field('Id')}, ${this.field(this.n.appointment_result)}`);
+    return { id: String(row.Id ?? appointmentId), status: text(row[this.n.appointment_result]) ?? '' };
+  }
+
+  async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
+    const after = cursor ? decodeKeyset(cursor) : null;
+    const where: string[] = [];
+    // Keyset paging on (SystemModstamp, Id): an appointment edited meanwhile moves past the position and is read again.
+    if (after) where.push(`(SystemModstamp > ${after.t} OR (SystemModstamp = ${after.t} AND Id > ${soqlId(after.id)}))`);
+    // From the whole second: orgs keep SystemModstamp to the second (`.000`), so a change in the cursor's second is read
+    // (again, at worst: what reads it twice records nothing twice), never missed.
+    else if (since) where.push(`SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`);
+    const soql = `${this.appointmentSelect()}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp, Id LIMIT ${Math.max(1, Math.min(limit, 2000))}`;
+    const rows = await this.api.query<Row>('SOQL changed appointments', soql);
+    const items = rows.map((row) => this.details(row));
+    const last = rows[rows.length - 1];
+    const next = rows.length >= limit && last ? encodeKeyset({ t: soqlDateTime(new Date(String(last.SystemModstamp))), id: String(last.Id) }) : null;
+    return { items, next_cursor: next };
+  }
+
+  async searchAppointments(query: AppointmentSearch, limit = 20): Promise<AppointmentDetails[]> {
+    const c = relationshipOf(this.n.appointment_customer);
+    const customer = (need: string) => (this.n[need] ? `${c}.${soqlName(this.n[need])}` : null);
+    let where: string;
+    let phoneDigits: string | null = null;
+    if ('job_number' in query) {
+      if (!this.n.appointment_job_number) return [];
+      where = `${soqlName(this.n.appointment_job_number)} = ${soqlString(query.job_number)}`;
+    } else if ('email' in query) {
+      // SOQL compares text case-insensitively.
+      where = `${customer('customer_email')} = ${soqlString(query.email)}`;
+    } else if ('phone' in query || looksLikePhone(query.q)) {
+      phoneDigits = ('phone' in query ? query.phone : query.q).replace(/\D/g, '').slice(-10);
+      if (phoneDigits.length < 7) return [];
+      where = `${customer('customer_phone')} LIKE ${soqlPhonePattern(phoneDigits)}`;
+    } else {
+      const words = query.q.trim().split(/\s+/).filter(Boolean).slice(0, 5);
+      if (words.length === 0) return [];
+      const fields = [
+        'Name',
+        this.n.appointment_job_number,
+        customer('customer_first_name'),
+        customer('customer_last_name'),
+        customer('customer_email'),
+        customer('customer_phone'),
+        ...(this.n.appointment_sales_rep && this.n.sales_rep_name
+          ? [`${relationshipOf(this.n.appointment_sales_rep)}.${soqlName(this.n.sales_rep_name)}`]
+          : []),
+      ].filter((f): f is string => Boolean(f));
+      // Every word somewhere: "Ana Ruiz" finds first name Ana and last name Ruiz.
+      where = words.map((word) => `(${fields.map((f) => `${soqlName(f)} LIKE ${soqlContains(word)}`).join(' OR ')})`).join(' AND ');
+    }
+    const soql = `${this.appointmentSelect()} WHERE ${where} ORDER BY SystemModstamp DESC LIMIT ${Math.max(1, Math.min(limit, 100))}`;
+    const found = (await this.api.query<Row>('SOQL search appointments', soql)).map((row) => this.details(row));
+    // The LIKE pattern matched the digits in order; the phone must also end in them (its last ten, when ten were given).
+    return phoneDigits ? found.filter((a) => (a.customer?.phone ?? '').replace(/\D/g, '').slice(-10).endsWith(phoneDigits!)) : found;
+  }
+
+  async listFiles(appointmentId: string): Promise<AppointmentFile[]> {
+    await this.record(appointmentId, 'Id');
+    return (await this.latestVersions(appointmentId)).map((v) => ({
+      id: String(v.ContentDocumentId),
+      name: text(v.PathOnClient) ?? text(v.Title) ?? '',
+      category: categoryOf(text(v.Description)),
+      ...(typeof v.ContentSize === 'number' ? { size: v.ContentSize } : {}),
+    }));
+  }
+
+  /** The appointment's files (whoever put them there) created at or after `since`: what the service pushed, say. */
+  async filesSince(appointmentId: string, since: Date): Promise<Array<{ id: string; name: string; createdAt: string }>> {
+    return (await this.latestVersions(appointmentId))
+      .map((v) => ({ id: String(v.ContentDocumentId), name: text(v.PathOnClient) ?? text(v.Title) ?? '', createdAt: isoOf(text(v.CreatedDate) ?? '') }))
+      .filter((f) => new Date(f.createdAt).getTime() >= since.getTime());
+  }
+
+  /** The latest version of every file linked to the appointment. */
+  private async latestVersions(appointmentId: string): Promise<Row[]> {
+    // ContentDocumentLink must be filtered on LinkedEntityId or ContentDocumentId (Object Reference, ContentDocumentLink).
+    const links = await this.api.query<Row>(
+      'SOQL files of an appointment',
+      `SELECT ContentDocumentId FROM ContentDocumentLink WHERE LinkedEntityId = ${soqlId(appointmentId)}`,
+    );
+    const documentIds = [...new Set(links.map((l) => String(l.ContentDocumentId)))];
+    if (documentIds.length === 0) return [];
+    return this.api.query<Row>(
+      'SOQL latest file versions',
+      `SELECT Id, ContentDocumentId, Title, PathOnClient, Description, ContentSize, CreatedDate FROM ContentVersion WHERE IsLatest = true AND ContentDocumentId IN (${documentIds.map(soqlId).join(', ')})`,
+    );
+  }
+
+  /**
+   * A ContentVersion with the PDF, published to the appointment (FirstPublishLocationId links it), as a multipart
+   * request: the fields as JSON in `entity_content`, the bytes in `VersionData` (REST API Developer Guide, "Insert or
+   * Update Blob Data", dome_sobject_insert_update_blob.htm). The file's id is its ContentDocument's, which deletes it.
+   */
+  async uploadFile(appointmentId: string, category: FileCategory, file: UploadFile): Promise<AppointmentFile> {
+    const form = new FormData();
+    const fields = {
+      Title: file.fileName.replace(/\.pdf$/i, ''),
+      PathOnClient: file.fileName,
+      FirstPublishLocationId: appointmentId,
+      Description: `${CATEGORY_MARK}${category}`,
+    };
+    form.append('entity_content', JSON.stringify(fields), { contentType: 'application/json' });
+    form.append('VersionData', file.stream, {
+      filename: file.fileName,
+      contentType: 'application/pdf',
+      ...(file.size !== null ? { knownLength: file.size } : {}),
+    });
+    const headers: Record<string, string> = { ...form.getHeaders() };
+    if (file.size !== null) headers['content-length'] = String(form.getLengthSync());
+    const created = await this.about(appointmentId, () =>
+      this.api.request<Row>({ endpoint: 'POST /sobjects/ContentVersion', method: 'POST', path: '/sobjects/ContentVersion', body: form, headers }),
+    );
+    const versionId = text(created.data?.id);
+    if (!versionId) throw invalid('POST /sobjects/ContentVersion', 'answer has no id');
+    const [version] = await this.api.query<Row>('SOQL uploaded version', `SELECT ContentDocumentId FROM ContentVersion WHERE Id = ${soqlId(versionId)}`);
+    const documentId = text(version?.ContentDocumentId);
+    if (!documentId) throw invalid('SOQL uploaded version', `ContentVersion ${versionId} has no ContentDocumentId`);
+    return { id: documentId, name: file.fileName, category };
+  }
+
+  /** Deleting the ContentDocument removes every version and link; one already gone counts as deleted. */
+  async deleteFile(_appointmentId: string, fileId: string): Promise<void> {
+    soqlId(fileId);
+    await this.api.request({
+      endpoint: 'DELETE /sobjects/ContentDocument/:id',
+      method: 'DELETE',
+      path: `/sobjects/ContentDocument/${fileId}`,
+      acceptStatus: [404],
+      answerUnused: true,
+    });
+  }
+
+  /**
+   * Replaces the appointment's sales: the new sale first, then its items in one allOrNone sObject Collections call
+   * (a collection cannot refer to a record it creates, so the sale needs its own call), then every older sale of
+   * the appointment with its items is deleted. A run cut off anywhere leaves an extra sale the next run deletes, so
+   * retries converge on exactly one sale with its items.
+   */
+  async putSale(appointmentId: string, sale: Sale): Promise<void> {
+    const n = this.n;
+    await this.record(appointmentId, 'Id');
+    const older = (
+      await this.api.query<Row>(
+        'SOQL sales of an appointment',
+        `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
+      )
+    ).map((r) => String(r.Id));
+    const [saleId] = await this.create('POST /composite/sobjects (sale)', [
+      { attributes: { type: n.sale }, [n.sale_appointment]: appointmentId, [n.sale_total]: sale.total },
+    ]);
+    const items = sale.items.map((item) => ({
+      attributes: { type: n.sale_item },
+      [n.sale_item_sale]: saleId,
+      [n.sale_item_quantity]: item.quantity,
+      ...(n.sale_item_price ? { [n.sale_item_price]: item.price } : {}),
+      ...(n.sale_item_total ? { [n.sale_item_total]: item.total } : {}),
+      ...(n.sale_item_description ? { [n.sale_item_description]: item.name } : {}),
+      ...(n.sale_item_product && item.external_product_id && isId(item.external_product_id) ? { [n.sale_item_product]: item.external_product_id } : {}),
+    }));
+    for (let at = 0; at < items.length; at += COLLECTION_MAX) await this.create('POST /composite/sobjects (sale items)', items.slice(at, at + COLLECTION_MAX));
+    if (older.length === 0) return;
+    const olderItems = (
+      await this.api.query<Row>(
+        'SOQL items of older sales',
+        `SELECT Id FROM ${soqlName(n.sale_item)} WHERE ${soqlName(n.sale_item_sale)} IN (${older.map(soqlId).join(', ')})`,
+      )
+    ).map((r) => String(r.Id));
+    await this.remove([...olderItems, ...older]);
+  }
+
+  /** The result field set to the org's Sold value (the flows ask for `Sold`, the REST contract's word). */
+  async setStatus(appointmentId: string, status: string): Promise<void> {
+    const value = status === 'Sold' ? this.schema.soldValue : status;
+    await this.about(appointmentId, () =>
+      this.api.request({
+        endpoint: 'PATCH /sobjects/:appointment/:id',
+        method: 'PATCH',
+        path: `/sobjects/${soqlName(this.n.appointment)}/${this.idPath(appointmentId)}`,
+        json: { [this.n.appointment_result]: value },
+        answerUnused: true,
+      }),
+    );
+  }
+
+  async listNotes(appointmentId: string): Promise<AppointmentNote[]> {
+    const rows = await this.api.query<Row>(
+      'SOQL notes of an appointment',
+      `SELECT Id, Title, Body, CreatedDate FROM Note WHERE ParentId = ${soqlId(appointmentId)}`,
+    );
+    return rows.map((r) => ({ id: String(r.Id), text: text(r.Body) ?? text(r.Title) ?? '', created_at: text(r.CreatedDate) }));
+  }
+
+  /** A Note on the appointment (Object Reference, Note: ParentId, Title, Body); sent once, its caller looks before trying again. */
+  async addNote(appointmentId: string, textOfNote: string): Promise<void> {
+    await this.about(appointmentId, () =>
+      this.api.request({
+        endpoint: 'POST /sobjects/Note',
+        method: 'POST',
+        path: '/sobjects/Note',
+        json: { ParentId: appointmentId, Title: textOfNote.slice(0, 80), Body: textOfNote },
+        retry: false,
+        answerUnused: true,
+      }),
+    );
+  }
+
+  /** Records through sObject Collections, all or none; their ids in order. */
+  private async create(endpoint: string, records: Row[]): Promise<string[]> {
+    if (records.length === 0) return [];
+    const { data } = await this.api.request<unknown>({
+      endpoint,
+      method: 'POST',
+      path: '/composite/sobjects',
+      pathTemplate: '/composite/sobjects',
+      json: { allOrNone: true, records },
+    });
+    if (!Array.isArray(data)) throw invalid(endpoint, 'expected a list of save results');
+    const failed = data.find((r: Row) => r?.success !== true);
+    if (failed) throw new OutboundError('appointment_crm', endpoint, 'rejected', 200, JSON.stringify((failed as Row).errors ?? failed).slice(0, 300));
+    return data.map((r: Row) => String(r.id));
+  }
+
+  /** Deletes records through sObject Collections, 200 a call; ones already gone count as deleted. */
+  private async remove(ids: string[]): Promise<void> {
+    for (let at = 0; at < ids.length; at += COLLECTION_MAX) {
+      const chunk = ids.slice(at, at + COLLECTION_MAX);
+      chunk.forEach(soqlId);
+      const { data } = await this.api.request<unknown>({
+        endpoint: 'DELETE /composite/sobjects',
+        method: 'DELETE',
+        path: '/composite/sobjects',
+        params: { ids: chunk.join(','), allOrNone: 'false' },
+      });
+      const failed = Array.isArray(data) ? data.find((r: Row) => r?.success !== true && !entityGone(r)) : undefined;
+      if (failed)
+        throw new OutboundError(
+          'appointment_crm',
+          'DELETE /composite/sobjects',
+          'rejected',
+          200,
+          JSON.stringify((failed as Row).errors ?? failed).slice(0, 300),
+        );
+    }
+  }
+
+  /** One appointment's fields; a 404 (or an id that is no Salesforce id) is an appointment the org does not have. */
+  private async record(appointmentId: string, fields: string): Promise<Row> {
+    const { data } = await this.about(appointmentId, () =>
+      this.api.request<Row>({
+        endpoint: 'GET /sobjects/:appointment/:id',
+        method: 'GET',
+        path: `/sobjects/${soqlName(this.n.appointment)}/${this.idPath(appointmentId)}`,
+        params: { fields },
+      }),
+    );
+    return data ?? {};
+  }
+
+  private idPath(appointmentId: string): string {
+    if (!isId(appointmentId)) throw new AppointmentNotFoundError(appointmentId);
+    return appointmentId;
+  }
+
+  private async about<T>(appointmentId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof OutboundError && err.status === 404) throw new AppointmentNotFoundError(appointmentId);
+      throw err;
+    }
+  }
+
+  private field(name: string): string {
+    return soqlName(name);
+  }
+
+  /** SELECT of the appointment with its customer and sales rep through their relationships: one query per page. */
+  private appointmentSelect(): string {
+    const n = this.n;
+    const c = relationshipOf(n.appointment_customer);
+    const r = n.appointment_sales_rep ? relationshipOf(n.appointment_sales_rep) : null;
+    const fields = [
+      'Id',
+      'Name',
+      'SystemModstamp',
+      n.appointment_result,
+      n.appointment_job_number,
+      n.appointment_start,
+      ...[
+        'customer_first_name',
+        'customer_last_name',
+        'customer_email',
+        'customer_phone',
+        'customer_street',
+        'customer_city',
+        'customer_state',
+        'customer_zip',
+      ].map((need) => (n[need] ? `${c}.${n[need]}` : '')),
+      ...(r ? ['sales_rep_name', 'sales_rep_email'].map((need) => (n[need] ? `${r}.${n[need]}` : '')) : []),
+    ].filter(Boolean);
+    return `SELECT ${[...new Set(fields)].map(soqlName).join(', ')} FROM ${soqlName(n.appointment)}`;
+  }
+
+  private details(row: Row): AppointmentDetails {
+    const n = this.n;
+    const customer = row[relationshipOf(n.appointment_customer)] as Row | null | undefined;
+    const rep = n.appointment_sales_rep ? (row[relationshipOf(n.appointment_sales_rep)] as Row | null | undefined) : null;
+    const of = (record: Row | null | undefined, need: string) => (record && n[need] ? text(record[n[need]]) : null);
+    const name = [of(customer, 'customer_first_name'), of(customer, 'customer_last_name')].filter(Boolean).join(' ') || null;
+    const modstamp = text(row.SystemModstamp);
+    const start = n.appointment_start ? text(row[n.appointment_start]) : null;
+    return {
+      id: String(row.Id),
+      status: text(row[n.appointment_result]) ?? '',
+      scheduled_at: start ? isoOf(start) : null,
+      ends_at: null,
+      job_number: n.appointment_job_number ? text(row[n.appointment_job_number]) : null,
+      updated_at: modstamp ? isoOf(modstamp) : null,
+      customer: customer
+        ? {
+            name,
+            email: of(customer, 'customer_email'),
+            phone: of(customer, 'customer_phone'),
+            address: n.customer_street
+              ? {
+                  street: of(customer, 'customer_street'),
+                  city: of(customer, 'customer_city'),
+                  state: of(customer, 'customer_state'),
+                  zip_code: of(customer, 'customer_zip'),
+                  country: null,
+                }
+              : null,
+          }
+        : null,
+      sales_rep: rep ? { name: of(rep, 'sales_rep_name'), email: of(rep, 'sales_rep_email'), phone: null } : null,
+    };
+  }
+}
+
+/** Free text that is a phone number: digits (7 or more) and the usual separators only. */
+const looksLikePhone = (q: string): boolean => /^[\d\s().+-]+$/.test(q.trim()) && q.replace(/\D/g, '').length >= 7;
+
+const isId = (value: string): boolean => /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/.test(value);
+
+function text(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/** Salesforce writes `2026-11-25T09:12:44.000+0000`; the flows read ISO 8601 in UTC. */
+function isoOf(value: string): string {
+  const at = new Date(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(at.getTime()) ? value : at.toISOString();
+}
+
+function categoryOf(description: string | null): string {
+  return description?.startsWith(CATEGORY_MARK) ? description.slice(CATEGORY_MARK.length).trim() : '';
+}
+
+function entityGone(result: Row): boolean {
+  const errors = Array.isArray(result?.errors) ? (result.errors as Row[]) : [];
+  return errors.some((e) => e?.statusCode === 'ENTITY_IS_DELETED' || e?.statusCode === 'INVALID_CROSS_REFERENCE_KEY');
+}
+
+function invalid(endpoint: string, message: string): OutboundError {
+  return new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, message);
+}
+
+export function encodeKeyset(keyset: Keyset): string {
+  return Buffer.from(JSON.stringify([keyset.t, keyset.id]), 'utf8').toString('base64url');
+}
+
+function decodeKeyset(cursor: string): Keyset {
+  try {
+    const [t, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof t === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/.test(t) && typeof id === 'string' && isId(id)) return { t, id };
+  } catch {
+    // falls through
+  }
+  throw new OutboundError('appointment_crm', 'SOQL changed appointments', 'rejected', null, 'the listing position is not one this adapter wrote');
+}

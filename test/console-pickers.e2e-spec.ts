@@ -1,0 +1,85 @@
+import type { Browser } from 'playwright-core';
+import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
+import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
+
+type Json = any;
+
+/*
+ * The Automations screen's Zoho pickers in a browser (GET /api/crm-metadata/record-crm/fields): the qualifying field
+ * chosen from the module's fields, its pick list offered as checkboxes, the job-number field chosen; a field saved
+ * earlier that Zoho no longer lists is shown as such. Screenshot in /tmp/shots/pickers.png.
+ */
+const browserIt = browserTestOf('console-pickers.e2e-spec');
+
+describe('the Automations screen: Zoho settings chosen, not typed', () => {
+  let h: Harness;
+  let browser: Browser;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 10, recordCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    if (haveChromium) browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('lists a module’s fields with their pick lists, from Zoho', async () => {
+    const res = await h.admin('/api/crm-metadata/record-crm/fields?module=Deals');
+    expect(res.status).toBe(200);
+    const stage = ((await res.json()) as Json).items.find((f: Json) => f.api_name === 'Stage');
+    expect(stage).toMatchObject({ label: 'Stage', data_type: 'picklist' });
+    expect(stage.pick_list.map((p: Json) => p.value)).toContain('Qualification');
+    expect((await h.admin('/api/crm-metadata/record-crm/fields?module=Accounts')).status).toBe(400);
+    expect(((await (await h.admin('/api/crm-metadata/record-crm/modules')).json()) as Json).items.map((m: Json) => m.api_name)).toEqual([
+      'Deals',
+      'Quotes',
+      'Leads',
+      'Contacts',
+    ]);
+  });
+
+  browserIt(
+    'a Zoho field chosen offers its pick list; the choices are saved; a field Zoho no longer lists says so',
+    async () => {
+      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Deals', field: 'Old_Rating', values: ['Hot'] } })).status).toBe(
+        200,
+      );
+      const { context, page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '/#automations',
+        ready: '#auto-record-field-pick',
+        refusedStatuses: [401],
+      });
+      await page.locator('#auto-record-field-pick option[value="Stage"]').waitFor({ state: 'attached' });
+      // The field saved earlier, gone from Zoho: chosen still, and said to be missing.
+      expect(await page.locator('#auto-record-field-pick').inputValue()).toBe('Old_Rating');
+      expect(await page.locator('#auto-record-field-pick option:checked').textContent()).toBe('Old_Rating (no such field in Zoho)');
+      expect(await page.locator('#auto-record-field-note').textContent()).toContain('No such field in Zoho');
+
+      // Stage chosen by its label: its pick list offered, two ticked.
+      await page.selectOption('#auto-record-field-pick', 'Stage');
+      expect(await page.locator('#auto-record-field').inputValue()).toBe('Stage');
+      const boxes = page.locator('#auto-record-values-pick input[type="checkbox"]');
+      expect(await boxes.count()).toBeGreaterThan(3);
+      await page.locator('#auto-record-values-pick input[value="Qualification"]').check();
+      await page.locator('#auto-record-values-pick input[value="Needs Analysis"]').check();
+      expect(await page.locator('#auto-record-values').inputValue()).toBe('Qualification, Needs Analysis');
+      await page.selectOption('#auto-record-job-pick', 'Job_Number');
+      await page.screenshot({ path: '/tmp/shots/pickers.png', fullPage: true });
+      await page.click('#auto-record-submit');
+      await page.locator('#auto-record-message .conn-msg.ok').waitFor();
+      expect(((await (await h.admin('/api/automations')).json()) as Json).record_crm).toMatchObject({
+        field: 'Stage',
+        values: ['Qualification', 'Needs Analysis'],
+        match_fields: { job_number: 'Job_Number' },
+      });
+      // Another module: its own fields.
+      await page.selectOption('#auto-record-module', 'Leads');
+      await page.locator('#auto-record-field-pick option[value="Lead_Status"]').waitFor({ state: 'attached' });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
+});
