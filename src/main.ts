@@ -17,7 +17,12 @@ function configOrExit(): AppConfig {
   }
 }
 
-const SHUTDOWN_DEADLINE_MS = 15_000;
+/**
+ * How long a graceful stop waits for running jobs before it hands them back: a job that needs longer runs again on
+ * another replica at once, so a stop delays no work by more than this (the recovery goal is 10 s; Docker's stop
+ * waits 10 s before it kills).
+ */
+const SHUTDOWN_DEADLINE_MS = 7_000;
 /** The end of the deadline, kept to hand the jobs still running back to their queues. */
 const HAND_BACK_MS = 2_000;
 

@@ -165,6 +165,11 @@ export class SalesforceSim {
     return this.oauth.consents;
   }
 
+  /** The daemon's environment for this org, by the name the other simulators give it. */
+  daemonEnv(options: { withRefreshToken?: boolean } = {}): Record<string, string> {
+    return this.envFor(options);
+  }
+
   /** The daemon's environment for this org: the Salesforce adapter, its login host and Connected App, a refresh token. */
   envFor(options: { withRefreshToken?: boolean } = {}): Record<string, string> {
     return {

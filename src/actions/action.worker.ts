@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { LockLostError } from '../database/advisory-lock.js';
 import { DatabaseUnavailableError } from '../database/database.errors.js';
 import { DatabaseService } from '../database/database.service.js';
 import { MetricsService } from '../observability/metrics.service.js';
@@ -10,7 +11,7 @@ import { CallTrace, withCallTrace } from '../http/call-trace.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { PdfRejectedError } from '../http/pdf-download.js';
 import { retryAfterBackoff } from '../queues/backoff.js';
-import { runJobLater, whenDatabaseReady } from '../queues/jobs.js';
+import { DATABASE_RETRY_MS, runJobLater, whenDatabaseReady } from '../queues/jobs.js';
 import { QUEUES, type RunActionJob } from '../queues/queues.js';
 import { ActionRecorderService } from './action-recorder.service.js';
 import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
@@ -63,7 +64,7 @@ export abstract class ActionWorker extends WorkerHost {
     // Postgres may go away between the readiness check and the claim: the job waits on the queue, as above.
     const entry = await this.deps.syncLog.startRun(job.data.entryId).catch((err: Error) => {
       this.logger.warn(`#${job.data.entryId} not claimed (${err.message}); its job runs again later`);
-      return runJobLater(job, token, 5_000);
+      return runJobLater(job, token, DATABASE_RETRY_MS);
     });
     if (!entry) return; // finished already: a repeated or stale job
     const handler = this.deps.registry.handlerFor(entry.kind, entry.crm);
@@ -134,7 +135,13 @@ export abstract class ActionWorker extends WorkerHost {
     this.count(entry, 'retrying');
     const delayMs = this.backoff(entry.attempts - entry.retryBase, 'retry-after', err as Error);
     this.logger.warn(`#${entry.id} ${entry.kind} attempt ${entry.attempts} failed, retrying in ${delayMs} ms: ${reason}`);
-    await runJobLater(job, token, delayMs);
+    await runJobLater(job, token, delayMs).catch(async (err: unknown) => {
+      if (err instanceof DelayedError) throw err;
+      // The job is gone (Redis lost its data while this run went on): the relay enqueues the entry anew, rather
+      // than the relay's periodic recovery a minute later.
+      this.logger.warn(`#${entry.id} its job is gone from Redis (${(err as Error).message}); handed to the relay`);
+      await this.deps.syncLog.releaseToRelay(entry.id);
+    });
   }
 
   private async startNext(entry: SyncLogEntry, outcome: ActionOutcome): Promise<void> {
@@ -166,7 +173,7 @@ function isPermanent(err: unknown): boolean {
 /** The reason an admin reads: our own errors are written for that; anything else is a bug, named as such. */
 function reasonOf(err: unknown): string {
   if (err instanceof OutboundError || err instanceof PermanentActionError || err instanceof PdfRejectedError) return err.message;
-  if (err instanceof DatabaseUnavailableError) return err.message;
+  if (err instanceof DatabaseUnavailableError || err instanceof LockLostError) return err.message;
   const e = err as Error;
   return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
 }

@@ -13,12 +13,16 @@ import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
+import { FileReplaceRepository } from './file-replace.repository.js';
 import type { AppointmentDrawingPush } from './drawing-push.row.js';
 import { idempotencyKey } from './idempotency-key.js';
 import { saleFromLineItems } from './sale.js';
 import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 
 export const SOLD = 'Sold';
+
+/** What a replace overtaken by a newer one of the same files says (see replaceFiles). */
+const OVERTAKEN = 'a newer replace of these files started meanwhile and keeps its own';
 
 const ON_APPOINTMENT_QUEUE = { crm: 'appointment', queue: QUEUES.appointmentCrm } as const;
 
@@ -45,6 +49,7 @@ export class AppointmentActionsService {
     private readonly products: ConnectedProductsService,
     private readonly drawingPushes: AppointmentDrawingPushRepository,
     private readonly selected: SelectedAppointmentCrm,
+    private readonly fileReplaces: FileReplaceRepository,
   ) {}
 
   @RunsAction('push_drawings', ON_APPOINTMENT_QUEUE)
@@ -139,7 +144,8 @@ export class AppointmentActionsService {
       // An empty list is more likely a glitch than a project emptied on purpose: keep the files the appointment has.
       return { status: 'skipped', detail: `project ${projectId} has no drawing with a PDF; the appointment's drawing files are left as they are` };
     }
-    const { uploaded, deleted } = await this.replaceFiles(entry, appointmentId, 'drawing', sources);
+    const { uploaded, deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'drawing', sources);
+    if (overtaken) return { status: 'succeeded', detail: `${uploaded} drawing PDF(s) uploaded and removed again: ${OVERTAKEN}` };
     await this.recordPushed(
       appointmentId,
       sources.map((s) => s.drawing),
@@ -169,11 +175,12 @@ export class AppointmentActionsService {
       payload.pdf_url && payload.proposal_id && projectId
         ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
         : () => this.service.openPdf(url);
-    const { deleted } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
+    const { deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
     const next: Next = payload.drawing_id
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
       : soldAction(entry, appointmentId, payload.amount);
-    return { status: 'succeeded', detail: `${what} uploaded, ${deleted} old proposal file(s) deleted`, next: [next] };
+    const done = overtaken ? `uploaded and removed again: ${OVERTAKEN}` : `uploaded, ${deleted} old proposal file(s) deleted`;
+    return { status: 'succeeded', detail: `${what} ${done}`, next: [next] };
   }
 
   private async putSale(entry: ActionEntry<'push_line_items'>, appointmentId: string): Promise<ActionOutcome> {
@@ -197,19 +204,27 @@ export class AppointmentActionsService {
   /**
    * Uploads the new files first, then deletes every other file of the category, so a retry (or a run killed half
    * way and started again) converges on exactly the new files, and the appointment is never left without any.
-   * One replace at a time per appointment and category, across replicas: two interleaved ones would delete each
-   * other's uploads. An upload's idempotency key names the run: a lost answer is retried within the run under
-   * the same key, while a run again uploads afresh (the drawings may have changed, or its earlier uploads may be
-   * gone) and its deletes remove what the earlier run left.
+   * An upload's idempotency key names the run: a lost answer is retried within the run under the same key, while a
+   * run again uploads afresh (the drawings may have changed, or its earlier uploads may be gone) and its deletes
+   * remove what the earlier run left.
+   *
+   * Right without the lock too (it is lost when its connection is, and another replace may then run beside this
+   * one): each replace takes a number in Postgres before it uploads, and lists the files before it asks whether a
+   * newer replace has started since. The latest deletes every other file of the category; one overtaken deletes
+   * only its own uploads, which the newer one may not have seen. A replace started after the question uploads after
+   * the listing, so nobody deletes a newer replace's files: two interleaved replaces end with the newer one's files,
+   * never with none. The lock (one replace at a time per appointment and category, across replicas) only spares the
+   * CRM the overtaken uploads.
    */
   private async replaceFiles(
     entry: Pick<SyncLogEntry, 'id' | 'attempts'>,
     appointmentId: string,
     category: FileCategory,
     sources: PdfSource[],
-  ): Promise<{ uploaded: number; deleted: number }> {
+  ): Promise<{ uploaded: number; deleted: number; overtaken: boolean }> {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
+      const run = await this.fileReplaces.start(appointmentId, category);
       const uploaded = new Set<string>();
       for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
@@ -226,9 +241,11 @@ export class AppointmentActionsService {
         }, this.config.http.retry);
         uploaded.add(file.id);
       }
-      const stale = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id));
-      for (const file of stale) await this.crm.deleteFile(appointmentId, file.id, idempotencyKey(entry.id, 'delete', file.id));
-      return { uploaded: uploaded.size, deleted: stale.length };
+      const others = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id)).map((f) => f.id);
+      const overtaken = !(await this.fileReplaces.isLatest(appointmentId, category, run));
+      const stale = overtaken ? [...uploaded] : others;
+      for (const fileId of stale) await this.crm.deleteFile(appointmentId, fileId, idempotencyKey(entry.id, 'delete', fileId));
+      return { uploaded: uploaded.size, deleted: overtaken ? 0 : stale.length, overtaken };
     });
   }
 

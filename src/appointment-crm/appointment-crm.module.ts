@@ -11,6 +11,7 @@ import { readAppointment } from './adapters/rest/appointment-reader.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
+import { FileReplaceRepository } from './file-replace.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
@@ -33,6 +34,7 @@ import { ServicePushChecksService } from './service-push-checks.service.js';
     { provide: APPOINTMENT_CRM, useExisting: SelectedAppointmentCrm },
     ConnectedProductsService,
     AppointmentDrawingPushRepository,
+    FileReplaceRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
   ],

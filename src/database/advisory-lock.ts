@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { CONNECTION_TIMEOUT_MS } from './data-source-options.js';
 
@@ -16,20 +15,55 @@ export interface AdvisoryLockOptions<T> {
   ifTaken?: () => T | Promise<T>;
 }
 
-const logger = new Logger('AdvisoryLock');
+/**
+ * The lock's session ended while the work ran (Postgres restarted, the backend terminated, the network cut): another
+ * session may hold the lock now. Transient: the action runs again later, under the lock.
+ */
+export class LockLostError extends Error {
+  constructor(key: AdvisoryLockKey, cause: string) {
+    super(`advisory lock ${describeKey(key)} was lost while its work ran (${cause}); stopped before its next write`);
+    this.name = 'LockLostError';
+  }
+}
+
+/** Throws the LockLostError of a lost lock: called before each write to a CRM made under the lock. */
+export function assertLockHeld(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+}
+
+/** How soon an idle lock connection is probed by TCP keepalive, so that a cut network is noticed, not only a closed connection. */
+const KEEPALIVE_DELAY_MS = 5_000;
 
 /**
  * Runs `work` while holding a Postgres session-level advisory lock, serialising it across connections and replicas.
  * The lock is held on a connection of its own, opened for the call: it never ties up a pooled connection for the
  * length of the work, and a process that dies releases it with its session. The lock is released and the
  * connection closed however `work` ends.
+ *
+ * The connection is watched: when it ends while the work runs, the lock is gone (another session may take it at
+ * once) and `signal` aborts with a LockLostError. Work that writes outside Postgres checks it (`assertLockHeld`)
+ * before each write, or is written to converge without the lock (docs/guarantees.md, "When a lock is lost").
  */
-export async function withAdvisoryLock<T>(databaseUrl: string, key: AdvisoryLockKey, work: () => Promise<T>, options: AdvisoryLockOptions<T> = {}): Promise<T> {
+export async function withAdvisoryLock<T>(
+  databaseUrl: string,
+  key: AdvisoryLockKey,
+  work: (signal: AbortSignal) => Promise<T>,
+  options: AdvisoryLockOptions<T> = {},
+): Promise<T> {
   const { sql, param } = keyOf(key);
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
-  // A connection lost while the work runs must not crash the process (an 'error' event without a listener does);
-  // its session, and so the lock, is gone: say so.
-  client.on('error', (err) => logger.warn(`the connection holding advisory lock ${describeKey(key)} was lost: ${err.message}`));
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  const lost = new AbortController();
+  const loseLock = (cause: string) => {
+    if (!lost.signal.aborted) lost.abort(new LockLostError(key, cause));
+  };
+  // An 'error' event without a listener would crash the process; either event means the session, and the lock, is gone.
+  client.on('error', (err) => loseLock(err.message));
+  client.on('end', () => loseLock('its connection ended'));
   await client.connect();
   try {
     if (options.ifTaken) {
@@ -39,7 +73,7 @@ export async function withAdvisoryLock<T>(databaseUrl: string, key: AdvisoryLock
       await client.query(`SELECT pg_advisory_lock(${sql})`, [param]);
     }
     try {
-      return await work();
+      return await work(lost.signal);
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${sql})`, [param]).catch(() => undefined); // ending the session releases it too
     }

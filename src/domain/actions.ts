@@ -162,6 +162,8 @@ export interface SuggestMappingPayload {
   job_number: string | null;
   email: string | null;
   phone: string | null;
+  /** The customer's name, for the names' likeness (absent in entries recorded before it was kept: read from `project`). */
+  customer_name?: string | null;
   looked_for: string;
 }
 

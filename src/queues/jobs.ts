@@ -26,11 +26,17 @@ export async function runJobLater(job: Job, token: string | undefined, delayMs: 
   throw new DelayedError();
 }
 
+/**
+ * How soon a job that could not reach Postgres runs again: a restart takes a few seconds, and a job waiting longer
+ * than the outage delays its work past the recovery goal (10 s). A try costs one failed connection.
+ */
+export const DATABASE_RETRY_MS = 1_000;
+
 /** Every job needs Postgres: while it is unreachable, the job waits on the queue instead of failing. */
 export async function whenDatabaseReady(database: DatabaseService, job: Job, token: string | undefined): Promise<void> {
   try {
     await database.whenReady(10_000);
   } catch {
-    await runJobLater(job, token, 5_000);
+    await runJobLater(job, token, DATABASE_RETRY_MS);
   }
 }

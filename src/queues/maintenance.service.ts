@@ -73,6 +73,19 @@ export class MaintenanceTasksService implements OnModuleInit, OnApplicationBoots
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.schedule();
+    for (const task of this.tasks.values()) {
+      if (task.atStartup) {
+        void this.database
+          .whenReady(24 * 3600_000)
+          .then(() => task.run('startup', {}))
+          .catch((err: Error) => this.logger.warn(`start-up run of ${task.name} failed: ${err.message}`));
+      }
+    }
+  }
+
+  /** Sets up every task's schedule in Redis (again, after Redis lost its data: the schedules went with it). */
+  async schedule(): Promise<void> {
     for (const task of this.tasks.values()) {
       const schedule =
         task.everyMs > 0
@@ -84,12 +97,6 @@ export class MaintenanceTasksService implements OnModuleInit, OnApplicationBoots
           : this.queue.removeJobScheduler(task.name);
       // Redis may be down at start; the schedule is then set up by the next replica start, and readiness says why.
       void Promise.resolve(schedule).catch((err: Error) => this.logger.warn(`could not schedule ${task.name}: ${err.message}`));
-      if (task.atStartup) {
-        void this.database
-          .whenReady(24 * 3600_000)
-          .then(() => task.run('startup', {}))
-          .catch((err: Error) => this.logger.warn(`start-up run of ${task.name} failed: ${err.message}`));
-      }
     }
   }
 

@@ -47,7 +47,7 @@ export class RelayRecoveryService {
   }
 
   /** Re-enqueues the lost jobs of rows enqueued at least `olderThanMs` ago; returns how many rows were looked at. */
-  async recover(olderThanMs: number, pageSize = SWEEP_PAGE_SIZE): Promise<RecoveryCounts> {
+  async recover(olderThanMs: number, pageSize = SWEEP_PAGE_SIZE, queuedOnly = false): Promise<RecoveryCounts> {
     const deliveries = await forEachInPages<string>(
       pageSize,
       (after) => this.inbox.staleEnqueued(olderThanMs, pageSize, after),
@@ -59,7 +59,7 @@ export class RelayRecoveryService {
     );
     const actions = await forEachInPages<SyncLogEntry>(
       pageSize,
-      (after) => this.syncLog.staleEnqueued(olderThanMs, pageSize, after?.id),
+      (after) => this.syncLog.staleEnqueued(olderThanMs, pageSize, after?.id, queuedOnly ? ['queued'] : undefined),
       (entry) => this.recoverAction(entry),
     );
     if (deliveries + actions > 0) this.logger.log(`recovery checked ${deliveries} unrouted delivery(ies) and ${actions} unfinished action(s)`);

@@ -140,6 +140,11 @@ export class SyncLogRepository {
    * coalesce key was queued while it ran: that one does the same work on current data, so this one finishes
    * `skipped` instead (it could not be queued beside it anyway). Answers the id of the superseding entry, or null.
    */
+  /** A queued entry whose job is gone (Redis lost its data): the relay enqueues it anew on its next pass. */
+  async releaseToRelay(id: string): Promise<void> {
+    await this.database.query(`UPDATE sync_log SET enqueued_at = NULL, updated_at = now() WHERE id = $1 AND status = 'queued'`, [id]);
+  }
+
   async awaitRetry(id: string, error: string): Promise<string | null> {
     const rows = await this.database.returning<{ supersededBy: string | null }>(
       `WITH superseding AS (
@@ -210,13 +215,13 @@ export class SyncLogRepository {
    * A page of the entries enqueued but unfinished and untouched for `olderThanMs` (their job may be lost), after
    * entry id `afterId`.
    */
-  async staleEnqueued(olderThanMs: number, limit: number, afterId = '0'): Promise<SyncLogEntry[]> {
+  async staleEnqueued(olderThanMs: number, limit: number, afterId = '0', statuses: readonly string[] = ['queued', 'running']): Promise<SyncLogEntry[]> {
     const rows = await this.database.query<Array<Record<string, unknown>>>(
       `SELECT * FROM sync_log
-        WHERE status IN ('queued', 'running') AND enqueued_at IS NOT NULL
+        WHERE status = ANY($4::text[]) AND enqueued_at IS NOT NULL
           AND updated_at <= now() - make_interval(secs => $1) AND id > $2::bigint
         ORDER BY id LIMIT $3`,
-      [olderThanMs / 1000, afterId, limit],
+      [olderThanMs / 1000, afterId, limit, statuses],
     );
     return rows.map((row) => rowToEntry(row));
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { withAdvisoryLock } from '../../database/advisory-lock.js';
+import { assertLockHeld, withAdvisoryLock } from '../../database/advisory-lock.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
 import { OutboundError } from '../../http/outbound-error.js';
 import { withRetries } from '../../http/retry.js';
@@ -213,25 +213,31 @@ export class RevenueActionsService {
   /**
    * One write of a Quote at a time, across replicas: two pushes of the same drawing running together (an approval
    * and an export prompt, a retry beside a new push) would each find no Quote and create one, or interleave their
-   * row replacements.
+   * row replacements. Each write to Zoho is made only while the lock is held: a lost lock (its connection gone) stops the
+   * push before its next write, and the action runs again under the lock, finding what the other push made.
    */
   private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
     const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
-    return withAdvisoryLock(this.config.databaseUrl, key, () => this.writeQuoteLocked(p, fields, trigger));
+    return withAdvisoryLock(this.config.databaseUrl, key, (signal) => this.writeQuoteLocked(p, fields, trigger, signal));
   }
 
-  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
+  private async writeQuoteLocked(
+    p: PushQuotePayload,
+    fields: Record<string, unknown>,
+    trigger: readonly ZohoTrigger[],
+    lock: AbortSignal,
+  ): Promise<QuoteWritten> {
     if (p.module === 'Quotes') {
-      const held = heldState(await this.replaceItems(p.recordId, fields, trigger));
+      const held = heldState(await this.replaceItems(p.recordId, fields, trigger, lock));
       return { quoteId: p.recordId, verb: 'replaced the items of', held };
     }
     const existing = await this.findQuote(p.recordId, p.drawingId);
     if (existing) {
-      const held = heldState(await this.replaceItems(existing.id, fields, trigger));
+      const held = heldState(await this.replaceItems(existing.id, fields, trigger, lock));
       await this.quotes.save(p.recordId, p.drawingId, existing.id);
       return { quoteId: existing.id, verb: 'replaced the items of', held };
     }
-    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, trigger);
+    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, trigger, lock);
     await this.quotes.save(p.recordId, p.drawingId, quoteId);
     return { quoteId, verb: 'created' };
   }
@@ -279,7 +285,13 @@ export class RevenueActionsService {
    * first looks for the Quote: a create left unanswered waits as long as it went unanswered (OutboundError's
    * retryAfterMs), so one that Zoho applied late is found rather than made again.
    */
-  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<string> {
+  private async createQuote(
+    p: PushQuotePayload,
+    subject: string,
+    fields: Record<string, unknown>,
+    trigger: readonly ZohoTrigger[],
+    lock: AbortSignal,
+  ): Promise<string> {
     const deal = await this.zoho.getRecord('Deals', p.recordId);
     if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
     const links: Record<string, unknown> = { Deal_Name: { id: p.recordId } };
@@ -290,12 +302,13 @@ export class RevenueActionsService {
     return withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await this.findQuote(p.recordId, p.drawingId) : null;
       if (earlier) return earlier.id;
+      assertLockHeld(lock);
       return this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
     }, this.config.http.retry);
   }
 
   /** Deletes every row the Quote has (by id) and adds the new ones, in one update; read again before each try. */
-  private replaceItems(quoteId: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<WriteResult> {
+  private replaceItems(quoteId: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[], lock: AbortSignal): Promise<WriteResult> {
     return withRetries(async () => {
       const quote = await this.zoho.getRecord('Quotes', quoteId);
       if (!quote) throw new PermanentActionError(`Zoho has no Quote ${quoteId}`);
@@ -303,6 +316,7 @@ export class RevenueActionsService {
         const id = lookupId(row);
         return id ? [{ id, _delete: null }] : [];
       });
+      assertLockHeld(lock);
       return this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] }, { trigger });
     }, this.config.http.retry);
   }

@@ -36,6 +36,8 @@ export type SimHandler = (req: SimRequest) => SimResponse | Promise<SimResponse>
  * `dropConnection` destroys the socket without answering. `afterHandling` lets the request be handled first (its
  * effect kept) and then loses or replaces the answer: a write the other side applied whose answer never arrived;
  * with `delayMs` alone it holds the real answer that long (a crash can be placed between the write and its answer).
+ * `until` holds the request (with `afterHandling`, its answer) until the promise settles: a test orders what happens
+ * meanwhile by conditions, not by time.
  */
 export interface Fault {
   method?: string;
@@ -49,6 +51,7 @@ export interface Fault {
   delayMs?: number;
   dropConnection?: boolean;
   afterHandling?: boolean;
+  until?: Promise<unknown>;
   /** Strikes only the requests this accepts (a query parameter's value, say). */
   when?: (req: RecordedRequest) => boolean;
 }
@@ -157,6 +160,7 @@ export class SimServer {
       const handled = fault?.afterHandling ? await this.handle(recorded) : undefined;
       const delay = this.latencyMs + (fault?.delayMs ?? 0);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (fault?.until) await fault.until.catch(() => undefined);
       if (fault?.dropConnection) {
         req.socket.destroy();
         return;

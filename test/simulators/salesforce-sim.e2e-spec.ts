@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { makePdf } from './sim/common/sim-server.js';
-import { SalesforceSim, SfSchema } from '../sim/salesforce/index.js';
+import { makePdf } from '../sim/common/sim-server.js';
+import { SalesforceSim, SfSchema } from '../../sim/salesforce/index.js';
 
 /** The Salesforce simulator through its HTTP interface, as the adapter sees it. */
 describe(SalesforceSim.name, () => {
@@ -587,6 +587,7 @@ describe(SalesforceSim.name, () => {
         ),
       });
       expect(custom.schema.object('i360__Sale_Item__c')).toBeUndefined();
+      expect(sim.daemonEnv()).toEqual(sim.envFor());
       expect(sim.envFor()).toEqual({
         APPOINTMENT_CRM_KIND: 'salesforce',
         APPOINTMENT_CRM_LOGIN_URL: sim.loginUrl,

@@ -1,0 +1,231 @@
+/** The soak's faults: random CRM faults, crashes of replicas, Postgres and Redis, a CRM outage. */
+import type { Fault, SimServer } from '../../test/sim/common/sim-server.js';
+import { retryFailed } from './traffic.js';
+import {
+  FAULTS_PER_SECOND,
+  LOCK_LOSSES_PER_SECOND,
+  HTTP_TIMEOUT_MS,
+  OUTAGE_BODY,
+  RECOVERY_GOAL_MS,
+  SECONDS,
+  UPLOAD_TIMEOUT_MS,
+  admin,
+  appointments,
+  background,
+  chance,
+  cluster,
+  live,
+  now,
+  outages,
+  pick,
+  query,
+  random,
+  redis,
+  resumptions,
+  sleep,
+  startReplica,
+  started,
+  state,
+  stats,
+  zoho,
+} from './world.js';
+// ---- faults ---------------------------------------------------------------------------------------------------------
+
+export type Crm = 'appointment' | 'zoho';
+export const crmServer = (crm: Crm): SimServer => (crm === 'appointment' ? appointments : zoho.api);
+let outageOf: Crm | null = null;
+
+export function randomFault(crm: Crm): Fault {
+  const uploads = crm === 'appointment' ? /\/files$/ : /\/Attachments$/;
+  switch (pick(['5xx', '429', 'timeout', 'reset', 'slow upload'] as const)) {
+    case '5xx':
+      return { times: 1, status: pick([500, 502, 503]) };
+    case '429':
+      return { times: 1, status: 429, retryAfterSeconds: 1 };
+    case 'timeout':
+      return chance(0.5) ? { times: 1, method: 'GET', delayMs: HTTP_TIMEOUT_MS + 1_000 } : writeTimeout(crm, uploads);
+    case 'reset':
+      // The simulator drops the connection before it handles the request.
+      return { times: 1, dropConnection: true };
+    case 'slow upload':
+      return { times: 1, method: 'POST', path: uploads, delayMs: 1_500 };
+  }
+}
+
+/**
+ * A write the CRM applies a second after the daemon stopped waiting for its answer: within the time the daemon then
+ * waits before looking for it (docs/guarantees.md). Not the appointment CRM's notes: its interface cannot list them.
+ * Zoho's: a note, or a Quote's create (found by its Subject before another is made).
+ */
+export function writeTimeout(crm: Crm, uploads: RegExp): Fault {
+  return crm === 'zoho' && chance(0.5)
+    ? { times: 1, method: 'POST', path: chance(0.5) ? /\/Notes$/ : /\/Quotes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
+    : { times: 1, method: 'POST', path: uploads, delayMs: UPLOAD_TIMEOUT_MS + 1_000 };
+}
+
+export function faultKind(fault: Fault): string {
+  if (fault.body === OUTAGE_BODY) return 'outage 503';
+  if (fault.dropConnection) return 'connection reset';
+  if (fault.status === 429) return '429 Retry-After';
+  if (fault.status) return '5xx';
+  if (fault.method === 'GET') return 'time-out';
+  return (fault.delayMs ?? 0) > HTTP_TIMEOUT_MS ? 'write time-out' : 'slow upload';
+}
+
+export async function faultLoop(): Promise<void> {
+  while (state.faultsOn) {
+    for (const crm of ['appointment', 'zoho'] as const) {
+      const server = crmServer(crm);
+      const pending = state.injected - appointments.faultsHit.length - zoho.api.faultsHit.length;
+      if (outageOf !== crm && pending < 4 && chance(FAULTS_PER_SECOND / 5)) {
+        server.injectFault(randomFault(crm));
+        state.injected++;
+      }
+    }
+    if (chance(LOCK_LOSSES_PER_SECOND / 5)) void loseLocks();
+    await sleep(200);
+  }
+}
+
+/**
+ * Ends every session holding an advisory lock (`pg_terminate_backend`), as a Postgres restart or a cut network would
+ * end one: the work under the lock must stop before its next write to a CRM, or be right without it
+ * (docs/guarantees.md, "When a lock is lost").
+ */
+async function loseLocks(): Promise<void> {
+  const rows = await state
+    .pool!.query<{ pid: number }>(
+      `SELECT pid, pg_terminate_backend(pid) FROM (SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()) AS holders`,
+    )
+    .then((r) => r.rows)
+    .catch(() => []);
+  stats.locksLost += rows.length;
+}
+
+/** Entries running when a crash happens; the crash's work has resumed when each has finished or started again. */
+export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>): Promise<void> {
+  stats.crashes[kind] = (stats.crashes[kind] ?? 0) + 1;
+  const running = await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`);
+  const at = now();
+  console.log(`  ${((at - started) / 1000).toFixed(0).padStart(4)} s  ${kind} (${running.length} action(s) running)`);
+  await act();
+  const watching = (async () => {
+    await after();
+    const deadline = at + 180_000;
+    const slow: string[] = [];
+    while (now() < deadline) {
+      const rows = running.length
+        ? await query<{ id: string; kind: string; crm: string; attempts: number; error: string | null }>(
+            `SELECT id, kind, crm, attempts, error FROM sync_log WHERE id = ANY($1::bigint[]) AND status = 'running' AND started_at <= to_timestamp($2 / 1000.0)`,
+            [running.map((r) => r.id), at],
+          )
+        : (await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE finished_at > to_timestamp($1 / 1000.0)`, [at])).filter((r) => r.n === '0');
+      if (rows.length === 0) {
+        resumptions.push({ kind, ms: now() - at, slow });
+        return;
+      }
+      if (slow.length === 0 && now() - at > RECOVERY_GOAL_MS) slow.push(...rows.map((r) => JSON.stringify(r)));
+      await sleep(100);
+    }
+    resumptions.push({ kind, ms: null, slow });
+  })();
+  background.add(watching);
+}
+
+export async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+  const replica = pick(live());
+  if (!replica) return;
+  await crash(
+    `replica ${signal}`,
+    () => replica.daemon!.stop(signal),
+    async () => {
+      await sleep(1_000 + random() * 2_000);
+      await startReplica(replica);
+    },
+  );
+}
+
+/** Stops a server the replicas need and starts it again 2 s later; the time it was away is an outage of `what`. */
+export async function restartServer(kind: string, what: string, stop: () => Promise<void>, start: () => Promise<void>): Promise<void> {
+  await crash(kind, stop, async () => {
+    const from = now();
+    await sleep(2_000);
+    await start();
+    outages.push({ from, to: now(), what });
+  });
+}
+
+export const restartPostgres = () =>
+  restartServer(
+    'Postgres restart',
+    'postgres',
+    () => cluster.stop('fast'),
+    () => cluster.start(),
+  );
+export const restartRedis = () =>
+  restartServer(
+    'Redis restart',
+    'redis',
+    () => redis.stop(),
+    () => redis.start(),
+  );
+
+export async function flushRedis(): Promise<void> {
+  await crash(
+    'Redis FLUSHALL',
+    () => redis.flushAll(),
+    async () => undefined,
+  );
+}
+
+/** The appointment CRM answers 503 to everything for longer than an action's tries last; then a reconciliation. */
+export async function crmOutage(crm: Crm, seconds: number): Promise<void> {
+  const server = crmServer(crm);
+  const from = now();
+  console.log(`  ${((from - started) / 1000).toFixed(0).padStart(4)} s  ${crm} CRM outage for ${seconds} s`);
+  outageOf = crm;
+  server.injectFault({ times: 1e9, status: 503, body: OUTAGE_BODY });
+  await sleep(seconds * 1000);
+  server.clearFaults();
+  outageOf = null;
+  outages.push({ from, to: now(), what: `${crm} outage` });
+  console.log(`  ${((now() - started) / 1000).toFixed(0).padStart(4)} s  ${crm} CRM back; reconciliation and a retry of the failed entries`);
+  await admin('/api/reconcile', { body: '{}' });
+  stats.reconciles++;
+  await retryFailed();
+}
+
+/** Crashes and the CRM outage at random moments, one at a time (so that a crash's recovery is measured on its own). */
+export async function chaosLoop(until: number): Promise<void> {
+  const span = until - now();
+  // The appointment CRM's retry budget with the compressed backoff is about 45 s (8 runs of 4 calls each, and the
+  // job's backoff between runs); Zoho's nested retries (each upload try looks for the attachment first) last longer.
+  const outageSeconds = 60;
+  const steps: Array<() => Promise<void>> = [];
+  for (let i = 0; i < Math.max(1, Math.round(SECONDS / 150)); i++) {
+    steps.push(
+      () => killReplica('SIGKILL'),
+      () => restartPostgres(),
+      () => killReplica('SIGTERM'),
+    );
+  }
+  steps.push(
+    () => restartRedis(),
+    () => flushRedis(),
+    () => killReplica('SIGKILL'),
+  );
+  // After the outage, the actions it held back run for a while: the next crash waits, to be measured on its own.
+  steps.splice(1 + Math.floor(random() * (steps.length - 1)), 0, async () => {
+    await crmOutage('appointment', outageSeconds);
+    await sleep(15_000);
+  });
+  const slot = (span * 0.9) / steps.length;
+  const base = now();
+  for (const [i, step] of steps.entries()) {
+    const at = base + slot * i + slot * (0.2 + random() * 0.5);
+    if (at > now()) await sleep(at - now());
+    await step();
+    // The next waits until the last crash's work has resumed (or 30 s), so that each recovery is measured alone.
+    await Promise.race([Promise.all([...background]), sleep(30_000)]);
+  }
+}
