@@ -42,6 +42,24 @@ function pairs(value, nameKeys) {
 }
 
 /**
+ * "Zoho calls today: N of your org's daily allowance of A (p %)": what the day's calls of every replica cost in credits.
+ * @param {{ calls: number | null, allowance: number, day: string }} today
+ */
+function zohoCallsLine(today) {
+  const line = el('p', 'muted zoho-calls');
+  line.id = 'zoho-calls-today';
+  const allowance = Number(today.allowance).toLocaleString('en-US');
+  if (today.calls === null || today.calls === undefined) {
+    line.textContent = `Zoho calls today: not known (Redis did not answer) of your org's daily allowance of ${allowance}`;
+  } else {
+    const share = ((Number(today.calls) / Number(today.allowance)) * 100).toFixed(2);
+    line.textContent = `Zoho calls today (${today.day} UTC): ${Number(today.calls).toLocaleString('en-US')} of your org's daily allowance of ${allowance} (${share} %)`;
+    if (Number(today.calls) > Number(today.allowance) * 0.8) line.classList.add('warn');
+  }
+  return line;
+}
+
+/**
  * @param {string} label
  * @param {string} value
  * @param {string} [sub]
@@ -155,6 +173,8 @@ export function initOverview() {
       stats.appendChild(createdStat(created));
     }
     body.appendChild(stats);
+    const zohoCalls = pick(o, ['zoho_calls_today']);
+    if (zohoCalls && typeof zohoCalls === 'object') body.appendChild(zohoCallsLine(zohoCalls));
 
     const chartCard = el('div', 'card chart-card');
     chartCard.appendChild(el('h3', '', 'Actions per hour by outcome'));

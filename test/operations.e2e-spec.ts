@@ -92,6 +92,8 @@ describe('operations API', () => {
       await seed('associate', 'queued', new Date(Date.now() - 600_000));
       await seed('associate', 'succeeded', hoursAgo(24 * 8)); // outside both windows
       const waiting = await storedDelivery('events', '{"event":"project.updated","data":{}}', 'received');
+      // The console's Test of Zoho: a token, /org and /users (three Zoho calls at least).
+      expect(await status('/api/connections/record_crm/test', { method: 'POST' })).toBe(200);
 
       const day = await json<{
         by_status: Record<string, number>;
@@ -101,8 +103,9 @@ describe('operations API', () => {
         oldest_queued_age_seconds: number;
         deliveries_waiting: number;
         connections: Record<string, { status: string; endpoints?: Record<string, boolean> }>;
+        zoho_calls_today: { day: string; calls: number; allowance: number };
       }>('/api/overview');
-      expect(day.by_status).toEqual({ queued: 1, running: 0, succeeded: 3, failed: 1, skipped: 0 });
+      expect(day.by_status).toEqual({ queued: 1, running: 0, succeeded: 3, failed: 1, skipped: 0, waiting: 0 });
       expect(day.by_kind).toEqual({ push_drawings: 2, attach_pdf: 2, associate: 1 });
       expect(day.success_rate).toBe(0.75);
       expect(day.per_hour).toHaveLength(25);
@@ -117,6 +120,11 @@ describe('operations API', () => {
       expect(day.connections.appointment_crm.status).toBe('not_configured');
       expect(day.connections.record_crm.status).toBe('connected');
       expect(day.connections.webhooks.endpoints).toEqual({ events: true, appointment_prompt: true, record_prompt: true });
+      // Zoho calls today: what the daemon asked Zoho (its token, and the organization its readiness read), of the allowance.
+      const zohoRequests = h.zoho!.api.requests.length + h.zoho!.accounts.requests.length;
+      expect(day.zoho_calls_today).toMatchObject({ day: new Date().toISOString().slice(0, 10), allowance: 50_000 });
+      expect(day.zoho_calls_today.calls).toBeGreaterThanOrEqual(3);
+      expect(day.zoho_calls_today.calls).toBeLessThanOrEqual(zohoRequests);
 
       const week = await json<{ by_status: Record<string, number>; per_hour: unknown[]; success_rate: number }>('/api/overview?window=7d');
       expect(week.by_status.skipped).toBe(1);

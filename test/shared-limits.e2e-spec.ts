@@ -9,6 +9,7 @@ import { MetricsService } from '../src/observability/metrics.service.js';
 import { OutboundError } from '../src/http/outbound-error.js';
 import { SharedRedisService } from '../src/queues/shared-redis.service.js';
 import { RECORD_CRM, type RecordCrm } from '../src/record-crm/record-crm.js';
+import { ZohoUsage } from '../src/record-crm/zoho/zoho-usage.js';
 import { ZohoClient } from '../src/record-crm/zoho/zoho.client.js';
 import { ServiceApiClient } from '../src/service-api/service-api.client.js';
 import { makePdf } from '../sim/common/sim-server.js';
@@ -189,7 +190,7 @@ describe('with Redis unreachable', () => {
     const connections = environmentConnections(config);
     clients = {
       service: new ServiceApiClient(config, connections, new MetricsService(), shared),
-      zoho: new ZohoClient(config, connections, new MetricsService(), shared, { notify: () => undefined }),
+      zoho: new ZohoClient(config, connections, new MetricsService(), shared, { notify: () => undefined }, new ZohoUsage(config, new MetricsService(), shared)),
     };
   });
   afterAll(async () => {

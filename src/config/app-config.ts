@@ -99,6 +99,8 @@ export interface AppConfig {
   automationPollSeconds: number;
   /** Period of the scheduled full pass; 0: none (a changes pass may still be scheduled). */
   reconcileFullIntervalSeconds: number;
+  /** `ZOHO_DAILY_CALL_ALLOWANCE`: the Zoho org's API calls a day, shown beside the day's count (docs/zoho-crm.md "Credits"). */
+  zohoDailyCallAllowance: number;
   /** The daemon's own address (`PUBLIC_URL`), without a trailing slash; null when unset. */
   publicUrl: string | null;
   /**
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
     alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
     retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },

@@ -229,6 +229,12 @@ export class EnvironmentVariables {
   @toInt
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  ZOHO_DAILY_CALL_ALLOWANCE?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
   @Min(100, { message: 'must be at least 100' })
   HTTP_TIMEOUT_MS?: number;
 

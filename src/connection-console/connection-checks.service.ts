@@ -138,6 +138,7 @@ export class ConnectionChecksService {
     if (name === 'appointment_crm') return this.ifConfigured(await this.connections.get('appointment_crm'), (c) => this.appointmentCrm(c));
     if (name === 'webhooks') return this.ifConfigured(await this.connections.get('webhooks'), (c) => Promise.resolve(this.webhooks(c)));
     return this.ifConfigured(await this.connections.get('record_crm'), async () => {
+      const startedAt = Date.now();
       // Through the adapter's own token, so a Test neither uses up Zoho's token quota nor forgets a refusal.
       const check = this.readiness.entries().find(([entry]) => entry === 'record_crm')?.[1];
       const outcome = check ? await check() : { status: 'up' as const };
@@ -145,9 +146,10 @@ export class ConnectionChecksService {
         const detail = outcome.message ?? outcome.status;
         return { ok: false, code: recordCrmProblemCode(detail), detail };
       }
-      // Who is connected, read anew on every check: the card names the organization and the user.
+      // Who is connected, read anew on every check (the card names the organization and the user), but once: when
+      // the readiness check above just read it, that reading is the check's (one `/org` and one `/users` a run).
       try {
-        const account = await this.recordCrmAdapter.connectedAccount();
+        const account = await this.recordCrmAdapter.connectedAccount(Date.now() - startedAt);
         if (!account) return { ok: false, code: 'no_crm_org', detail: NO_CRM_ORGANIZATION };
         return { ok: true, code: null, detail: describeAccount(account) };
       } catch (err) {

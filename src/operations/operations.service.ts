@@ -12,6 +12,7 @@ import { MappingNamesService } from '../mappings/mapping-names.service.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { RelaySignalService } from '../queues/relay-signal.service.js';
 import { DealRevenueRepository } from '../record-crm/revenue/deal-revenue.repository.js';
+import { ZohoUsage } from '../record-crm/zoho/zoho-usage.js';
 import { SyncLogRepository, type FailedFilter } from '../sync-log/sync-log.repository.js';
 import { DeliveryRouterService } from '../webhooks/delivery-router.service.js';
 import { InboxRepository, type DeliveryFilter, type DeliveryRow } from '../webhooks/inbox.repository.js';
@@ -41,6 +42,7 @@ export class OperationsService {
     private readonly mappingNames: MappingNamesService,
     private readonly targetNames: TargetNamesService,
     private readonly links: CrmLinksService,
+    private readonly zohoUsage: ZohoUsage,
   ) {}
 
   /** The names of the projects of these rows (by id), for their views. */
@@ -50,7 +52,7 @@ export class OperationsService {
 
   async overview(window: OverviewWindow): Promise<OverviewView> {
     const since = new Date(Date.now() - OVERVIEW_WINDOWS[window]);
-    const [byStatus, byKind, perHour, oldest, waiting, connections, creations] = await Promise.all([
+    const [byStatus, byKind, perHour, oldest, waiting, connections, creations, zohoCalls] = await Promise.all([
       this.syncLog.countByStatusSince(since),
       this.syncLog.countByKindSince(since),
       this.syncLog.countFinishedPerHourSince(since),
@@ -58,6 +60,7 @@ export class OperationsService {
       this.inbox.countWaiting(),
       this.connections(),
       this.syncLog.countProjectCreationsSince(since),
+      this.zohoUsage.today(),
     ]);
     const succeeded = byStatus.succeeded ?? 0;
     const failed = byStatus.failed ?? 0;
@@ -72,6 +75,7 @@ export class OperationsService {
       deliveries_waiting: waiting,
       projects_created: projectsCreated(creations),
       connections,
+      zoho_calls_today: zohoCalls,
     };
   }
 

@@ -106,6 +106,17 @@ export class ProjectsCreatedView {
   @ApiProperty({ description: 'Creations that failed for good in the window (each alerted, naming its record).' }) failed: number;
 }
 
+export class ZohoCallsTodayView {
+  @ApiProperty({ description: 'The UTC day counted, YYYY-MM-DD.' }) day: string;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Zoho calls every replica made that day (API and token requests); null when Redis, which keeps the count, did not answer.',
+  })
+  calls: number | null;
+  @ApiProperty({ description: "The org's daily API call allowance (ZOHO_DAILY_CALL_ALLOWANCE, default 50,000)." }) allowance: number;
+}
+
 export class OverviewView {
   @ApiProperty({ enum: ['24h', '7d'] }) window: string;
   @ApiProperty({ format: 'date-time' }) since: string;
@@ -123,6 +134,8 @@ export class OverviewView {
   projects_created: ProjectsCreatedView;
   @ApiProperty({ type: 'object', additionalProperties: true, description: '`service`, `appointment_crm`, `record_crm`, `webhooks`.' })
   connections: Record<string, unknown>;
+  @ApiProperty({ type: ZohoCallsTodayView, description: 'Zoho calls today: N of the org\'s daily allowance (docs/zoho-crm.md "Credits").' })
+  zoho_calls_today: ZohoCallsTodayView;
 }
 
 /** Groups actions into chains by `parent_id`; a parent outside the list makes the action a root. */

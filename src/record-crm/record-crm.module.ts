@@ -15,6 +15,7 @@ import { RecordActionsService } from './record-actions.service.js';
 import { RecordDeliveriesService } from './record-deliveries.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 import { ZohoClient } from './zoho/zoho.client.js';
+import { ZohoUsage } from './zoho/zoho-usage.js';
 import { DealRevenueRepository } from './revenue/deal-revenue.repository.js';
 import { RevenueActionsService } from './revenue/revenue-actions.service.js';
 import { RevenueSettingsService } from './revenue/revenue-settings.service.js';
@@ -39,6 +40,7 @@ const READINESS_WAIT_MS = 2_000;
   imports: [AlertsModule, AutomationSettingsModule, ConnectionsModule, ObservabilityModule, QueuesModule, ActionsModule, MappingsModule, ServiceApiModule],
   providers: [
     ZohoClient,
+    ZohoUsage,
     { provide: RECORD_CRM, useExisting: ZohoClient },
     RecordActionsService,
     RecordDeliveriesService,
@@ -51,7 +53,7 @@ const READINESS_WAIT_MS = 2_000;
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoUsage],
 })
 export class RecordCrmModule implements OnModuleInit {
   private failed?: { outcome: ReadinessOutcome; at: number };

@@ -77,8 +77,11 @@ export interface RecordCrm {
   accessProblem(): Promise<string | null>;
   /** Where the org's records open in the CRM's web app (a record: `<base>/tab/<module>/<id>`); null when not known now. */
   webBase(): Promise<string | null>;
-  /** The organization and user of the connection in effect, read anew; null when it reaches no CRM organization. */
-  connectedAccount(): Promise<RecordCrmAccount | null>;
+  /**
+   * The organization and user of the connection in effect, read anew unless read no longer than `maxAgeMs` ago (by any
+   * replica); null when it reaches no CRM organization.
+   */
+  connectedAccount(maxAgeMs?: number): Promise<RecordCrmAccount | null>;
 }
 
 /** One search parameter of Zoho's search API: free text (`word`), an e-mail, a phone, or `criteria` on one field. */

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/app-config.js';
 import { MetricsService } from '../../src/observability/metrics.service.js';
 import { OutboundError } from '../../src/http/outbound-error.js';
 import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
+import { ZohoUsage } from '../../src/record-crm/zoho/zoho-usage.js';
 import { ZohoClient } from '../../src/record-crm/zoho/zoho.client.js';
 import { ServiceSim } from '../../sim/service/service-sim.js';
 import { ZohoSim } from '../../sim/zoho/index.js';
@@ -20,6 +21,9 @@ export class ZohoClients {
   readonly service = new ServiceSim();
   private readonly shared: SharedRedisService[] = [];
   private readonly prefixes: string[] = [];
+  /** Each client's counter of Zoho calls (the day's total it reads is shared by clients of one QUEUE_PREFIX). */
+  readonly usage = new Map<ZohoClient, ZohoUsage>();
+  private readonly metrics = new Map<ZohoClient, MetricsService>();
 
   async start(): Promise<void> {
     Logger.overrideLogger(false);
@@ -37,7 +41,17 @@ export class ZohoClients {
     this.prefixes.push(config.queuePrefix);
     const redis = new SharedRedisService(config);
     this.shared.push(redis);
-    return new ZohoClient(config, environmentConnections(config), new MetricsService(), redis, { notify: () => undefined });
+    const metrics = new MetricsService();
+    const usage = new ZohoUsage(config, metrics, redis);
+    const client = new ZohoClient(config, environmentConnections(config), metrics, redis, { notify: () => undefined }, usage);
+    this.usage.set(client, usage);
+    this.metrics.set(client, metrics);
+    return client;
+  }
+
+  /** The Prometheus text of a client's metrics. */
+  metricsOf(client: ZohoClient): Promise<string> {
+    return this.metrics.get(client)!.registry.metrics();
   }
 
   async stop(): Promise<void> {

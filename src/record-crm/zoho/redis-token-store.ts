@@ -27,19 +27,35 @@ type ScriptedRedis = Redis & {
  */
 export class RedisTokenStore implements TokenStore {
   private readonly redis: ScriptedRedis;
-  private readonly keys: { token: string; refused: string; lock: string };
+  private readonly keys: { token: string; refused: string; lock: string; account: string };
 
   constructor(
     private readonly shared: SharedRedisService,
     connection: { clientId: string; refreshToken: string },
   ) {
     const hash = createHash('sha256').update(`${connection.clientId}\n${connection.refreshToken}`).digest('hex').slice(0, 32);
-    this.keys = { token: shared.key('zoho', hash, 'token'), refused: shared.key('zoho', hash, 'refused'), lock: shared.key('zoho', hash, 'refresh-lock') };
+    this.keys = {
+      token: shared.key('zoho', hash, 'token'),
+      refused: shared.key('zoho', hash, 'refused'),
+      lock: shared.key('zoho', hash, 'refresh-lock'),
+      account: shared.key('zoho', hash, 'account'),
+    };
     this.redis = shared.client as ScriptedRedis;
     if (typeof this.redis.crmSyncDropToken !== 'function') {
       this.redis.defineCommand('crmSyncDropToken', { numberOfKeys: 1, lua: DROP_IF_SAME });
       this.redis.defineCommand('crmSyncUnlock', { numberOfKeys: 1, lua: UNLOCK_IF_MINE });
     }
+  }
+
+  /** The organization one replica last read for readiness and the checks, and when; null when none is kept. */
+  async readAccount<A>(): Promise<{ value: A | null; at: number } | null> {
+    const raw = await this.shared.client.get(this.keys.account);
+    return raw ? (JSON.parse(raw) as { value: A | null; at: number }) : null;
+  }
+
+  /** Keeps what was read for `ttlMs`, for every replica: N replicas read Zoho's organization once per period. */
+  async saveAccount<A>(entry: { value: A | null; at: number }, ttlMs: number): Promise<void> {
+    await this.shared.client.set(this.keys.account, JSON.stringify(entry), 'PX', ttlMs);
   }
 
   async read(): Promise<{ token: ZohoToken | null; refusal: TokenRefusal | null }> {

@@ -28,6 +28,7 @@ import {
 } from '../record-crm.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { ZohoAuth } from './zoho-auth.js';
+import { zohoCallKind, ZohoUsage } from './zoho-usage.js';
 import { NO_CRM_ORGANIZATION, readZohoAccount } from './zoho-account.js';
 import { crmWebOriginOf } from '../../config/zoho-data-centres.js';
 import { missingScopes, RECONNECT_TO_GRANT, scopesFor } from './zoho-scopes.js';
@@ -51,6 +52,7 @@ const enc = encodeURIComponent;
 interface ZohoGrant {
   credentials: RecordCrmConnection;
   auth: ZohoAuth;
+  store: RedisTokenStore;
   /** Set when Zoho refuses a valid token's scope: only re-authorisation helps, and readiness says so. */
   scopeProblem: string | null;
   /** The organization last read for readiness, and when. */
@@ -85,6 +87,7 @@ export class ZohoClient implements RecordCrm {
     metrics: MetricsService,
     private readonly shared: SharedRedisService,
     @Inject(ALERT_SINK) private readonly alerts: AlertSink,
+    private readonly usage: ZohoUsage,
   ) {
     this.http = new OutboundHttp({
       system: 'zoho',
@@ -100,6 +103,11 @@ export class ZohoClient implements RecordCrm {
       maxJsonBytes: config.http.maxJsonBytes,
       retry: config.http.retry,
       metrics,
+      // Every try of a token request, retries included: the accounts server limits them too.
+      throttle: (request) => {
+        usage.count('token');
+        return request();
+      },
     });
   }
 
@@ -294,21 +302,34 @@ export class ZohoClient implements RecordCrm {
         return `${RECONNECT_TO_GRANT} ${missing.join(', ')} (the token Zoho issued lacks them): connect Zoho CRM again from the console`;
       }
       if (grant.scopeProblem) return grant.scopeProblem;
-      if (!grant.account || Date.now() - grant.account.at >= ACCOUNT_RECHECK_MS) {
-        grant.account = { value: await this.readAccount(), at: Date.now() };
-      }
-      return grant.account.value ? null : NO_CRM_ORGANIZATION;
+      const account = await this.accountReadWithin(grant, ACCOUNT_RECHECK_MS);
+      return account ? null : NO_CRM_ORGANIZATION;
     } catch (err) {
       if (grant.scopeProblem) return grant.scopeProblem;
       return err instanceof OutboundError ? err.excerpt || err.message : `cannot obtain a Zoho token: ${(err as Error).message}`;
     }
   }
 
-  async connectedAccount(): Promise<RecordCrmAccount | null> {
-    const account = await this.readAccount();
+  async connectedAccount(maxAgeMs = 0): Promise<RecordCrmAccount | null> {
     const credentials = await this.connections.get('record_crm');
-    if (credentials) this.grantFor(credentials).account = { value: account, at: Date.now() };
-    return account;
+    if (!credentials) return this.readAccount();
+    return this.accountReadWithin(this.grantFor(credentials), maxAgeMs);
+  }
+
+  /**
+   * The organization read no longer than `maxAgeMs` ago by this replica or another (kept in Redis), else read now and
+   * kept for the others: however many replicas probe readiness, Zoho's `/org` and `/users` are read once per period.
+   */
+  private async accountReadWithin(grant: ZohoGrant, maxAgeMs: number): Promise<RecordCrmAccount | null> {
+    const fresh = (entry: ZohoGrant['account']) => entry !== null && Date.now() - entry.at <= maxAgeMs;
+    if (fresh(grant.account)) return grant.account!.value;
+    if (this.shared.reachable) {
+      const kept = await grant.store.readAccount<RecordCrmAccount>().catch(() => null);
+      if (fresh(kept)) return (grant.account = kept)!.value;
+    }
+    grant.account = { value: await this.readAccount(), at: Date.now() };
+    if (this.shared.reachable) await grant.store.saveAccount(grant.account, ACCOUNT_RECHECK_MS).catch(() => undefined);
+    return grant.account.value;
   }
 
   /**
@@ -322,8 +343,7 @@ export class ZohoClient implements RecordCrm {
     const grant = this.grantFor(credentials);
     try {
       const token = await grant.auth.get();
-      if (!grant.account || Date.now() - grant.account.at >= ACCOUNT_RECHECK_MS) grant.account = { value: await this.readAccount(), at: Date.now() };
-      const orgId = grant.account.value?.orgId;
+      const orgId = (await this.accountReadWithin(grant, ACCOUNT_RECHECK_MS))?.orgId;
       return orgId ? `${crmWebOriginOf(token.apiDomain)}/crm/org${encodeURIComponent(orgId)}` : null;
     } catch {
       return null;
@@ -357,6 +377,7 @@ export class ZohoClient implements RecordCrm {
       this.grant = {
         credentials,
         auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store, this.config.zohoDomains),
+        store,
         scopeProblem: null,
         account: null,
       };
@@ -373,6 +394,7 @@ export class ZohoClient implements RecordCrm {
       const req = typeof build === 'function' ? await build() : build;
       const grant = await this.currentGrant(req.endpoint);
       const token = await grant.auth.get();
+      this.usage.count(zohoCallKind(req.endpoint));
       const response = await this.http.request<T>({
         ...req,
         path: `${token.apiDomain}/crm/v8${req.path}`,
