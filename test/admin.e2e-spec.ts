@@ -66,6 +66,7 @@ describe('admin API: auth, mappings, CSV import', () => {
         error: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         updated_at: expect.stringMatching(/Z$/),
+        web_url: null,
       });
       const small = await json(
         await post({ crm: 'record', record_crm_module: 'Deals', record_crm_record_id: 4150868000004357001n.toString(), project_id: 77 }),

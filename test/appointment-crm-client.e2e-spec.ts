@@ -100,6 +100,7 @@ describe(HttpAppointmentCrm.name, () => {
           address: { street: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701', country: 'US' },
         },
         sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com', phone: '+1 512 555 0199' },
+        web_url: null,
       });
       expect(bare).toEqual({
         id: idOf(2),
@@ -110,6 +111,7 @@ describe(HttpAppointmentCrm.name, () => {
         updated_at: at(1).toISOString(),
         customer: null,
         sales_rep: null,
+        web_url: null,
       });
     });
 
@@ -144,6 +146,7 @@ describe(HttpAppointmentCrm.name, () => {
             updated_at: null,
             customer: { name: 'Bo', email: null, phone: null, address: { street: null, city: null, state: null, zip_code: '73301', country: null } },
             sales_rep: null,
+            web_url: null,
           },
         ],
         next_cursor: null,
