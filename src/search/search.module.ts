@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
+import { AutomationsModule } from '../automations/automations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { CrmMetadataController } from './crm-metadata.controller.js';
@@ -8,7 +9,7 @@ import { SearchService } from './search.service.js';
 
 /** The pickers' searches: projects (P5) and records of either CRM. Above both CRM modules, whose clients it asks. */
 @Module({
-  imports: [ProjectsModule, AppointmentCrmModule, RecordCrmModule],
+  imports: [ProjectsModule, AppointmentCrmModule, RecordCrmModule, AutomationsModule],
   controllers: [SearchController, CrmMetadataController],
   providers: [SearchService],
 })

@@ -20,6 +20,7 @@ import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggest
 import { AppointmentFileReplaces1763700015300 } from './1763700015300-appointment-file-replaces.js';
 import { Funnel1763700016300 } from './1763700016300-funnel.js';
 import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
+import { AppointmentStatusesSeen1763700016500 } from './1763700016500-appointment-statuses-seen.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   AppointmentFileReplaces1763700015300,
   Funnel1763700016300,
   RecordUrls1763700016400,
+  AppointmentStatusesSeen1763700016500,
 ];
