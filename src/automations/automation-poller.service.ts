@@ -15,7 +15,7 @@ import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
-import { AppointmentStatusesRepository } from './appointment-statuses.repository.js';
+import { AppointmentStatusesRepository } from '../appointment-crm/appointment-statuses.repository.js';
 import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';

@@ -8,7 +8,6 @@ import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionsModule } from '../actions/actions.module.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
 import { AutomationActionsService } from './automation-actions.service.js';
-import { AppointmentStatusesRepository } from './appointment-statuses.repository.js';
 import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { AutomationPollerService } from './automation-poller.service.js';
@@ -19,14 +18,7 @@ import { ProjectCreationService } from './project-creation.service.js';
 @Module({
   imports: [AutomationSettingsModule, ActionsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule, RecordCrmModule],
   controllers: [AutomationsController],
-  exports: [AutomationReadsRepository, AppointmentStatusesRepository],
-  providers: [
-    AutomationPollRepository,
-    AppointmentStatusesRepository,
-    AutomationReadsRepository,
-    AutomationPollerService,
-    ProjectCreationService,
-    AutomationActionsService,
-  ],
+  exports: [AutomationReadsRepository],
+  providers: [AutomationPollRepository, AutomationReadsRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
 })
 export class AutomationsModule {}

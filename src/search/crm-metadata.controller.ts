@@ -3,7 +3,7 @@ import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiO
 import { IsIn } from 'class-validator';
 import { APPOINTMENT_CRM, type AppointmentCrm } from '../appointment-crm/appointment-crm.js';
 import { AdminRoute } from '../auth/admin-auth.guard.js';
-import { AppointmentStatusesRepository } from '../automations/appointment-statuses.repository.js';
+import { AppointmentStatusesRepository } from '../appointment-crm/appointment-statuses.repository.js';
 import { ZohoFieldsClient, type ZohoFieldView } from '../record-crm/zoho/zoho-fields.client.js';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 import { answered } from './search.service.js';

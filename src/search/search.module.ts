@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AppointmentCrmModule } from '../appointment-crm/appointment-crm.module.js';
-import { AutomationsModule } from '../automations/automations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
 import { CrmMetadataController } from './crm-metadata.controller.js';
@@ -9,7 +8,7 @@ import { SearchService } from './search.service.js';
 
 /** The pickers' searches: projects (P5) and records of either CRM. Above both CRM modules, whose clients it asks. */
 @Module({
-  imports: [ProjectsModule, AppointmentCrmModule, RecordCrmModule, AutomationsModule],
+  imports: [ProjectsModule, AppointmentCrmModule, RecordCrmModule],
   controllers: [SearchController, CrmMetadataController],
   providers: [SearchService],
 })

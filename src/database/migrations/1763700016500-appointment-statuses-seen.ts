@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The appointment statuses the automations' reads have seen (`appointment_status_seen`,
- * src/automations/appointment-statuses.repository.ts): what the Automations screen offers when the appointment CRM
+ * src/appointment-crm/appointment-statuses.repository.ts): what the Automations screen offers when the appointment CRM
  * does not list its statuses (`GET /statuses` is optional in docs/appointment-crm.md).
  */
 export class AppointmentStatusesSeen1763700016500 implements MigrationInterface {
