@@ -7,7 +7,7 @@ import { ApiError, AuthError, api, describe, query } from './api.js';
 import { badge, can, confirmInline, el, fmtDuration, fmtTime, inlineMessage, link, projectLink, show, table, targetOf, td } from './dom.js';
 import { pretty } from './json.js';
 
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'];
 
 /** A sync log entry as the API answers it; the fields the screen reads. @typedef {{ id: string, status: string, [field: string]: any }} LogEntry */
 /** The filters of "Retry all matching". @typedef {Record<string, string | number | null | undefined>} Filters */

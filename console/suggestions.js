@@ -9,7 +9,8 @@ import { $, badge, can, confirmInline, el, fmtTime, inlineMessage, namedId, proj
 
 /**
  * A suggestion as the API answers it.
- * @typedef {{ id: string, module: string | null, name: string | null, matched_on: string[], web_url?: string | null }} Candidate
+ * @typedef {{ id: string, module: string | null, name: string | null, matched_on: string[], shared_on?: string[], names_alike?: boolean,
+ *   strong?: boolean, web_url?: string | null }} Candidate
  * @typedef {{ id: string, project_id: string, project_name: string | null, crm: string, candidates: Candidate[], status: string,
  *   mapping_id: string | null, decided_by: string | null, created_at: string, updated_at: string }} Suggestion
  */
@@ -56,12 +57,22 @@ export function initSuggestions() {
       why.appendChild(document.createTextNode('same '));
       why.appendChild(el('strong', '', c.matched_on.map((k) => MATCHED[k] || k).join(', ')));
       label.appendChild(why);
+      const shared = c.shared_on || [];
+      if (shared.length > 0) {
+        label.appendChild(el('span', 'matched warn', 'also held by another project or record: ' + shared.map((k) => MATCHED[k] || k).join(', ')));
+      }
+      if (c.names_alike === false) label.appendChild(el('span', 'matched muted', 'names differ'));
       li.appendChild(label);
       list.appendChild(li);
     });
     box.appendChild(list);
 
-    if (open && can('operator')) {
+    if (s.status === 'changed') {
+      box.appendChild(
+        el('p', 'muted', 'The project or the record changed since they were found: not mapped. A new look follows the next change of the project.'),
+      );
+    }
+    if ((open || s.status === 'changed') && can('operator')) {
       const actions = el('div', 'form-actions');
       const accept = el('button', 'primary', s.candidates.length > 1 ? 'Map the chosen record' : 'Map this record');
       accept.type = 'button';
@@ -95,7 +106,7 @@ export function initSuggestions() {
           );
         });
       });
-      actions.appendChild(accept);
+      if (open) actions.appendChild(accept);
       actions.appendChild(dismiss);
       box.appendChild(actions);
     } else if (s.mapping_id) {

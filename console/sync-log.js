@@ -8,7 +8,7 @@ import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, 
 import { PagedList } from './list.js';
 import { entryDetail, retryAll } from './log-detail.js';
 
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'];
 /** The kinds the Kind filter suggests (any other may be typed). */
 const KINDS = [
   'associate',

@@ -99,12 +99,12 @@ describe('alerts', () => {
   /** A send whose sale the CRM refuses with a 400: its push_line_items entry fails for good at once. */
   async function failingSend(): Promise<string> {
     const project = h.service.addProject();
-    // Shown once, so its name is known (P4) and the alert names it.
-    expect((await h.admin(`/api/projects/${project.id}`)).status).toBe(200);
     const drawing = h.service.addDrawing(project.id);
     const appointmentId = `90071992547409${100 + seq++}`;
     h.appointmentCrm!.addAppointment(appointmentId);
     await mapAppointment(h, project.id, appointmentId);
+    // Shown once (crm-sync knows it by its mapping), so its name is known (P4) and the alert names it.
+    expect((await h.admin(`/api/projects/${project.id}`)).status).toBe(200);
     h.appointmentCrm!.injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 400, body: { error: 'unknown unit "ft"' }, times: 1 });
     const res = await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: project.id, drawing_id: drawing.id } });
     expect(res.status).toBe(202);

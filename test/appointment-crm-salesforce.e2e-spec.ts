@@ -178,8 +178,16 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(await picker(`Bea' OR Name != '`)).toEqual([]);
 
     const candidates = h.app.get(CandidateSearchService);
-    const byEmail = await candidates.appointments(['email'], { job_number: null, email: 'bea@example.com', phone: null });
-    const byPhone = await candidates.appointments(['phone'], { job_number: null, email: null, phone: '+1 (512) 555-0199' });
+    const byEmail = await candidates.appointments(['email'], {
+      projectId: '1',
+      customerName: null,
+      values: { job_number: null, email: 'bea@example.com', phone: null },
+    });
+    const byPhone = await candidates.appointments(['phone'], {
+      projectId: '1',
+      customerName: null,
+      values: { job_number: null, email: null, phone: '+1 (512) 555-0199' },
+    });
     expect(byEmail.map((c) => c.id)).toEqual([id]);
     expect(byPhone.map((c) => c.id)).toEqual([id]);
     expect(byEmail[0].name).toBe('Bea Quill\\Smith');

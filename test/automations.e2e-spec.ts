@@ -225,6 +225,32 @@ describe('automations: a project for each qualifying appointment, once', () => {
     expect(await mappingOf(id)).toMatchObject({ project_id: projectsNamed(`(${id})`)[0].id, source: 'automation' });
   });
 
+  it("adopts a project found by its name only when it is crm-sync's: made by hand, or tagged but older than the entry, the entry fails naming the clash", async () => {
+    const byHand = nextId();
+    const taggedOld = nextId();
+    // Someone made projects with the exact names the automation gives (P2 then answers "name taken", P5 finds them).
+    const handMade = h.service.addProject({ name: `By Hand Clash (${byHand})` });
+    const old = h.service.addProject({
+      name: `Tagged Old (${taggedOld})`,
+      tags: ['crm-sync'],
+      created_at: new Date(Date.now() - 3_600_000).toISOString().slice(0, 19),
+    });
+    crm().addAppointment(byHand, { status: 'Sold', customer: { name: 'By Hand Clash' } } as never);
+    crm().addAppointment(taggedOld, { status: 'Sold', customer: { name: 'Tagged Old' } } as never);
+    await read();
+    const [hand] = await entriesFor(byHand);
+    expect(hand.status).toBe('failed');
+    expect(hand.error).toContain(`project "By Hand Clash (${byHand})" (${handMade.id}) exists on the service but is not crm-sync's: it has no "crm-sync" tag`);
+    const [tagged] = await entriesFor(taggedOld);
+    expect(tagged.status).toBe('failed');
+    expect(tagged.error).toMatch(/it was created at .*, before this entry was recorded/);
+    expect(tagged.error).not.toContain('tag');
+    expect(await mappingOf(byHand)).toBeUndefined();
+    expect(await mappingOf(taggedOld)).toBeUndefined();
+    expect(projectsNamed(`(${byHand})`)).toEqual([handMade]);
+    expect(projectsNamed(`(${taggedOld})`)).toEqual([old]);
+  });
+
   it('reads nothing while creation is off; on again, it goes on from where it was, so what changed meanwhile is read once', async () => {
     const readTo = (await automation()).cursor;
     await setAutomation({ create_projects: false });

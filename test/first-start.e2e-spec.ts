@@ -84,6 +84,16 @@ const adminTokenSettled = (daemon: Daemon): Promise<boolean> =>
 
 const me = (daemon: Daemon, token: string): Promise<Response> => fetch(`${daemon.url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
 
+async function sql(databaseUrl: string, statement: string, params: unknown[]): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(statement, params);
+  } finally {
+    await client.end();
+  }
+}
+
 async function credentials(databaseUrl: string): Promise<Array<{ name: string; token_hash: string }>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -214,6 +224,27 @@ describe('first start with nothing set', () => {
       expect(await (await me(daemon, token)).json()).toEqual({ name: 'admin', role: 'admin' });
       expect(await credentials(databaseUrl)).toEqual([{ name: 'admin', token_hash: sha256(token) }]);
     }, 60_000);
+
+    it('refuses a hash a database writer put in admin_credential (with the old MAC, or none): that token never signs in', async () => {
+      await daemons[daemons.length - 1].stop();
+      const mine = randomBytes(32).toString('base64url');
+      for (const mac of ['keep', 'none']) {
+        await sql(databaseUrl, `UPDATE admin_credential SET token_hash = $1${mac === 'none' ? ', token_mac = NULL' : ''} WHERE name = 'admin'`, [sha256(mine)]);
+        const daemon = await started(bareEnv(databaseUrl, keyFile));
+        const refusal = await waitFor(
+          () => daemon.lines().find((l) => l.msg.includes('the admin token stored in admin_credential')),
+          20_000,
+          'the refusal line',
+        );
+        expect(refusal).toMatchObject({
+          level: 50,
+          msg: expect.stringContaining(mac === 'none' ? 'carries no MAC' : "is not signed with this server's secret"),
+        });
+        expect((await me(daemon, mine)).status).toBe(401);
+        expect((await me(daemon, token)).status).toBe(401);
+        await daemon.stop();
+      }
+    }, 90_000);
   });
 
   it('two daemons starting at once on a fresh database print one token between them, and both accept it', async () => {

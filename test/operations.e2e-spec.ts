@@ -190,16 +190,7 @@ describe('operations API', () => {
         { root_id: pdf, ids: [pdf, items, sold] },
       ]);
       expect(await status('/api/projects/not-a-number')).toBe(400);
-      expect(await json(`/api/projects/1234`)).toEqual({
-        project_id: '1234',
-        name: null,
-        customer: null,
-        mappings: [],
-        deliveries: [],
-        actions: [],
-        chains: [],
-        deal: null,
-      });
+      expect(await status('/api/projects/1234')).toBe(404);
     });
   });
 

@@ -57,8 +57,11 @@ describe('names beside ids', () => {
     expect((await projectView(project.id)).name).toBe(`Ruiz kitchen and bath ${seq}`);
   });
 
-  it('reads a project nobody told it about with P4 when first shown, then keeps it', async () => {
+  it('reads a project it knows only by a mapping with P4 when first shown, then keeps it', async () => {
     const project = h.service.addProject({ name: `Lee deck ${++seq}`, customer: { name: 'Bo Lee' } });
+    const mapped = await h.admin('/api/mappings', { method: 'POST', json: { crm: 'appointment', appointment_id: `APT-L-${seq}`, project_id: project.id } });
+    expect(mapped.status).toBe(201);
+    await waitFor(async () => p4Calls(project.id) > 0 || (await projectView(project.id)).name === project.name, 10_000, 'the name read');
     const view = await projectView(project.id);
     expect(view).toMatchObject({ project_id: project.id, name: project.name, customer: { name: 'Bo Lee', email: null, phone: null } });
     expect(p4Calls(project.id)).toBe(1);
@@ -66,9 +69,11 @@ describe('names beside ids', () => {
     expect(p4Calls(project.id)).toBe(1);
   });
 
-  it('answers a null name for a project the service does not know, and the rest of the view', async () => {
-    const view = await projectView('36029621652699999');
-    expect(view).toMatchObject({ project_id: '36029621652699999', name: null, customer: null, mappings: [] });
+  it('answers 404 for a project crm-sync does not know, without asking the service (P4)', async () => {
+    const project = h.service.addProject({ name: `Never told ${++seq}` });
+    const res = await h.admin(`/api/projects/${project.id}`);
+    expect(res.status).toBe(404);
+    expect(p4Calls(project.id)).toBe(0);
   });
 
   it('puts the project name and the CRM record name on mapping items, reading unknown ones in the background', async () => {

@@ -6,7 +6,7 @@ const json = async (res: Response): Promise<Json> => res.json();
 describe('search on both sides (the pickers of "Add a mapping")', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 8, appointmentCrm: true, recordCrm: true });
+    h = await startHarness({ redisDb: 8, appointmentCrm: true, recordCrm: true, env: { SEARCH_MAX_PER_USER: '1000' } });
   });
   afterAll(() => h.close());
 
@@ -115,5 +115,49 @@ describe('search on both sides (the pickers of "Add a mapping")', () => {
       expect((await json(short)).message).toContain('q must be at least 2 characters');
       expect((await search('crm-records?crm=nope&q=castillo')).status).toBe(400);
     });
+  });
+});
+
+describe('search is for operators, within a limit per user', () => {
+  const VIEWER = 'viewer-token-search-0123456789';
+  const OPERATOR = 'operator-token-search-0123456789';
+  const OTHER_OPERATOR = 'operator-token-search-9876543210';
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      redisDb: 8,
+      appointmentCrm: true,
+      env: {
+        ADMIN_TOKENS: `vera:viewer:${VIEWER},otto:operator:${OPERATOR},olga:operator:${OTHER_OPERATOR}`,
+        SEARCH_MAX_PER_USER: '3',
+        SEARCH_WINDOW_SECONDS: '120',
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  const as = (token: string, path: string) => fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('refuses a viewer (403) without calling the service or the CRM', async () => {
+    for (const path of ['/api/search/projects?q=ortiz', '/api/search/crm-records?crm=appointment&q=ortiz']) {
+      const res = await as(VIEWER, path);
+      expect(res.status).toBe(403);
+      expect((await json(res)).required_role).toBe('operator');
+    }
+    expect(h.service.requestsTo('POST', '/v1/projects/search')).toHaveLength(0);
+    expect(h.appointmentCrm!.requestsTo('GET', '/appointments')).toHaveLength(0);
+  });
+
+  it('answers 429 with Retry-After past SEARCH_MAX_PER_USER searches of one user, and counts each user apart', async () => {
+    for (let i = 0; i < 3; i++) expect((await as(OPERATOR, `/api/search/projects?q=ortiz${i}`)).status).toBe(200);
+    const refused = await as(OPERATOR, '/api/search/crm-records?crm=appointment&q=ortiz');
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(120);
+    expect((await json(refused)).message).toContain('SEARCH_MAX_PER_USER');
+    expect(h.service.requestsTo('POST', '/v1/projects/search')).toHaveLength(3);
+    expect(h.appointmentCrm!.requestsTo('GET', '/appointments')).toHaveLength(0);
+    expect((await as(OTHER_OPERATOR, '/api/search/projects?q=ortiz')).status).toBe(200);
   });
 });

@@ -58,7 +58,7 @@ describe('suggested mappings', () => {
       project_id: project.id,
       project_name: project.name,
       status: 'open',
-      candidates: [{ id: '70000000000000001', module: null, name: 'Ana Ruiz', matched_on: ['job_number'] }],
+      candidates: [{ id: '70000000000000001', module: null, name: 'Ana Ruiz', matched_on: ['job_number'], shared_on: [], names_alike: false, strong: true }],
     });
     await looked(project.id);
     expect(searchesFor('job_number', 'JOB-1001')).toBe(1);
@@ -75,10 +75,21 @@ describe('suggested mappings', () => {
     const project = newProject({ customer: { name: 'Cy Park', email: 'cy.park@example.com', phone: '+1 (512) 555-0142' } });
     await deliver(events.projectCreated(project));
     const byPhone = await suggestionOf(project.id, 'appointment');
-    expect(byPhone.candidates).toEqual([{ id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'], web_url: null }]);
+    expect(byPhone.candidates).toEqual([
+      { id: '70000000000000002', module: null, name: 'Bo Lee', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false, web_url: null },
+    ]);
     const byEmail = await suggestionOf(project.id, 'record');
     expect(byEmail.candidates).toEqual([
-      { id: contact, module: 'Contacts', name: 'Cy Park', matched_on: ['email'], web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Contacts/${contact}` },
+      {
+        id: contact,
+        module: 'Contacts',
+        name: 'Cy Park',
+        matched_on: ['email'],
+        shared_on: [],
+        names_alike: true,
+        strong: false,
+        web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Contacts/${contact}`,
+      },
     ]);
     const zohoSearch = h.zoho!.api.requestsTo('GET', '/crm/v8/Contacts/search').map((r) => Object.fromEntries(r.query));
     expect(zohoSearch).toEqual(
@@ -206,7 +217,16 @@ describe('suggested mappings', () => {
       const s = await suggestionOf(project.id, 'record');
       // A Zoho candidate opens in Zoho (the simulator's org 12345, its API domain standing for Zoho's web app).
       expect(s.candidates).toEqual([
-        { id: deal, module: 'Deals', name: 'Ivy Done roof', matched_on: ['email'], web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Deals/${deal}` },
+        {
+          id: deal,
+          module: 'Deals',
+          name: 'Ivy Done roof',
+          matched_on: ['email'],
+          shared_on: [],
+          names_alike: true,
+          strong: false,
+          web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Deals/${deal}`,
+        },
       ]);
       const accepted = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });
       expect(accepted.status).toBe(201);
@@ -219,5 +239,142 @@ describe('suggested mappings', () => {
     } finally {
       await settings('record-crm', { module: 'Contacts', match_on: ['email', 'phone'] });
     }
+  });
+  describe('suggestions that cannot cross customers', () => {
+    const autoMaps = async (projectId: string) => (await entriesOf(projectId, 'auto_map')).length;
+    const withAutoAccept = async (crm: 'appointment-crm' | 'record-crm', run: () => Promise<void>) => {
+      await settings(crm, { auto_accept: true });
+      try {
+        await run();
+      } finally {
+        await settings(crm, { auto_accept: false });
+      }
+    };
+
+    it('never matches a placeholder: no search for noemail@ or 0000000000, no candidate holding them', async () => {
+      appointment('70000000000000101', { customer: { name: 'Pla Ceholder', email: 'noemail@acme.com', phone: '000-000-0000', address: null } });
+      const project = newProject({ customer: { name: 'Pla Ceholder', email: 'noemail@acme.com', phone: '0000000000' } });
+      const other = newProject({ customer: { name: 'Real Person', email: 'real.person@acme.com', phone: '0000000000' } });
+      appointment('70000000000000102', { customer: { name: 'Someone', email: 'someone@acme.com', phone: '0000000000', address: null } });
+      await deliver(events.projectCreated(project));
+      await deliver(events.projectCreated(other));
+      await looked(other.id);
+      expect(await entriesOf(project.id, 'suggest_mapping')).toHaveLength(0);
+      expect(searchesFor('email', 'noemail@acme.com') + searchesFor('phone', '0000000000')).toBe(0);
+      expect((await suggestions()).filter((s) => s.project_id === project.id || s.project_id === other.id)).toEqual([]);
+    });
+
+    it('the household phone: two customers, one phone, is offered for review and never mapped without it', async () => {
+      await withAutoAccept('appointment-crm', async () => {
+        appointment('70000000000000111', { customer: { name: 'Bo Ruiz', email: 'bo.ruiz@acme.com', phone: '512 555 0111', address: null } });
+        const ana = newProject({ customer: { name: 'Ana Ruiz', phone: '+1 512 555 0111' } });
+        await deliver(events.projectCreated(ana));
+        const forAna = await suggestionOf(ana.id, 'appointment');
+        expect(forAna.candidates).toEqual([
+          { id: '70000000000000111', module: null, name: 'Bo Ruiz', matched_on: ['phone'], shared_on: [], names_alike: false, strong: false, web_url: null },
+        ]);
+        // Bo's own project: e-mail and phone, names alike, but the phone is Ana's project's too.
+        const bo = newProject({ customer: { name: 'Bo Ruiz', email: 'bo.ruiz@acme.com', phone: '5125550111' } });
+        await deliver(events.projectCreated(bo));
+        const forBo = await suggestionOf(bo.id, 'appointment');
+        expect(forBo.candidates).toEqual([
+          {
+            id: '70000000000000111',
+            module: null,
+            name: 'Bo Ruiz',
+            matched_on: ['email', 'phone'],
+            shared_on: ['phone'],
+            names_alike: true,
+            strong: false,
+            web_url: null,
+          },
+        ]);
+        const entry = (await looked(bo.id, 2)).find((e: Json) => e.crm === 'appointment');
+        expect(entry.detail).toContain(
+          'auto_accept: left for review, not a strong match (matched on email, phone; phone held by another project or record too',
+        );
+        expect(await autoMaps(ana.id)).toBe(0);
+        expect(await autoMaps(bo.id)).toBe(0);
+        expect((await json(await h.admin(`/api/mappings?project_id=${bo.id}`))).items).toEqual([]);
+      });
+    });
+
+    it("a deliberate copy of another customer's e-mail and phone is not mapped without review; the customer's own project is", async () => {
+      await withAutoAccept('appointment-crm', async () => {
+        appointment('70000000000000121', { customer: { name: 'Cy Park', email: 'cy.park@acme.com', phone: '512 555 0121', address: null } });
+        const copy = newProject({ customer: { name: 'Mal Lory', email: 'CY.PARK@acme.com', phone: '(512) 555-0121' } });
+        await deliver(events.projectCreated(copy));
+        const s = await suggestionOf(copy.id, 'appointment');
+        expect(s.candidates[0]).toMatchObject({ matched_on: ['email', 'phone'], shared_on: [], names_alike: false, strong: false });
+        expect(await autoMaps(copy.id)).toBe(0);
+        // Now the customer's own project (names alike) with the copy known: the values are held by two projects.
+        const own = newProject({ customer: { name: 'Park, Cy', email: 'cy.park@acme.com', phone: '5125550121' } });
+        await deliver(events.projectCreated(own));
+        expect((await suggestionOf(own.id, 'appointment')).candidates[0]).toMatchObject({ shared_on: ['email', 'phone'], strong: false });
+        await looked(own.id);
+        expect(await autoMaps(own.id)).toBe(0);
+
+        // A customer of their own: e-mail and phone nobody else holds, names alike: mapped without review.
+        appointment('70000000000000122', { customer: { name: 'Dee Ortiz', email: 'dee.ortiz@acme.com', phone: '512 555 0122', address: null } });
+        const dee = newProject({ customer: { name: 'Dee Ortiz', email: 'dee.ortiz@acme.com', phone: '512-555-0122' } });
+        await deliver(events.projectCreated(dee));
+        const [mapped] = await waitFor(
+          async () => {
+            const entries = await entriesOf(dee.id, 'auto_map');
+            return entries.length === 1 && entries[0].status === 'succeeded' ? entries : null;
+          },
+          15_000,
+          "Dee's auto_map",
+        );
+        expect(mapped.detail).toContain('Dee Ortiz (70000000000000122) on email, phone');
+      });
+    });
+
+    it('accepting reads both sides again: a record whose values changed since the look is marked changed, not mapped', async () => {
+      appointment('70000000000000131', { customer: { name: 'Eve Stone', email: 'eve.stone@acme.com', phone: null, address: null } });
+      const project = newProject({ customer: { name: 'Eve Stone', email: 'eve.stone@acme.com' } });
+      await deliver(events.projectCreated(project));
+      const s = await suggestionOf(project.id, 'appointment');
+      h.appointmentCrm!.editAppointment('70000000000000131', { customer: { name: 'Fay Other', email: 'fay.other@acme.com', phone: null, address: null } });
+      const res = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });
+      expect(res.status).toBe(409);
+      expect(await json(res)).toMatchObject({ code: 'changed', message: expect.stringContaining('no longer match on email') });
+      expect((await suggestions('changed')).find((x) => x.id === s.id)).toMatchObject({ status: 'changed', mapping_id: null });
+      expect((await json(await h.admin(`/api/mappings?project_id=${project.id}`))).items).toEqual([]);
+      expect((await h.admin(`/api/suggestions/${s.id}/dismiss`, { method: 'POST' })).status).toBe(200);
+    });
+
+    it("follows only a Contact's open Deals, and matches Contacts on their primary fields only", async () => {
+      await settings('record-crm', { module: 'Deals', match_on: ['email', 'phone'] });
+      try {
+        const contact = h.zoho!.addRecord('Contacts', undefined, { Full_Name: 'Gil Hart', Email: 'gil.hart@acme.com' });
+        const open = h.zoho!.addRecord('Deals', undefined, {
+          Deal_Name: 'Gil Hart deck',
+          Stage: 'Negotiation/Review',
+          Contact_Name: { id: contact, name: 'Gil Hart' },
+        });
+        h.zoho!.addRecord('Deals', undefined, { Deal_Name: 'Gil Hart fence 2019', Stage: 'Closed Won', Contact_Name: { id: contact, name: 'Gil Hart' } });
+        h.zoho!.addRecord('Deals', undefined, { Deal_Name: 'Gil Hart shed', Stage: 'Closed Lost', Contact_Name: { id: contact, name: 'Gil Hart' } });
+        // Someone whose assistant's phone is the project's: not a primary field, not a match.
+        h.zoho!.addRecord('Contacts', undefined, { Full_Name: 'Ida Vance', Email: 'ida@acme.com', Asst_Phone: '512 555 0141' });
+        const project = newProject({ customer: { name: 'Gil Hart', email: 'gil.hart@acme.com', phone: '512 555 0141' } });
+        await deliver(events.projectCreated(project));
+        const s = await suggestionOf(project.id, 'record');
+        expect(s.candidates).toEqual([
+          {
+            id: open,
+            module: 'Deals',
+            name: 'Gil Hart deck',
+            matched_on: ['email'],
+            shared_on: [],
+            names_alike: true,
+            strong: false,
+            web_url: expect.any(String),
+          },
+        ]);
+      } finally {
+        await settings('record-crm', { module: 'Contacts', match_on: ['email', 'phone'] });
+      }
+    });
   });
 });

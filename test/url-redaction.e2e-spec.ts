@@ -73,6 +73,14 @@ describe('URL credentials in payloads and delivery bodies: raw for admins, redac
     expect((await get(ADMIN_TOKEN, `/api/projects/${PROJECT_ID}`)).json.actions[0].payload.png_url).toBe(PNG_URL);
   });
 
+  it("shows viewers and operators a connection's base URL as its origin only; admins as set", async () => {
+    const serviceOf = async (token: string) => (await get(token, '/api/connections')).json.items.find((c: Json) => c.name === 'service');
+    const full = h.service.apiBaseUrl;
+    expect(new URL(full).pathname).not.toBe('/');
+    for (const token of [VIEWER, OPERATOR]) expect((await serviceOf(token)).settings.base_url).toBe(new URL(full).origin);
+    expect((await serviceOf(ADMIN_TOKEN)).settings.base_url).toBe(full);
+  });
+
   it('keeps the stored body byte-exact (replay reads it)', async () => {
     await get(VIEWER, `/api/deliveries/${deliveryId}`);
     const [row] = await h.database.query<Array<{ body: Buffer }>>(`SELECT body FROM webhook_inbox WHERE id = $1`, [deliveryId]);

@@ -140,4 +140,27 @@ describe(ZohoClient.name, () => {
       zoho.emptyListStyle = 'no-content';
     }
   });
+
+  it("an exact-value search reads every page of Zoho's loose `equals` (it matches parts), so the caller sees every hit", async () => {
+    zoho.maxPerPage = 3;
+    try {
+      // Seven Deals whose job number contains JOB-7; the one that is exactly it comes last.
+      for (let i = 0; i < 6; i++) zoho.addRecord('Deals', undefined, { Deal_Name: `Deal ${i}`, Job_Number__c: `JOB-7${i}` });
+      const exact = zoho.addRecord('Deals', undefined, { Deal_Name: 'Exact', Job_Number__c: 'JOB-7' });
+      const hits = await client.searchRecords('Deals', { field: 'Job_Number__c', equals: 'JOB-7' });
+      expect(hits.map((r) => r.id)).toContain(exact);
+      expect(hits).toHaveLength(7);
+      const asked = zoho.api.requestsTo('GET', '/crm/v8/Deals/search').slice(-3);
+      expect(asked.map((r) => [r.query.get('criteria'), r.query.get('page')])).toEqual([
+        ['(Job_Number__c:equals:JOB-7)', '1'],
+        ['(Job_Number__c:equals:JOB-7)', '2'],
+        ['(Job_Number__c:equals:JOB-7)', '3'],
+      ]);
+      // A picker's word search stays one page.
+      await client.searchRecords('Deals', { word: 'Deal' });
+      expect(zoho.api.requestsTo('GET', '/crm/v8/Deals/search').at(-1)!.query.get('per_page')).toBe('20');
+    } finally {
+      zoho.maxPerPage = 200;
+    }
+  });
 });

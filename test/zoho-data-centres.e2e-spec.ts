@@ -1,5 +1,6 @@
 import { ZohoSim } from './sim/zoho/index.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { ConnectionsService } from '../src/connections/connections.service.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 
@@ -90,5 +91,33 @@ describe('Zoho CRM in every data centre', () => {
     expect((await connectAs('eu', 'eu-only-secret', zoho.accountsOf('eu').url)).status).toBe(303);
     const tested = await h.admin('/api/connections/record-crm/test', { method: 'POST' });
     expect(((await tested.json()) as Json).ok).toBe(true);
+  });
+});
+
+describe('saved Zoho URLs checked again on load', () => {
+  let custom: Harness;
+  let strict: Harness;
+  beforeAll(async () => {
+    custom = await startHarness({ redisDb: 14 });
+    // A second replica on the same database, with RECORD_CRM_ALLOW_CUSTOM_DOMAINS turned off.
+    strict = await startHarness({ redisDb: 14, databaseUrl: custom.databaseUrl, env: { RECORD_CRM_ALLOW_CUSTOM_DOMAINS: 'false' } });
+  });
+  afterAll(async () => {
+    await strict?.close();
+    await custom?.close();
+  });
+
+  it('a connection saved while custom domains were allowed is not used (no secret sent) once they are not; the console says why', async () => {
+    const settings = { accountsUrl: 'https://accounts.example.net', apiDomain: 'https://crm.example.net', clientId: 'c', clientSecret: 's', refreshToken: 'r' };
+    await custom.app.get(ConnectionsService).save('record_crm', settings, 'test');
+    expect(await custom.app.get(ConnectionsService).get('record_crm')).toEqual(settings);
+    const service = strict.app.get(ConnectionsService);
+    // The other replica reads the saved row within its refresh period.
+    const state = await waitFor(async () => (await service.states()).find((s) => s.name === 'record_crm' && s.problem !== null), 10_000, 'the row read');
+    expect(await service.get('record_crm')).toBeNull();
+    expect(state?.problem).toContain('accounts_url must be one of Zoho');
+    expect(state?.problem).toContain('RECORD_CRM_ALLOW_CUSTOM_DOMAINS');
+    const listed = ((await (await strict.admin('/api/connections')).json()) as Json).items.find((c: Json) => c.name === 'record_crm');
+    expect(listed).toMatchObject({ status: 'degraded', detail: expect.stringContaining('the saved Zoho CRM connection is not used') });
   });
 });

@@ -1,6 +1,7 @@
 import { failureOf, ZohoClients } from './support/zoho-clients.js';
 import { jsonCents } from '../src/record-crm/revenue/money.js';
-import { criteriaValue, ZohoRevenueClient } from '../src/record-crm/zoho/zoho-revenue.client.js';
+import { coqlText, dayIn, StaleWriteError, ZohoRevenueClient } from '../src/record-crm/zoho/zoho-revenue.client.js';
+import { STANDARD_LAYOUT } from './sim/zoho/revenue.js';
 
 /**
  * The revenue calls on their own against the Zoho simulator, which answers as Zoho's v8 OpenAPI files
@@ -44,26 +45,137 @@ describe(ZohoRevenueClient.name, () => {
     expect(badStage.excerpt).toMatch(/^INVALID_DATA: invalid data .*"api_name":"Stage".*"supported_values":\["Qualification"/);
   });
 
-  it("reads the Deals' Stage pick list in its order", async () => {
-    const stages = await client.dealStages();
-    expect(stages.slice(6, 9)).toEqual([
-      { value: 'Negotiation/Review', sequence: 7 },
-      { value: 'Closed Won', sequence: 8 },
-      { value: 'Closed Lost', sequence: 9 },
+  it("reads a layout's pipelines with their stages' order and forecast_type; the org's time zone", async () => {
+    zoho.revenue.addPipeline('Installs', [
+      { value: 'Site Visit', forecast: 'Open' },
+      { value: 'Won Install', forecast: 'Closed Won' },
+      { value: 'Installed', forecast: 'Open' },
     ]);
-    expect(zoho.api.requestsTo('GET', '/crm/v8/settings/fields').at(-1)!.query.get('module')).toBe('Deals');
+    const pipelines = await client.pipelines(STANDARD_LAYOUT.id);
+    expect(pipelines.map((p) => [p.name, p.default])).toEqual([
+      ['Standard', true],
+      ['Installs', false],
+    ]);
+    expect(pipelines[1].stages).toEqual([
+      { value: 'Site Visit', sequence: 1, forecast: 'Open' },
+      { value: 'Won Install', sequence: 2, forecast: 'Closed Won' },
+      { value: 'Installed', sequence: 3, forecast: 'Open' },
+    ]);
+    expect(zoho.api.requestsTo('GET', '/crm/v8/settings/pipeline').at(-1)!.query.get('layout_id')).toBe(STANDARD_LAYOUT.id);
+    // Kept 10 minutes per layout.
+    await client.pipelines(STANDARD_LAYOUT.id);
+    expect(zoho.api.requestsTo('GET', '/crm/v8/settings/pipeline')).toHaveLength(1);
+    const unknown = await failureOf(client.pipelines('4150868000000000001'));
+    expect(unknown.excerpt).toBe('INVALID_DATA: Invalid layoutid {"param_name":"layout_id"}');
+
+    zoho.orgTimeZone = 'Pacific/Auckland';
+    expect(await new ZohoRevenueClient(clients.client()).orgTimeZone()).toBe('Pacific/Auckland');
+    expect(dayIn(new Date('2026-11-30T12:30:00Z'), 'Pacific/Auckland')).toBe('2026-12-01');
+    zoho.orgTimeZone = 'Not/AZone';
+    expect(await new ZohoRevenueClient(clients.client()).orgTimeZone()).toBeNull();
+    zoho.orgTimeZone = 'UTC';
   });
 
-  it('finds a product by its exact Product_Code, escaping the criteria; none is 204, read as null', async () => {
-    const odd = 'FENCE-(6,FT)\\A';
-    const id = zoho.revenue.addProduct('Fence', odd);
-    zoho.revenue.addProduct('Gate', 'gate-1');
-    expect(criteriaValue(odd)).toBe('FENCE-\\(6\\,FT\\)\\\\A');
-    expect(await client.findProductByCode(odd)).toEqual({ id, code: odd });
-    expect(zoho.api.requestsTo('GET', '/crm/v8/Products/search').at(-1)!.query.get('criteria')).toBe(`(Product_Code:equals:${criteriaValue(odd)})`);
-    // Zoho's search ignores case; a Product_Code is taken only as written.
-    expect(await client.findProductByCode('GATE-1')).toBeNull();
-    expect(await client.findProductByCode('NOWHERE')).toBeNull();
+  it('an update sends trigger and If-Unmodified-Since: a stale one is 412 (StaleWriteError); a held one answers its $approval_state', async () => {
+    const id = zoho.addRecord('Deals', undefined, { Stage: 'Qualification' });
+    const deal = (await client.getRecord('Deals', id))!;
+    expect(deal).toMatchObject({ Layout: STANDARD_LAYOUT, Pipeline: 'Standard' });
+    expect(await client.updateRecord('Deals', id, { Amount: 5 }, { unmodifiedSince: deal.Modified_Time as string, trigger: ['workflow'] })).toEqual({
+      approvalState: 'approved',
+    });
+    expect(zoho.revenue.triggers.at(-1)).toEqual({ module: 'Deals', id, trigger: ['workflow'] });
+    expect(zoho.api.requestsTo('PUT', `/crm/v8/Deals/${id}`).at(-1)!.headers['if-unmodified-since']).toBe(deal.Modified_Time);
+    // A rep's edit a second later: the old read's time is stale.
+    zoho.modifyRecord('Deals', id, { Stage: 'Needs Analysis' }, new Date(Date.now() + 1_000));
+    await expect(client.updateRecord('Deals', id, { Amount: 6 }, { unmodifiedSince: deal.Modified_Time as string })).rejects.toBeInstanceOf(StaleWriteError);
+    expect(zoho.revenue.fieldsOf('Deals', id).Amount).toBe(5);
+
+    zoho.revenue.approvalOnUpdate.add('Deals');
+    try {
+      expect(await client.updateRecord('Deals', id, { Amount: 7 }, { trigger: ['workflow', 'approval'] })).toEqual({
+        approvalState: 'approval_process_pending',
+      });
+      expect(zoho.revenue.fieldsOf('Deals', id).Amount).toBe(5);
+      expect(await client.updateRecord('Deals', id, { Amount: 7 }, { trigger: [] })).toEqual({ approvalState: 'approved' });
+      expect(zoho.revenue.fieldsOf('Deals', id).Amount).toBe(7);
+    } finally {
+      zoho.revenue.approvalOnUpdate.clear();
+    }
+  });
+
+  it('a Quote whose rows a single GET cuts ($has_more) is read whole, the rest from the Quoted_Items subform module', async () => {
+    const deal = zoho.addRecord('Deals');
+    const product = zoho.revenue.addProduct('Picket', 'PK-1');
+    const rows = Array.from({ length: 5 }, (_, i) => ({ Product_Name: { id: product }, Quantity: i + 1, List_Price: 1 }));
+    const id = await client.createQuote({ Subject: 'Drawing 9 - Long', Deal_Name: { id: deal }, Account_Name: { id: '77' }, Quoted_Items: rows });
+    zoho.revenue.subformRowsShown = 2;
+    try {
+      const quote = (await client.getRecord('Quotes', id))!;
+      expect((quote.Quoted_Items as unknown[]).length).toBe(5);
+      expect(JSON.parse(zoho.api.requestsTo('POST', '/crm/v8/coql').at(-1)!.body.toString()).select_query).toMatch(
+        new RegExp(`^select Product_Name, Quantity, Net_Total from Quoted_Items where Parent_Id = '${id}'`),
+      );
+    } finally {
+      zoho.revenue.subformRowsShown = 200;
+    }
+  });
+
+  it("reads a subform's own fields (GET /settings/fields?module=Quoted_Items) as the org spells them", async () => {
+    zoho.revenue.subformKeys.List_Price = 'ListPrice';
+    try {
+      const fields = await new ZohoRevenueClient(clients.client()).fieldsOf('Quoted_Items');
+      expect(fields).toContainEqual({ apiName: 'ListPrice', dataType: 'currency' });
+      expect(fields.map((f) => f.apiName)).not.toContain('List_Price');
+    } finally {
+      zoho.revenue.subformKeys.List_Price = 'List_Price';
+    }
+  });
+
+  it('finds products by their exact Product_Code with COQL, 50 codes a query, just-created ones too (no search-index lag)', async () => {
+    zoho.searchLagMs = 60_000;
+    try {
+      const odd = "FENCE-(6,FT)\\A 'x'";
+      const id = zoho.revenue.addProduct('Fence', odd);
+      const gate = zoho.revenue.addProduct('Gate', 'gate-1');
+      expect(coqlText(odd)).toBe("'FENCE-(6,FT)\\\\A \\'x\\''");
+      // Search misses both (just written); the Query API reads them as written.
+      const searched = await clients.client().request({ endpoint: 'GET /Products/search', method: 'GET', path: '/Products/search', params: { word: 'Fence' } });
+      expect(searched.status).toBe(204);
+      expect(await client.findProductsByCodes([odd, 'gate-1', 'NOWHERE'])).toEqual([
+        { id, code: odd },
+        { id: gate, code: 'gate-1' },
+      ]);
+      const query = zoho.api.requestsTo('POST', '/crm/v8/coql').at(-1)!.body.toString();
+      expect(JSON.parse(query).select_query).toBe(
+        `select Product_Code from Products where Product_Code in (${coqlText(odd)}, 'gate-1', 'NOWHERE') limit 200 offset 0`,
+      );
+      // Zoho's comparison may ignore case; a Product_Code is taken only as written.
+      expect(await client.findProductsByCodes(['GATE-1'])).toEqual([]);
+      // 51 codes: two queries (Zoho refuses more than 50 values in an `in`).
+      const before = zoho.api.requestsTo('POST', '/crm/v8/coql').length;
+      const many = Array.from({ length: 51 }, (_, i) => `MANY-${i}`);
+      many.forEach((code) => zoho.revenue.addProduct(code, code));
+      expect(await client.findProductsByCodes(many)).toHaveLength(51);
+      expect(zoho.api.requestsTo('POST', '/crm/v8/coql').length - before).toBe(2);
+    } finally {
+      zoho.searchLagMs = 0;
+    }
+  });
+
+  it("COQL as Zoho answers it: pages of 200 while more_records, 204 for none, its refusals' codes", async () => {
+    for (let i = 0; i < 205; i++) zoho.revenue.addProduct(`Paged ${i}`, `PAGED-${i}`);
+    const rows = await client.query("select Product_Code from Products where Product_Code like 'PAGED-%'");
+    expect(rows).toHaveLength(205);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(205);
+    expect(await client.query("select Product_Code from Products where Product_Code = 'NONE'")).toEqual([]);
+    const badField = await failureOf(client.query("select product_code from Products where Product_Code = 'x'"));
+    expect(badField.excerpt).toMatch(/^INVALID_QUERY: .*"column_name":"product_code"/);
+    const tooMany = await failureOf(
+      client.query(`select Product_Code from Products where Product_Code in (${Array.from({ length: 51 }, (_, i) => `'${i}'`).join(',')})`),
+    );
+    expect(tooMany.excerpt).toMatch(/^LIMIT_EXCEEDED/);
+    const syntax = await failureOf(client.query('select from Products'));
+    expect(syntax.excerpt).toMatch(/^SYNTAX_ERROR/);
   });
 
   it("creates a Quote (201) and Zoho's refusals inside data[] fail it with their code: MANDATORY_NOT_FOUND, DUPLICATE_DATA", async () => {

@@ -81,7 +81,9 @@ describe('Zoho scopes and the connected account', () => {
       expect(problem).toContain(scope);
     }
     // A scope wider than asked holds the narrower one (Zoho's naming).
-    expect(await clientWith(['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.fields.READ']).accessProblem()).toBeNull();
+    expect(
+      await clientWith(['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ']).accessProblem(),
+    ).toBeNull();
   });
 
   it('says who is connected: the organization and the user who gave consent', async () => {

@@ -9,7 +9,8 @@ export type ActionEntry<K extends ActionKind> = Omit<SyncLogEntry, 'kind' | 'pay
 
 /** What one run of an action achieved. `next` actions start once this one succeeded (a chain such as sale, then Sold). */
 export interface ActionOutcome {
-  status: 'succeeded' | 'skipped';
+  /** `waiting`: done on crm-sync's side, held by the other system (e.g. Zoho's approval process). */
+  status: 'succeeded' | 'skipped' | 'waiting';
   detail?: string;
   next?: Array<DistributiveOmit<NewAction, 'trigger' | 'parentId'> & { trigger?: SyncTrigger }>;
 }

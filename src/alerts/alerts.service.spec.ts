@@ -75,6 +75,20 @@ describe('AlertsService', () => {
     expect(finish).toHaveBeenCalledWith('1', 'sent', expect.any(String), null, 200);
   });
 
+  it('escapes what others wrote into the text, so a CRM name cannot ping the channel or plant a link', async () => {
+    const detail = '#9 push_line_items: <!channel> see <https://evil.example|your invoice> & pay';
+    const { service } = setUp('https://hooks.example.com/services/T/B/secret', async () => ({ claimed: rowOf({ count: 1, entries: ['9'], detail }) }));
+    service.notify('action_failed', { entryId: '9', detail });
+    await settle();
+    service.onApplicationShutdown();
+    const [, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    const { text } = JSON.parse(init.body as string) as { text: string };
+    expect(text).toBe(
+      'crm-sync: 1 sync action failed for good and need review. Latest: #9 push_line_items: &lt;!channel&gt; see &lt;https://evil.example|your invoice&gt; &amp; pay',
+    );
+    expect(text).not.toMatch(/[<>]/);
+  });
+
   it('records a failed POST with the host only', async () => {
     fetchMock.mockImplementationOnce(async () => new Response('no', { status: 500 }));
     const { service, finish } = setUp('https://hooks.example.com/services/T/B/secret', async () => ({ claimed: rowOf({}) }));

@@ -234,9 +234,9 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, BeforeA
     return this.config.publicUrl ? `${this.config.publicUrl}/admin` : null;
   }
 
-  /** One readable sentence with the count (Slack shows it as is). */
+  /** One readable sentence with the count (Slack shows it as is; what others wrote in it is escaped: `slackEscape`). */
   private textOf(kind: AlertKind, count: number, detail: string | null): string {
-    const latest = detail ? ` Latest: ${detail}` : '';
+    const latest = detail ? ` Latest: ${slackEscape(detail)}` : '';
     switch (kind) {
       case 'action_failed':
         return `crm-sync: ${count} sync ${count === 1 ? 'action' : 'actions'} failed for good and need review.${latest}`;
@@ -248,6 +248,15 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, BeforeA
         return 'crm-sync: test alert from the console; alerts reach this channel.';
     }
   }
+}
+
+/**
+ * Text for Slack's `text` with its control characters escaped, as Slack asks (`&` `&amp;`, `<` `&lt;`, `>` `&gt;`:
+ * https://api.slack.com/reference/surfaces/formatting#escaping): a detail quotes CRM names and other systems'
+ * answers, which could otherwise carry `<!channel>`, a mention or a link with a text of their choosing.
+ */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** The host of the alert URL: all that is ever shown or logged of it (its path is usually a secret). */

@@ -8,6 +8,7 @@ import { adminConsole } from './console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
 import { registerBodyParsers } from '../common/body-parsers.js';
+import { UntrustedForwarding } from '../auth/untrusted-forwarding.js';
 import { DomainExceptionFilter } from './domain-exception.filter.js';
 import { validationPipe } from '../common/validation-errors.js';
 
@@ -22,6 +23,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const trustProxy = config.trustProxy.length > 0 ? config.trustProxy : false;
   const adapter = new FastifyAdapter({ trustProxy, bodyLimit: 5 * 1024 * 1024 });
   registerBodyParsers(adapter.getInstance());
+  if (!trustProxy) {
+    const forwarding = new UntrustedForwarding();
+    adapter.getInstance().addHook('onRequest', (request, _reply, done) => {
+      forwarding.check(request.headers, request.ip);
+      done();
+    });
+  }
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,
     logger: options.logger ?? false,

@@ -15,7 +15,7 @@ const RESET = `to replace it, set ADMIN_TOKEN, or run ${RESET_CREDENTIALS_STATEM
 /**
  * With no admin token in the environment (ADMIN_TOKEN, or an admin of ADMIN_TOKENS), one is made by the daemon on
  * its first start: printed once (a warn line, with the console's address) and kept only as its sha256 in
- * `admin_credential`, so a fresh `docker compose up` can be signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
+ * `admin_credential`, MACed with the server's secret (a row the secret did not sign is refused), so a fresh `docker compose up` can be signed in to without any setting. Replicas starting together race on one INSERT ... ON CONFLICT DO NOTHING: the one
  * whose row lands prints its token, the others (and every later start) load the hash and print nothing secret.
  * Start-up never waits for Postgres: until the hash is loaded that token simply does not authenticate.
  */
@@ -59,7 +59,7 @@ export class FirstStartTokenService implements OnApplicationBootstrap, BeforeApp
   private async adopt(): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const hash = createHash('sha256').update(token, 'utf8').digest('hex');
-    if (await this.credentials.insertIfAbsent(ACTOR.name, hash)) {
+    if (await this.credentials.insertIfAbsent(ACTOR.name, hash, this.identity.credentialMac(ACTOR.name, hash))) {
       this.identity.addHashedToken(ACTOR, Buffer.from(hash, 'hex'));
       this.logger.warn(
         `no ADMIN_TOKEN is set, so the daemon made this admin token: ${token} — sign in with it at ${publicUrlOf(this.config)}/admin. ` +
@@ -67,10 +67,21 @@ export class FirstStartTokenService implements OnApplicationBootstrap, BeforeApp
       );
       return;
     }
-    const tokenHash = await this.credentials.findTokenHash(ACTOR.name);
-    if (tokenHash === null) throw new Error('the admin_credential row was deleted while it was being read');
+    const stored = await this.credentials.find(ACTOR.name);
+    if (stored === null) throw new Error('the admin_credential row was deleted while it was being read');
+    const { tokenHash, tokenMac } = stored;
     if (!/^[0-9a-f]{64}$/.test(tokenHash)) {
       this.logger.error(`admin_credential holds no sha256 (hex) for admin, so no admin token is in use; ${RESET}`);
+      return;
+    }
+    if (!this.identity.credentialMacMatches(ACTOR.name, tokenHash, tokenMac)) {
+      const why =
+        tokenMac === null
+          ? 'carries no MAC (made by a version before credentials were signed, or written by hand)'
+          : this.identity.secretIsStable
+            ? "is not signed with this server's secret (written by someone who is not the daemon, or SESSION_SECRET or the connections key changed)"
+            : 'cannot be checked: this process has no lasting secret (no SESSION_SECRET, no readable connections key)';
+      this.logger.error(`the admin token stored in admin_credential ${why}, so it is not used; ${RESET}`);
       return;
     }
     this.identity.addHashedToken(ACTOR, Buffer.from(tokenHash, 'hex'));

@@ -31,3 +31,12 @@ export function sessionSecretFrom(sessionSecret: string | null, connectionsKey: 
 export function sessionMacKey(secret: Buffer, tokenHash: Buffer): Buffer {
   return createHmac('sha256', secret).update('session-mac-key\0', 'utf8').update(tokenHash).digest();
 }
+
+/**
+ * The MAC of a stored admin credential (`admin_credential`: a name and the sha256 of its token) under the server
+ * secret: whoever can write to the database but does not hold the secret cannot put a hash of their own token there
+ * and become admin. Hex.
+ */
+export function credentialMac(secret: Buffer, name: string, tokenHash: string): string {
+  return createHmac('sha256', secret).update('admin-credential\0', 'utf8').update(name, 'utf8').update('\0', 'utf8').update(tokenHash, 'utf8').digest('hex');
+}

@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { SessionEpochRepository } from './session-epoch.repository.js';
-import { sessionMacKey, sessionSecretFrom } from './session-secret.js';
+import { credentialMac, sessionMacKey, sessionSecretFrom, type SessionSecret } from './session-secret.js';
 
 /** The cookie's name over plain http (development, tests); over https it is `__Host-crm_sync_session`. */
 export const SESSION_COOKIE = 'crm_sync_session';
@@ -41,6 +41,7 @@ export class AdminIdentityService {
   private readonly logger = new Logger('AdminSessions');
   private readonly tokens: KnownToken[];
   private readonly secret: Buffer;
+  private readonly secretOrigin: SessionSecret['origin'];
   /** PUBLIC_URL is https: every cookie is Secure (and `__Host-`), whatever the request's own protocol says. */
   private readonly publicHttps: boolean;
 
@@ -51,6 +52,7 @@ export class AdminIdentityService {
   ) {
     const secret = sessionSecretFrom(config.sessionSecret, connections.key);
     this.secret = secret.key;
+    this.secretOrigin = secret.origin;
     if (secret.origin === 'this process only')
       this.logger.warn('no SESSION_SECRET and no connections key: console sessions last only as long as this process and work on this replica only');
     this.publicHttps = config.publicUrl?.startsWith('https:') ?? false;
@@ -63,6 +65,23 @@ export class AdminIdentityService {
     let found: KnownToken | null = null;
     for (const known of this.tokens) if (timingSafeEqual(presented, known.hash) && !found) found = known;
     return found ? { name: found.name, role: found.role } : null;
+  }
+
+  /** Whether the server secret outlives this process (SESSION_SECRET or the connections key), so its MACs can be checked later. */
+  get secretIsStable(): boolean {
+    return this.secretOrigin !== 'this process only';
+  }
+
+  /** The MAC a stored credential carries (session-secret.ts `credentialMac`). */
+  credentialMac(name: string, tokenHash: string): string {
+    return credentialMac(this.secret, name, tokenHash);
+  }
+
+  /** Whether a stored credential's MAC is this server's, compared in constant time. */
+  credentialMacMatches(name: string, tokenHash: string, mac: string | null): boolean {
+    const expected = Buffer.from(this.credentialMac(name, tokenHash), 'utf8');
+    const given = Buffer.from(mac ?? '', 'utf8');
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   /** Adds a token known only by its sha256 (the one made on the first start, `first-start-token.service.ts`). */

@@ -53,7 +53,7 @@ export class AutomationActionsService {
     }
     if (mapped) return this.created(record, `${where} has its project ${mapped.projectId} and its mapping ${mapped.id} already (an earlier try)`);
 
-    const found = await this.projects.findOrCreate(entry.payload, entry.attempts <= 1);
+    const found = await this.projects.findOrCreate(entry.payload, entry.attempts <= 1, new Date(entry.createdAt));
     // The project view lists the entry that made the project.
     await this.syncLog.setProject(entry.id, found.project.id);
     const mapping = await this.map(record, found);

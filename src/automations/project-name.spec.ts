@@ -21,4 +21,13 @@ describe('projectName', () => {
     expect(emoji).toBe(`${'y'.repeat(178)} (${id})`);
     expect(projectName('Roof 🏠', id, 'Deal')).toBe(`Roof 🏠 (${id})`);
   });
+
+  it('strips control, format and bidi characters and normalizes to NFKC, keeping emoji sequences whole', () => {
+    expect(projectName('Ana\u202Efdp.exe\u202C Ruiz', '7', 'Deal')).toBe('Ana fdp.exe Ruiz (7)');
+    expect(projectName('Bo\u200BLee\u2066\u2069\uFEFF\u0007', '7', 'Deal')).toBe('Bo Lee (7)');
+    expect(projectName('\u200E\u200F\u061CRoof', '7', 'Deal')).toBe('Roof (7)');
+    expect(projectName('ＡＢＣ：ﬁ', '7', 'Deal')).toBe('ABC fi (7)');
+    expect(projectName('Family 👩‍👩‍👧 deck', '7', 'Deal')).toBe('Family 👩\u200D👩\u200D👧 deck (7)');
+    expect(projectName('x\u200Dy', '7', 'Deal')).toBe('x y (7)');
+  });
 });

@@ -64,7 +64,10 @@ export interface AppConfig {
    * Failed sign-ins and Bearer failures allowed per client address in a window of `windowSeconds`; then 429 until the
    * window ends (src/auth/sign-in-throttle.ts).
    */
+  /** `SIGN_IN_MAX_FAILURES` failures per client address in `SIGN_IN_WINDOW_SECONDS`, then 429 (docs/security.md). */
   signIn: { maxFailures: number; windowSeconds: number };
+  /** `SEARCH_MAX_PER_USER` searches per user in `SEARCH_WINDOW_SECONDS`, then 429 (docs/security.md). */
+  search: { maxPerUser: number; windowSeconds: number };
   /** `TRUST_PROXY`: the proxies (addresses or CIDR ranges) whose X-Forwarded-* headers Fastify believes; empty: none. */
   trustProxy: string[];
   /** `ADMIN_TOKEN`; null: the token made on the first start (its hash in Postgres) stands in for it. */
@@ -198,7 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     relay: { burstPerSecond: 200, burstFeedPerSecond: 10, sampleMs: 250, pollMs: 1_000 },
     sessionSecret: v.SESSION_SECRET ?? null,
-    signIn: { maxFailures: 10, windowSeconds: 60 },
+    signIn: { maxFailures: v.SIGN_IN_MAX_FAILURES ?? 10, windowSeconds: v.SIGN_IN_WINDOW_SECONDS ?? 60 },
+    search: { maxPerUser: v.SEARCH_MAX_PER_USER ?? 30, windowSeconds: v.SEARCH_WINDOW_SECONDS ?? 60 },
     trustProxy: splitSecrets(v.TRUST_PROXY),
     adminToken: v.ADMIN_TOKEN ?? null,
     adminTokens: [...(v.ADMIN_TOKEN ? [{ name: 'admin', role: 'admin' as const, token: v.ADMIN_TOKEN }] : []), ...parseAdminTokens(v.ADMIN_TOKENS)],

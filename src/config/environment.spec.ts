@@ -143,6 +143,14 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ ...valid, TRUST_PROXY: '10.0.0.5, 172.16.0.0/12,::1,fd00::/8' }).trustProxy).toEqual(['10.0.0.5', '172.16.0.0/12', '::1', 'fd00::/8']);
   });
 
+  it('takes the sign-in and search limits from SIGN_IN_* and SEARCH_* (10 and 30 a 60 s window by default), refusing nonsense', () => {
+    expect(loadConfig(valid)).toMatchObject({ signIn: { maxFailures: 10, windowSeconds: 60 }, search: { maxPerUser: 30, windowSeconds: 60 } });
+    const set = loadConfig({ ...valid, SIGN_IN_MAX_FAILURES: '3', SIGN_IN_WINDOW_SECONDS: '900', SEARCH_MAX_PER_USER: '5', SEARCH_WINDOW_SECONDS: '120' });
+    expect(set).toMatchObject({ signIn: { maxFailures: 3, windowSeconds: 900 }, search: { maxPerUser: 5, windowSeconds: 120 } });
+    const problems = problemsOf({ ...valid, SIGN_IN_MAX_FAILURES: '0', SIGN_IN_WINDOW_SECONDS: '100000', SEARCH_MAX_PER_USER: 'many' });
+    expect(problems.map((p) => p.variable).sort()).toEqual(['SEARCH_MAX_PER_USER', 'SIGN_IN_MAX_FAILURES', 'SIGN_IN_WINDOW_SECONDS']);
+  });
+
   it('takes SESSION_SECRET as given, unset by default', () => {
     expect(loadConfig(valid).sessionSecret).toBeNull();
     const secret = Buffer.alloc(32, 9).toString('base64');

@@ -280,6 +280,34 @@ export class EnvironmentVariables {
   @Min(64, { message: 'must be at least 64' })
   MAPPING_IMPORT_MAX_RECORD_BYTES?: number;
 
+  /** Failed sign-ins (and unknown Bearer tokens) an address may make per window before it is refused (docs/security.md). */
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  SIGN_IN_MAX_FAILURES?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(86_400, { message: 'must be at most 86400 (a day)' })
+  SIGN_IN_WINDOW_SECONDS?: number;
+
+  /** Searches (`/api/search/*`) one user may make per window (docs/security.md). */
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  SEARCH_MAX_PER_USER?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(86_400, { message: 'must be at most 86400 (a day)' })
+  SEARCH_WINDOW_SECONDS?: number;
+
   @toInt
   @IsOptional()
   @IsInt({ message: 'must be an integer' })

@@ -37,6 +37,22 @@ import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 import { SalesforceConnectService } from './salesforce-connect.service.js';
 import { zohoDomainProblem } from '../config/zoho-domains.js';
+import { redactUrlCredentialsDeep, seesRawUrls } from '../http/redact-urls.js';
+
+/** A connection as a viewer or an operator sees it: `base_url` as its origin, URL credentials out of the rest. */
+function redactedForViewers(view: ConnectionView): ConnectionView {
+  const settings =
+    view.settings && typeof view.settings.base_url === 'string' ? { ...view.settings, base_url: originOf(view.settings.base_url) } : view.settings;
+  return redactUrlCredentialsDeep({ ...view, settings });
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '…';
+  }
+}
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
 
@@ -60,9 +76,14 @@ export class ConnectionsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Every connection: state (connected, degraded with the reason, not_configured), where set, last check, settings without secrets.' })
-  async list(): Promise<Record<string, unknown>> {
-    return { items: await this.views.list(), ...this.views.context() };
+  @ApiOperation({
+    summary: 'Every connection: state (connected, degraded with the reason, not_configured), where set, last check, settings without secrets.',
+    description:
+      "Admins see each connection's URLs as saved; viewers and operators see the base URL's origin only (no userinfo, path or query, which may hold a tenant's secret) and URL credentials taken out of details.",
+  })
+  async list(@Actor() actor: AdminActor): Promise<Record<string, unknown>> {
+    const items = await this.views.list();
+    return { items: seesRawUrls(actor) ? items : items.map(redactedForViewers), ...this.views.context() };
   }
 
   @Put('service')

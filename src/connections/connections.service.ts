@@ -7,6 +7,7 @@ import { ConnectionCheckRepository, type CheckRow } from './connection-check.rep
 import { ConnectionRepository, type ConnectionRow } from './connection.repository.js';
 import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
 import { loadConnectionsKey, type ConnectionsKey } from '../config/connections-key.js';
+import { zohoDomainProblem } from '../config/zoho-domains.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
 import { connectionBinding, legacyConnectionBinding } from './sealed-binding.js';
 
@@ -174,6 +175,14 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     return secrets;
   }
 
+  /** Why saved Zoho settings may not be used under the domain rule in force now (`RECORD_CRM_ALLOW_CUSTOM_DOMAINS`), or null. */
+  private zohoDomainsProblem(settings: ConnectionSettings['record_crm']): string | null {
+    const problem =
+      zohoDomainProblem('accounts_url', settings.accountsUrl, this.config.zohoDomains) ??
+      zohoDomainProblem('api_domain', settings.apiDomain, this.config.zohoDomains);
+    return problem ? `the saved Zoho CRM connection is not used: ${problem}. Connect again from the console` : null;
+  }
+
   private async readRows(): Promise<void> {
     const rows = await this.repository.all();
     const next = new Map<ConnectionName, ConsoleEntry>();
@@ -191,6 +200,12 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
         problem = this.key.ok
           ? `the saved secrets cannot be read with this CONNECTIONS_KEY (${(err as Error).message}): restore the key they were saved with, or save the connection again`
           : `the saved secrets cannot be read: ${this.key.problem}`;
+        this.logger.error(`connection ${row.name}: ${problem}`);
+      }
+      const domains = row.name === 'record_crm' && settings ? this.zohoDomainsProblem(settings as ConnectionSettings['record_crm']) : null;
+      if (domains) {
+        // Saved while custom domains were allowed (or written into the table): the secrets would go to that host.
+        [settings, problem] = [null, domains];
         this.logger.error(`connection ${row.name}: ${problem}`);
       }
       next.set(row.name, { revision: row.revision, settings, problem, updatedAt: row.updatedAt, updatedBy: row.updatedBy });

@@ -6,6 +6,10 @@ export const AUTOMATION_CRMS = ['appointment', 'record'] as const;
 export type AutomationCrm = (typeof AUTOMATION_CRMS)[number];
 
 export const MATCH_KEYS = ['job_number', 'email', 'phone'] as const;
+
+/** Zoho's automations a write may fire (record.yaml's `trigger`); all three is what Zoho runs when none is sent. */
+export const ZOHO_TRIGGERS = ['workflow', 'approval', 'blueprint'] as const;
+export type ZohoTrigger = (typeof ZOHO_TRIGGERS)[number];
 export type MatchKey = (typeof MATCH_KEYS)[number];
 
 export interface AppointmentCrmAutomation {
@@ -37,6 +41,8 @@ export interface RecordCrmAutomation {
   quote_line_items: boolean;
   /** A Zoho Product id, exact digits. */
   fallback_product_id: string | null;
+  /** Which of the org's workflows, approvals and blueprints crm-sync's writes to Zoho fire (sent as `trigger`). */
+  trigger: ZohoTrigger[];
   /** As for the appointment CRM; a change of module restarts at this moment unless a new start_from comes with it. */
   start_from: string | null;
 }
@@ -70,6 +76,7 @@ export const RECORD_CRM_DEFAULTS: Readonly<RecordCrmAutomation> = Object.freeze(
   deal_stage_on_lost: null,
   quote_line_items: false,
   fallback_product_id: null,
+  trigger: [...ZOHO_TRIGGERS],
   start_from: null,
 });
 
@@ -126,6 +133,7 @@ export function validateRecordCrmAutomation(body: unknown, current: RecordCrmAut
     deal_stage_on_lost: v.optionalText('deal_stage_on_lost', current.deal_stage_on_lost),
     quote_line_items: v.boolean('quote_line_items', current.quote_line_items),
     fallback_product_id: v.digits('fallback_product_id', current.fallback_product_id),
+    trigger: v.oneOfEach('trigger', ZOHO_TRIGGERS, current.trigger),
     start_from: v.pastTime('start_from', current.start_from),
   };
   v.ownerWhenCreating(settings);

@@ -89,8 +89,10 @@ export type UpdateDealPayload = RecordRef & {
   proposalId: string;
   status: 'APPROVED' | 'LOST' | 'VOID';
   amount?: string;
-  /** The approval's date, `YYYY-MM-DD` (UTC). */
+  /** The approval's date, `YYYY-MM-DD` (UTC): what entries recorded before `approvedAt` carry. */
   closingDate?: string;
+  /** When the approval was learnt (ISO 8601): Closing_Date is its day in the Zoho org's time zone. */
+  approvedAt?: string;
 };
 
 /**
@@ -160,6 +162,8 @@ export interface SuggestMappingPayload {
   job_number: string | null;
   email: string | null;
   phone: string | null;
+  /** The customer's name, for the names' likeness (absent in entries recorded before it was kept: read from `project`). */
+  customer_name?: string | null;
   looked_for: string;
 }
 

@@ -10,7 +10,21 @@ describe(nonPublicReason.name, () => {
     ['192.168.1.1', 'private'],
     ['100.64.0.1', 'private (shared address space)'],
     ['169.254.169.254', 'link-local'],
-    ['0.0.0.0', 'unspecified'],
+    ['0.0.0.0', 'unspecified ("this network")'],
+    ['198.18.0.1', 'benchmarking'],
+    ['198.19.255.254', 'benchmarking'],
+    ['192.0.0.170', 'IETF protocol assignments'],
+    ['192.0.2.1', 'documentation (TEST-NET-1)'],
+    ['203.0.113.7', 'documentation (TEST-NET-3)'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['2002:7f00:1::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+    ['64:ff9b:1::a00:1', 'NAT64 for local use'],
+    ['2001:db8::1', 'documentation'],
+    ['100::1', 'discard-only'],
+    ['4000::1', 'not global unicast'],
+    ['::ffff:198.18.0.1', 'benchmarking'],
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fc00::1', 'unique-local'],
@@ -25,9 +39,12 @@ describe(nonPublicReason.name, () => {
     expect(nonPublicReason(address)).toMatch(new RegExp(` is ${kind.replace(/[()]/g, '\\$&')}$`));
   });
 
-  it.each(['93.184.216.34', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:93.184.216.34'])('%s is public', (address) => {
-    expect(nonPublicReason(address)).toBeNull();
-  });
+  it.each(['93.184.216.34', '172.32.0.1', '192.169.0.1', '198.20.0.1', '2606:4700::1111', '2a00:1450::1', '::ffff:93.184.216.34', '64:ff9b::5db8:d822'])(
+    '%s is public',
+    (address) => {
+      expect(nonPublicReason(address)).toBeNull();
+    },
+  );
 });
 
 describe(checkDownloadUrl.name, () => {

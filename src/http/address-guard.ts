@@ -18,23 +18,73 @@ export class RefusedAddressError extends Error {
   }
 }
 
-/** Why an address may not be reached, or null when it is a public one. */
+/**
+ * IPv4 ranges that are not global unicast: IANA's IPv4 Special-Purpose Address Registry
+ * (https://www.iana.org/assignments/iana-ipv4-special-registry/, entries not "Globally Reachable"), multicast and the
+ * reserved block. The first range that holds an address names why it is refused.
+ */
+const IPV4_REFUSED: Array<[string, number, string]> = [
+  ['0.0.0.0', 8, 'unspecified ("this network")'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'private (shared address space)'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+  ['192.88.99.0', 24, '6to4 relay anycast (deprecated)'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
+  ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved'],
+];
+
+/**
+ * IPv6: only global unicast (2000::/3) may be reached, less the ranges of IANA's IPv6 Special-Purpose Address Registry
+ * (https://www.iana.org/assignments/iana-ipv6-special-registry/) that are not globally reachable. 6to4 and Teredo
+ * carry an IPv4 address crm-sync cannot see the policy of, so they are refused whole.
+ */
+const IPV6_REFUSED: Array<[string, number, string]> = [
+  ['2001::', 32, 'Teredo'],
+  ['2001:2::', 48, 'benchmarking'],
+  ['2001:10::', 28, 'ORCHID (deprecated)'],
+  ['2001:20::', 28, 'ORCHIDv2'],
+  ['2001:db8::', 32, 'documentation'],
+  ['2002::', 16, '6to4'],
+  ['3fff::', 20, 'documentation'],
+];
+
+/** Outside 2000::/3 (global unicast), the well-known kinds, named; the rest is "not global unicast". */
+const IPV6_OUTSIDE_GLOBAL: Array<[string, number, string]> = [
+  ['::', 128, 'unspecified'],
+  ['::1', 128, 'loopback'],
+  ['64:ff9b:1::', 48, 'NAT64 for local use'],
+  ['100::', 64, 'discard-only'],
+  ['fc00::', 7, 'unique-local'],
+  ['fe80::', 10, 'link-local'],
+  ['fec0::', 10, 'site-local'],
+  ['ff00::', 8, 'multicast'],
+];
+
+/** Why an address may not be reached, or null when it is a global unicast one. */
 export function nonPublicReason(address: string): string | null {
   const v4 = isIP(address) === 4 ? address : mappedIpv4(address);
   if (v4 !== null) return ipv4Reason(v4);
   if (isIP(address) !== 6) return `${address} is not an IP address`;
   const words = ipv6Words(address);
-  if (words.every((w) => w === 0)) return `${address} is unspecified`;
-  if (words.slice(0, 7).every((w) => w === 0) && words[7] === 1) return `${address} is loopback`;
-  if ((words[0] & 0xfe00) === 0xfc00) return `${address} is unique-local`;
-  if ((words[0] & 0xffc0) === 0xfe80) return `${address} is link-local`;
-  if ((words[0] & 0xffc0) === 0xfec0) return `${address} is site-local`;
-  if ((words[0] & 0xff00) === 0xff00) return `${address} is multicast`;
   // NAT64 (64:ff9b::/96) carries an IPv4 address in its last 32 bits.
   if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0)) {
     return ipv4Reason(`${words[6] >> 8}.${words[6] & 0xff}.${words[7] >> 8}.${words[7] & 0xff}`);
   }
-  return null;
+  const bits = ipv6Bits(words);
+  const named = (ranges: Array<[string, number, string]>) => ranges.find(([base, length]) => inPrefix(bits, ipv6Bits(ipv6Words(base)), length, 128));
+  const outside = named(IPV6_OUTSIDE_GLOBAL);
+  if (outside) return `${address} is ${outside[2]}`;
+  if (words[0] >> 13 !== 0b001) return `${address} is not global unicast`;
+  const special = named(IPV6_REFUSED);
+  return special ? `${address} is ${special[2]}` : null;
 }
 
 /** Throws unless the URL may be fetched: https (unless private addresses are allowed), and no non-public IP literal. */
@@ -84,18 +134,27 @@ export function refusalIn(err: unknown): RefusedAddressError | null {
 }
 
 function ipv4Reason(address: string): string | null {
-  const [a, b] = address.split('.').map(Number) as [number, number];
-  if (a === 127) return `${address} is loopback`;
-  if (a === 0) return `${address} is unspecified`;
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return `${address} is private`;
-  if (a === 100 && b >= 64 && b <= 127) return `${address} is private (shared address space)`;
-  if (a === 169 && b === 254) return `${address} is link-local`;
-  if (a >= 224) return `${address} is multicast or reserved`;
-  return null;
+  const bits = ipv4Bits(address);
+  if (bits === 0xffffffffn) return `${address} is broadcast`;
+  const range = IPV4_REFUSED.find(([base, length]) => inPrefix(bits, ipv4Bits(base), length, 32));
+  return range ? `${address} is ${range[2]}` : null;
+}
+
+function ipv4Bits(address: string): bigint {
+  return address.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
+}
+
+function ipv6Bits(words: number[]): bigint {
+  return words.reduce((acc, word) => (acc << 16n) | BigInt(word), 0n);
+}
+
+function inPrefix(bits: bigint, base: bigint, length: number, width: number): boolean {
+  const shift = BigInt(width - length);
+  return bits >> shift === base >> shift;
 }
 
 /** The IPv4 address inside an IPv4-mapped or IPv4-compatible IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`). */
-function mappedIpv4(address: string): string | null {
+export function mappedIpv4(address: string): string | null {
   if (isIP(address) !== 6) return null;
   const words = ipv6Words(address);
   const mapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff;
@@ -105,7 +164,7 @@ function mappedIpv4(address: string): string | null {
 }
 
 /** The eight 16-bit words of an IPv6 address, with `::` expanded and a dotted IPv4 tail converted. */
-function ipv6Words(address: string): number[] {
+export function ipv6Words(address: string): number[] {
   let text = address.replace(/%.*$/, '');
   const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (tail) {

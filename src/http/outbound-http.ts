@@ -104,11 +104,14 @@ export class OutboundHttp {
         lookup: guardedLookup(policy),
         beforeRedirect: (next: { protocol?: string; hostname?: string; host?: string }) =>
           checkDownloadUrl(`${next.protocol ?? 'http:'}//${next.hostname ?? next.host ?? ''}/`, policy),
+        // A proxy from HTTP(S)_PROXY would resolve and connect to the target itself: the guarded lookup would check
+        // the proxy's address, and the download could reach whatever the proxy reaches.
+        proxy: false as const,
       }),
       baseURL: options.baseUrl,
       timeout: options.timeoutMs,
       validateStatus: () => true,
-      maxRedirects: 3,
+      maxRedirects: this.redirectsFollowed(false),
       transitional: { clarifyTimeoutError: true },
       // Ids must be parsed exactly, so JSON is read as text and parsed here.
       transformResponse: [(data: unknown) => data],
@@ -119,6 +122,16 @@ export class OutboundHttp {
 
   get system(): string {
     return this.options.system;
+  }
+
+  /**
+   * Only downloads follow redirects (at most 3, each checked by the address guard): a file store answers a signed
+   * URL with one. An API client follows none: its credentials would go to wherever a redirect points (axios keeps
+   * custom headers across hosts), and the APIs it speaks answer in place, so a 3xx fails the call naming the status.
+   * Following a redirect also keeps every byte sent so it can be replayed: an upload would sit in memory whole.
+   */
+  private redirectsFollowed(upload: boolean): number {
+    return this.options.addressPolicy && !upload ? 3 : 0;
   }
 
   async request<T = unknown>(req: OutboundRequest): Promise<OutboundResponse<T>> {
@@ -159,9 +172,7 @@ export class OutboundHttp {
         headers,
         responseType: stream ? 'stream' : 'text',
         timeout: timeoutMs,
-        // Following redirects keeps every byte sent so it can be replayed: an upload would sit in memory whole,
-        // and a stream cannot be replayed anyway.
-        maxRedirects: upload ? 0 : 3,
+        maxRedirects: this.redirectsFollowed(upload),
         // A whole JSON answer must arrive within the time-out; a stream only has to keep moving (axios' idle timer).
         signal: stream ? req.signal : anySignal(AbortSignal.timeout(timeoutMs + 1_000), req.signal),
         // A stream (a PDF) has its own cap; a JSON answer is held whole in memory, so it is capped here.

@@ -94,14 +94,22 @@ export class OperationsService {
     return states;
   }
 
+  /**
+   * A project crm-sync knows (its name kept, or a mapping, a delivery, an action or a Deal's revenue of it); the service
+   * is read (P4) only for such a project whose name is not kept yet, never for any id a caller makes up: 404 then.
+   */
   async project(projectId: string): Promise<ProjectView> {
-    const [project, mappings, deliveries, actions, deal] = await Promise.all([
-      this.projects.one(projectId),
+    const [stored, mappings, deliveries, actions, deal] = await Promise.all([
+      this.projects.known([projectId], false).then((known) => known.get(projectId) ?? null),
       this.mappings.findAllByProject(projectId),
       this.inbox.findNewestByProject(projectId, PROJECT_DELIVERIES_LIMIT),
       this.syncLog.findNewestByProject(projectId, PROJECT_ACTIONS_LIMIT),
       this.dealRevenue.latestOfProject(projectId),
     ]);
+    if (!stored && mappings.length === 0 && deliveries.length === 0 && actions.length === 0 && !deal) {
+      throw new NotFoundException({ statusCode: 404, message: `project ${projectId} is not known to crm-sync`, error: 'Not Found' });
+    }
+    const project = stored ?? (await this.projects.one(projectId));
     const names = new Map(project ? [[projectId, project.name]] : []);
     const dealTarget = deal ? { crm: 'record', target: `Deals/${deal.dealId}` } : null;
     const [targets, links] = await Promise.all([this.targetNames.namesOf(actions), this.links.linksOf(dealTarget ? [...actions, dealTarget] : actions)]);

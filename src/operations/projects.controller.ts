@@ -1,5 +1,5 @@
 import { BadRequestException, Controller, Get, Param } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminRoute } from '../auth/admin-auth.guard.js';
 import type { AdminActor } from '../config/roles.js';
 import { viewFor } from '../http/redact-urls.js';
@@ -17,7 +17,8 @@ export class ProjectsController {
     summary: 'One project: its mappings, its webhook deliveries (newest 100) and its actions (newest 200, chains linked by parent_id and grouped in chains).',
   })
   @ApiParam({ name: 'project_id', example: '36029621652695017', description: 'The exact decimal id.' })
-  @ApiOkResponse({ type: ProjectView, description: 'An unknown project answers empty lists.' })
+  @ApiOkResponse({ type: ProjectView })
+  @ApiNotFoundResponse({ description: 'crm-sync knows nothing of that project (no name kept, mapping, delivery or action): the service is not asked.' })
   @ApiBadRequestResponse({ description: 'project_id is not a string of digits.' })
   async project(@Param('project_id') projectId: string, @Actor() actor: AdminActor): Promise<ProjectView> {
     if (!/^\d{1,64}$/.test(projectId))

@@ -57,4 +57,22 @@ export class ProjectRepository {
       jobNumber: r.job_number,
     }));
   }
+
+  /**
+   * Which of these values (as suggestions compare them: job numbers and e-mails trimmed and lower-cased, phones on their
+   * last 10 digits) another project holds as well.
+   */
+  async keysHeldByOthers(projectId: string, wanted: { job_number?: string | null; email?: string | null; phone?: string | null }): Promise<string[]> {
+    const rows = await this.database.query<Array<{ key: string }>>(
+      `SELECT DISTINCT k.key FROM project p
+         CROSS JOIN LATERAL (VALUES
+           ('job_number', lower(btrim(p.job_number)) = $2),
+           ('email', lower(btrim(p.customer_email)) = $3),
+           ('phone', right(regexp_replace(coalesce(p.customer_phone, ''), '\\D', '', 'g'), 10) = $4)
+         ) AS k(key, held)
+        WHERE p.project_id <> $1 AND k.held`,
+      [projectId, wanted.job_number ?? null, wanted.email ?? null, wanted.phone ?? null],
+    );
+    return rows.map((r) => r.key);
+  }
 }

@@ -3,6 +3,9 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import { factsOf, type ProjectFacts, type ProjectLike } from './project-facts.js';
 import { ProjectRepository } from './project.repository.js';
 
+/** The values of a project that identify its customer or its job. */
+export type ProjectKey = 'job_number' | 'email' | 'phone';
+
 /** Projects read from the service (P4) in the background per list shown; the rest wait for the next showing. */
 const BACKGROUND_READS_PER_CALL = 10;
 /**
@@ -63,6 +66,19 @@ export class ProjectsService {
     const [stored] = await this.repository.findByIds([projectId]);
     if (stored) return stored;
     return this.read(projectId);
+  }
+
+  /** The project as the service has it now (P4), kept; throws when the service cannot answer. */
+  async current(projectId: string): Promise<ProjectFacts> {
+    const seenAt = new Date();
+    const project = await this.service.getProject(projectId);
+    await this.remember([project], seenAt);
+    return factsOf(project);
+  }
+
+  /** Which of a project's values (as suggestions compare them, by key) another project crm-sync knows holds too. */
+  async keysHeldByOthers(projectId: string, wanted: Partial<Record<ProjectKey, string | null>>): Promise<Set<ProjectKey>> {
+    return new Set((await this.repository.keysHeldByOthers(projectId, wanted)) as ProjectKey[]);
   }
 
   /** P5 on the name (first page), the answers kept. */

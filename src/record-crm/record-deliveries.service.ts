@@ -154,7 +154,14 @@ export class RecordDeliveriesService implements WebhookEventHandler {
     const amount = approval.total === undefined || approval.total === null ? undefined : centsText(toCents(approval.total));
     const deal = await this.forMappedProject(approval.projectId, 'update_deal', (record, base) => {
       if (record.module !== 'Deals') return null;
-      const payload: UpdateDealPayload = { ...record, proposalId: approval.proposalId, status: 'APPROVED', amount, closingDate: isoDate(approval.at) };
+      const payload: UpdateDealPayload = {
+        ...record,
+        proposalId: approval.proposalId,
+        status: 'APPROVED',
+        amount,
+        closingDate: isoDate(approval.at),
+        approvedAt: approval.at.toISOString(),
+      };
       return { ...base, payload, dedupeKey: `record:deal:${approval.proposalId}:APPROVED:${amount ?? ''}` };
     });
     if (!settings.quote_line_items || !approval.drawingId) return deal;

@@ -1,11 +1,27 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../auth/admin-auth.guard.js';
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiBadGatewayResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
+import { AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
+import { SearchLimitGuard } from './search-limit.guard.js';
 import { CrmRecordSearchQueryDto, type CrmRecordHitView, type ProjectHitView, ProjectSearchQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
 
+/**
+ * The pickers' searches, for operators (who make mappings): each one reads a CRM or the service on crm-sync's
+ * credentials, beyond what a viewer's own CRM permissions may show, and spends shared rate caps and credits.
+ */
 @ApiTags('search')
 @AdminRoute()
+@RequiresRole('operator')
+@UseGuards(SearchLimitGuard)
+@ApiTooManyRequestsResponse({ description: 'The user made SEARCH_MAX_PER_USER searches in this window; Retry-After says when to try again.' })
 @Controller('api/search')
 export class SearchController {
   constructor(private readonly search: SearchService) {}

@@ -1,4 +1,4 @@
-import { comparable, lookedFor, phoneKey, usableKeys } from './match-keys.js';
+import { comparable, isStrong, lookedFor, matchedKeys, namesAlike, phoneKey, usableKeys } from './match-keys.js';
 
 describe('match keys', () => {
   it('compares phones on their last 10 digits, whatever their punctuation or country code', () => {
@@ -20,5 +20,50 @@ describe('match keys', () => {
     expect(usableKeys(['email', 'phone', 'job_number'], values)).toEqual(['phone', 'job_number']);
     expect(lookedFor(['job_number', 'phone'], values, 'Job_Number__c')).toBe('job_number@Job_Number__c=j-1&phone=5125550142');
     expect(lookedFor(['job_number'], values)).not.toBe(lookedFor(['job_number'], { ...values, job_number: 'J-2' }));
+  });
+});
+
+describe('what never matches, and what maps without review', () => {
+  it('takes placeholders for nothing: repeated or running digits, "none"-like mailboxes and domains', () => {
+    for (const phone of ['0000000000', '(111) 111-1111', '+1 999 999 9999', '123-456-7890']) expect(phoneKey(phone)).toBeNull();
+    for (const email of [
+      'noemail@example.com',
+      'NO-EMAIL@acme.com',
+      'none@gmail.com',
+      'test@acme.com',
+      'test1@acme.com',
+      'n.a@acme.com',
+      'ana@noemail.com',
+      'x@y',
+    ]) {
+      expect(comparable('email', email)).toBeNull();
+    }
+    for (const job of ['0', '000', 'N/A', 'tbd']) expect(comparable('job_number', job)).toBeNull();
+    expect(phoneKey('512 555 0142')).toBe('5125550142');
+    expect(comparable('email', 'testa.ruiz@acme.com')).toBe('testa.ruiz@acme.com');
+    expect(usableKeys(['email', 'phone'], { job_number: null, email: 'noemail@acme.com', phone: '0000000000' })).toEqual([]);
+  });
+
+  it('matches only on the primary values it is given, placeholders never', () => {
+    const project = { job_number: 'J-7', email: 'ana@acme.com', phone: '0000000000' };
+    const record = { job_number: ' j-7 ', emails: [null, 'ANA@acme.com'], phones: ['0000000000'], name: 'Ana Ruiz' };
+    expect(matchedKeys(['job_number', 'email', 'phone'], project, record)).toEqual(['job_number', 'email']);
+  });
+
+  it('finds names alike in any order, with initials and accents, but not a household', () => {
+    expect(namesAlike('Ana Ruiz', 'Ruiz, Ana M.')).toBe(true);
+    expect(namesAlike('Ána-María Ruiz', 'ana maria ruiz')).toBe(true);
+    expect(namesAlike('A. Ruiz', 'Ana Ruiz')).toBe(true);
+    expect(namesAlike('Ana Ruiz', 'Bo Ruiz')).toBe(false);
+    expect(namesAlike('Ana Ruiz', null)).toBe(false);
+  });
+
+  it('maps without review on an own job number, or on e-mail and phone with alike names, never on a shared value', () => {
+    expect(isStrong({ matched_on: ['job_number'], shared_on: [], names_alike: false })).toBe(true);
+    expect(isStrong({ matched_on: ['job_number'], shared_on: ['job_number'], names_alike: true })).toBe(false);
+    expect(isStrong({ matched_on: ['email', 'phone'], shared_on: [], names_alike: true })).toBe(true);
+    expect(isStrong({ matched_on: ['email', 'phone'], shared_on: [], names_alike: false })).toBe(false);
+    expect(isStrong({ matched_on: ['email', 'phone'], shared_on: ['phone'], names_alike: true })).toBe(false);
+    expect(isStrong({ matched_on: ['email'], shared_on: [], names_alike: true })).toBe(false);
   });
 });

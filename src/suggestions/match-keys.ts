@@ -7,19 +7,49 @@ export interface MatchValues {
   phone: string | null;
 }
 
-/** A phone as compared: its last 10 digits (country codes and punctuation differ between systems); null when shorter. */
-export function phoneKey(phone: string | null | undefined): string | null {
-  const digits = (phone ?? '').replace(/\D/g, '');
-  return digits.length >= 10 ? digits.slice(-10) : null;
+/** What a CRM record offers: its job number, the e-mails and phones of its primary fields, its person's name. */
+export interface RecordValues {
+  job_number: string | null;
+  emails: Array<string | null>;
+  phones: Array<string | null>;
+  name: string | null;
 }
 
-const normalized: Record<MatchKey, (value: string | null | undefined) => string | null> = {
-  job_number: (v) => (v && v.trim() !== '' ? v.trim().toLowerCase() : null),
-  email: (v) => (v && v.includes('@') ? v.trim().toLowerCase() : null),
-  phone: phoneKey,
-};
+/**
+ * Values people type when they have none: a phone of one repeated digit or a run (`0000000000`, `1234567890`), an
+ * address whose mailbox or domain says "none" (`noemail@…`, `none@…`, `test@…`, `…@noemail.com`). Two customers share
+ * them without being one, so they never match anything.
+ */
+const PLACEHOLDER_PHONES = /^(\d)\1{9}$|^(0123456789|1234567890|9876543210|0987654321)$/;
+const PLACEHOLDER_MAILBOXES =
+  /^(no|non|none|noemail|nomail|noaddress|noreply|donotreply|dontreply|na|nil|null|unknown|email|mail|test\d*|fake|dummy|sample|x+|a+|abc|asdf|customer|client|nobody|anonymous|declined|refused|notprovided|notgiven|notavailable)$/;
+const PLACEHOLDER_DOMAINS = /^(none|noemail|nomail|noreply|no-email|unknown)\.[a-z]+$|(^|\.)invalid$/;
+const PLACEHOLDER_JOB_NUMBERS = /^(0+|n\/?a|none|tbd|tba|unknown|null|-+|x+)$/;
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** A value of a key as compared on both sides; null when there is nothing to compare. */
+/** A phone as compared: its last 10 digits (country codes and punctuation differ between systems); null when shorter or a placeholder. */
+export function phoneKey(phone: string | null | undefined): string | null {
+  const digits = (phone ?? '').replace(/\D/g, '');
+  const key = digits.length >= 10 ? digits.slice(-10) : null;
+  return key === null || PLACEHOLDER_PHONES.test(key) ? null : key;
+}
+
+function emailKey(email: string | null | undefined): string | null {
+  const value = (email ?? '').trim().toLowerCase();
+  if (!EMAIL_SHAPE.test(value)) return null;
+  const at = value.lastIndexOf('@');
+  const mailbox = value.slice(0, at).replace(/[^a-z0-9]/g, '');
+  return PLACEHOLDER_MAILBOXES.test(mailbox) || PLACEHOLDER_DOMAINS.test(value.slice(at + 1)) ? null : value;
+}
+
+function jobNumberKey(jobNumber: string | null | undefined): string | null {
+  const value = (jobNumber ?? '').trim().toLowerCase();
+  return value === '' || PLACEHOLDER_JOB_NUMBERS.test(value) ? null : value;
+}
+
+const normalized: Record<MatchKey, (value: string | null | undefined) => string | null> = { job_number: jobNumberKey, email: emailKey, phone: phoneKey };
+
+/** A value of a key as compared on both sides; null when there is nothing to compare (empty, malformed or a placeholder). */
 export function comparable(key: MatchKey, value: string | null | undefined): string | null {
   return normalized[key](value);
 }
@@ -35,4 +65,58 @@ export function usableKeys(matchOn: readonly MatchKey[], values: MatchValues): M
  */
 export function lookedFor(keys: MatchKey[], values: MatchValues, jobNumberField?: string): string {
   return keys.map((key) => `${key}${key === 'job_number' && jobNumberField ? `@${jobNumberField}` : ''}=${comparable(key, values[key])}`).join('&');
+}
+
+/** The keys on which a record has the project's value (compared as above), in the order of `keys`. */
+export function matchedKeys(keys: readonly MatchKey[], project: MatchValues, record: RecordValues): MatchKey[] {
+  return keys.filter((key) => {
+    const wanted = comparable(key, project[key]);
+    if (wanted === null) return false;
+    const theirs = key === 'job_number' ? [record.job_number] : key === 'email' ? record.emails : record.phones;
+    return theirs.some((value) => comparable(key, value) === wanted);
+  });
+}
+
+/** A name's words: accents, case and punctuation left out (`Ana-María O'Neil` → `ana maria oneil`). */
+function nameWords(name: string | null): string[] {
+  return (name ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/['’.]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+}
+
+/**
+ * Whether two customers' names are alike: every word of the shorter name is in the longer one (an initial standing
+ * for a word it begins), in any order. `Ana Ruiz` ~ `Ruiz, Ana M.`; `Ana Ruiz` ≁ `Bo Ruiz` (a household); no name: not alike.
+ */
+export function namesAlike(a: string | null, b: string | null): boolean {
+  const [shorter, longer] = [nameWords(a), nameWords(b)].sort((x, y) => x.length - y.length);
+  if (shorter.length === 0) return false;
+  const left = [...longer];
+  return shorter.every((word) => {
+    const i = left.findIndex((other) => other === word || (word.length === 1 && other.startsWith(word)) || (other.length === 1 && word.startsWith(other)));
+    if (i < 0) return false;
+    left.splice(i, 1);
+    return true;
+  });
+}
+
+/** What a candidate's match is made of (kept on the candidate; see `Candidate`). */
+export interface MatchStrength {
+  matched_on: MatchKey[];
+  shared_on: MatchKey[];
+  names_alike: boolean;
+}
+
+/**
+ * Whether a match may be mapped without review: an exact job number, or at least two independent keys (e-mail and
+ * phone) with the customers' names alike; a key whose value another project or record holds as well never counts.
+ */
+export function isStrong(match: MatchStrength): boolean {
+  const own = match.matched_on.filter((key) => !match.shared_on.includes(key));
+  if (own.includes('job_number')) return true;
+  return own.length >= 2 && match.names_alike;
 }

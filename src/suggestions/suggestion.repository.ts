@@ -79,16 +79,16 @@ export class SuggestionRepository {
     return rows.length;
   }
 
-  /** Moves an open suggestion to a decision; null when it is not open (any more). */
+  /** Moves an open suggestion to a decision (a `changed` one may be dismissed too); null when it is not open (any more). */
   async decide(
     id: string,
-    status: 'accepted' | 'dismissed' | 'closed',
+    status: 'accepted' | 'dismissed' | 'closed' | 'changed',
     actor: string | null,
     mappingId: string | null = null,
   ): Promise<MappingSuggestion | null> {
     const rows = await this.database.returning<SuggestionRow>(
       `UPDATE mapping_suggestion SET status = $2, decided_by = $3, mapping_id = $4, decided_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'open'
+        WHERE id = $1 AND (status = 'open' OR (status = 'changed' AND $2 = 'dismissed'))
        RETURNING ${COLUMNS}`,
       [id, status, actor, mappingId],
     );

@@ -4,9 +4,10 @@ import type { RecordModule } from '../service-api/service-api.types.js';
 
 /**
  * `none`: looked, nothing found; `open`: candidates waiting for a person; `accepted`, `dismissed`: decided for good;
- * `closed`: the project was mapped meanwhile.
+ * `closed`: the project was mapped meanwhile; `changed`: an accept found the project's or the record's values changed
+ * since the look (not mapped; the next look of the project opens it again).
  */
-export const SUGGESTION_STATUSES = ['none', 'open', 'accepted', 'dismissed', 'closed'] as const;
+export const SUGGESTION_STATUSES = ['none', 'open', 'accepted', 'dismissed', 'closed', 'changed'] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 
 /** A CRM record that could be the project's, and what matched. */
@@ -16,6 +17,10 @@ export interface Candidate {
   module: RecordModule | null;
   name: string | null;
   matched_on: MatchKey[];
+  /** Matched keys whose value another project or another record holds too: they never count toward `auto_accept`. */
+  shared_on?: MatchKey[];
+  /** Whether the record's person and the project's customer have alike names. */
+  names_alike?: boolean;
   /** Where an appointment opens in its CRM, when its CRM said (a Zoho record's is made when shown). */
   web_url?: string;
 }

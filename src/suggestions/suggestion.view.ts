@@ -3,6 +3,7 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MATCH_KEYS } from '../crm-settings/automation-settings.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { RECORD_MODULES } from '../service-api/service-api.types.js';
+import { isStrong } from './match-keys.js';
 import { SUGGESTION_STATUSES, type Candidate, type MappingSuggestion, type SuggestionStatus } from './suggestion.row.js';
 
 const LISTED = SUGGESTION_STATUSES.filter((s) => s !== 'none');
@@ -27,6 +28,11 @@ export class CandidateView {
   @ApiProperty({ nullable: true, enum: RECORD_MODULES, description: 'The Zoho module; null for an appointment.' }) module: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Ana Ruiz' }) name: string | null;
   @ApiProperty({ enum: MATCH_KEYS, isArray: true, description: 'What matched the project.' }) matched_on: string[];
+  @ApiProperty({ enum: MATCH_KEYS, isArray: true, description: 'Matched keys another project or record holds too: never enough to map without review.' })
+  shared_on: string[];
+  @ApiProperty({ description: "Whether the record's person and the project's customer have alike names." }) names_alike: boolean;
+  @ApiProperty({ description: 'Whether auto_accept may map it without review (an exact job number, or e-mail and phone with alike names, none shared).' })
+  strong: boolean;
   @ApiProperty({ nullable: true, type: String, description: 'Where the record opens in its CRM; null when not known.' }) web_url: string | null;
 }
 
@@ -36,7 +42,8 @@ export class SuggestionView {
   @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen' }) project_name: string | null;
   @ApiProperty({ enum: ['appointment', 'record'] }) crm: string;
   @ApiProperty({ type: [CandidateView] }) candidates: CandidateView[];
-  @ApiProperty({ enum: LISTED, description: '`closed`: the project was mapped meanwhile.' }) status: string;
+  @ApiProperty({ enum: LISTED, description: '`closed`: the project was mapped meanwhile; `changed`: an accept found the values changed since the look.' })
+  status: string;
   @ApiProperty({ nullable: true, type: String, description: 'The mapping made when accepted.' }) mapping_id: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'Who accepted or dismissed it (null: auto_accept).' }) decided_by: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -53,13 +60,17 @@ export function suggestionView(
     project_id: s.projectId,
     project_name: projectNames.get(s.projectId) ?? null,
     crm: s.crm,
-    candidates: s.candidates.map((c) => ({
-      id: c.id,
-      module: c.module,
-      name: c.name,
-      matched_on: c.matched_on,
-      web_url: c.web_url ?? links.get(candidateTarget(s.crm, c).crm + ':' + candidateTarget(s.crm, c).target) ?? null,
-    })),
+    candidates: s.candidates.map((c) => {
+      const strength = { matched_on: c.matched_on, shared_on: c.shared_on ?? [], names_alike: c.names_alike === true };
+      return {
+        id: c.id,
+        module: c.module,
+        name: c.name,
+        ...strength,
+        strong: isStrong(strength),
+        web_url: c.web_url ?? links.get(candidateTarget(s.crm, c).crm + ':' + candidateTarget(s.crm, c).target) ?? null,
+      };
+    }),
     status: s.status,
     mapping_id: s.mappingId,
     decided_by: s.decidedBy,

@@ -1,8 +1,30 @@
-import { BadRequestException, Body, ConflictException, Controller, Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  BadRequestException,
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
+import { OutboundError } from '../http/outbound-error.js';
 import type { AdminActor } from '../config/roles.js';
 import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { MappingNamesService } from '../mappings/mapping-names.service.js';
@@ -48,10 +70,22 @@ export class SuggestionsController {
   @ApiCreatedResponse({ type: MappingView, description: 'The mapping made (source `suggestion`).' })
   @ApiBadRequestResponse({ description: 'No candidate named while there are several, or one that is not a candidate.' })
   @ApiNotFoundResponse({ description: 'No such suggestion.' })
-  @ApiConflictResponse({ description: 'The suggestion is not open, or a mapping is in the way (the message names it).' })
+  @ApiConflictResponse({
+    description:
+      'The suggestion is not open, a mapping is in the way (the message names it), or (`code: "changed"`) the project or the record no longer match as found: the suggestion is marked `changed`.',
+  })
+  @ApiServiceUnavailableResponse({ description: 'The project or the record could not be read again (the service or the CRM away); nothing was mapped.' })
   async accept(@Param('id', new ParseIdPipe()) id: string, @Body() body: AcceptSuggestionDto, @Actor() actor: AdminActor): Promise<MappingView> {
-    const outcome = await this.suggestions.accept(id, body?.candidate ?? null, { trigger: 'admin', actor: actor.name });
+    const outcome = await this.suggestions.accept(id, body?.candidate ?? null, { trigger: 'admin', actor: actor.name }).catch((err: unknown) => {
+      if (err instanceof OutboundError) {
+        throw new ServiceUnavailableException({ statusCode: 503, message: `not mapped: the project and the record could not be read again: ${err.message}` });
+      }
+      throw err;
+    });
     switch (outcome.kind) {
+      case 'changed':
+      case 'left_for_review':
+        throw new ConflictException({ statusCode: 409, message: `suggestion ${id} not mapped: ${outcome.message}`, error: 'Conflict', code: 'changed' });
       case 'missing':
         throw notFound(id);
       case 'not_open':
@@ -82,7 +116,7 @@ export class SuggestionsController {
   @ApiOperation({ summary: 'Closes an open suggestion for good: its project is not suggested in that CRM again.' })
   @ApiOkResponse({ type: SuggestionView })
   @ApiNotFoundResponse({ description: 'No such suggestion.' })
-  @ApiConflictResponse({ description: 'The suggestion is not open.' })
+  @ApiConflictResponse({ description: 'The suggestion is not open (nor `changed`).' })
   async dismiss(@Param('id', new ParseIdPipe()) id: string, @Actor() actor: AdminActor): Promise<SuggestionView> {
     const outcome = await this.suggestions.dismiss(id, actor.name);
     if (!outcome) throw notFound(id);

@@ -77,7 +77,7 @@ const APPROVALS_OF_FACTS = `
 
 const ERROR_MAX = 2000;
 
-const OUTCOMES = ['succeeded', 'failed', 'skipped'];
+const OUTCOMES = ['succeeded', 'failed', 'skipped', 'waiting'];
 
 /**
  * Every statement on `sync_log`. Every state change of an action goes through here; the operations API's reads are
@@ -126,7 +126,7 @@ export class SyncLogRepository {
     await this.database.query(`UPDATE sync_log SET project_id = $2, updated_at = now() WHERE id = $1 AND project_id IS NULL`, [id, projectId]);
   }
 
-  async finish(id: string, status: 'succeeded' | 'skipped' | 'failed', detail: string | null, error?: string): Promise<void> {
+  async finish(id: string, status: 'succeeded' | 'skipped' | 'failed' | 'waiting', detail: string | null, error?: string): Promise<void> {
     await this.database.query(
       `UPDATE sync_log SET status = $2, detail = COALESCE($3, detail), error = COALESCE($4, error), coalesce_key = NULL,
               finished_at = now(), updated_at = now(), duration_ms = ${DURATION_MS}
@@ -413,7 +413,7 @@ export class SyncLogRepository {
     const rows = await this.database.returning<{ id: string }>(
       `DELETE FROM sync_log WHERE id IN (
          SELECT s.id FROM sync_log s
-          WHERE s.status IN ('succeeded', 'failed', 'skipped') AND s.updated_at < $1 AND COALESCE(s.finished_at, s.updated_at) < $1
+          WHERE s.status IN ('succeeded', 'failed', 'skipped', 'waiting') AND s.updated_at < $1 AND COALESCE(s.finished_at, s.updated_at) < $1
             AND NOT EXISTS (SELECT 1 FROM sync_log c WHERE c.parent_id = s.id AND c.status IN ('queued', 'running'))
           ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING id`,

@@ -1,6 +1,6 @@
 import type { CrmName, SyncTrigger } from '../domain/actions.js';
 
-export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'] as const;
+export const SYNC_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 /**

@@ -18,9 +18,12 @@ import { Automations1763700014200 } from './1763700014200-automations.js';
 import { ProjectNames1763700014500 } from './1763700014500-project-names.js';
 import { MappingSuggestions1763700014600 } from './1763700014600-mapping-suggestions.js';
 import { AppointmentFileReplaces1763700015300 } from './1763700015300-appointment-file-replaces.js';
+import { SuggestionChanged1763700015410 } from './1763700015410-suggestion-changed.js';
+import { AdminCredentialMac1763700015420 } from './1763700015420-admin-credential-mac.js';
 import { Funnel1763700016300 } from './1763700016300-funnel.js';
 import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
-import { AppointmentStatusesSeen1763700016500 } from './1763700016500-appointment-statuses-seen.js';
+import { SyncLogWaiting1763700016500 } from './1763700016500-sync-log-waiting.js';
+import { AppointmentStatusesSeen1763700016600 } from './1763700016600-appointment-statuses-seen.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -44,7 +47,10 @@ export const MIGRATIONS = [
   ProjectNames1763700014500,
   MappingSuggestions1763700014600,
   AppointmentFileReplaces1763700015300,
+  SuggestionChanged1763700015410,
+  AdminCredentialMac1763700015420,
   Funnel1763700016300,
   RecordUrls1763700016400,
-  AppointmentStatusesSeen1763700016500,
+  SyncLogWaiting1763700016500,
+  AppointmentStatusesSeen1763700016600,
 ];

@@ -13,10 +13,19 @@ import { DealRevenueRepository } from './deal-revenue.repository.js';
 import { centsText, jsonCents, jsonDecimal, toCents } from './money.js';
 import { quoteFromLineItems, type QuoteDraft } from './quote-lines.js';
 import { recordTarget } from '../record-crm.js';
+import type { ZohoTrigger } from '../../crm-settings/automation-settings.js';
 import { RevenueSettingsService, type RevenueSettings } from './revenue-settings.service.js';
 import { ZohoProductRepository } from './zoho-product.repository.js';
 import { ZohoQuoteRepository } from './zoho-quote.repository.js';
-import { ZohoRevenueClient, type StageValue, type ZohoFields } from '../zoho/zoho-revenue.client.js';
+import {
+  dayIn,
+  StaleWriteError,
+  ZohoRevenueClient,
+  type DealPipeline,
+  type PipelineStage,
+  type WriteResult,
+  type ZohoFields,
+} from '../zoho/zoho-revenue.client.js';
 
 const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;
 const SUBJECT_MAX = 255;
@@ -48,19 +57,18 @@ export class RevenueActionsService {
   }
 
   /**
-   * Amount and Closing_Date on an approval, and the configured stage, written in one update. The stage is written
-   * only while the Deal's current Stage comes before it in the Stage pick list: a Deal a rep moved on (to the
-   * configured stage or past it) keeps its stage, whatever re-delivery, replay or reconciliation comes later.
+   * Amount and Closing_Date on an approval (the approval's day in the org's time zone), and the stage from the Deal's
+   * own pipeline (planStage), written in one update with `If-Unmodified-Since` (a rep's edit in between: read again and
+   * tried once more) and read back. A stage that is not in the Deal's pipeline is never sent: the rest is written and
+   * the entry fails naming the pipeline and the stage. An update Zoho holds for approval ends `waiting`.
    */
   async updateDealWith(entry: ActionEntry<'update_deal'>, settings: RevenueSettings): Promise<ActionOutcome> {
     const p: UpdateDealPayload = entry.payload;
     const target = recordTarget(p);
     if (p.module !== 'Deals') return { status: 'skipped', detail: `${target} is not a Deal: only a Deal follows its proposal` };
-    const stage = p.status === 'APPROVED' ? settings.deal_stage_on_approved : settings.deal_stage_on_lost;
-    if (p.status !== 'APPROVED' && !stage) return { status: 'skipped', detail: `proposal ${p.proposalId} is ${p.status}; no lost stage is set` };
+    const configured = p.status === 'APPROVED' ? settings.deal_stage_on_approved : settings.deal_stage_on_lost;
+    if (p.status !== 'APPROVED' && !configured) return { status: 'skipped', detail: `proposal ${p.proposalId} is ${p.status}; no lost stage is set` };
 
-    const deal = await this.zoho.getRecord('Deals', p.recordId);
-    if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
     const fields: Record<string, unknown> = {};
     const written: string[] = [];
     if (p.status === 'APPROVED' && p.amount !== undefined) {
@@ -68,30 +76,105 @@ export class RevenueActionsService {
       fields.Amount = jsonCents(cents);
       written.push(`Amount ${centsText(cents)}`);
     }
-    if (p.status === 'APPROVED' && p.closingDate) {
-      fields.Closing_Date = p.closingDate;
-      written.push(`Closing_Date ${p.closingDate}`);
+    const closingDate = p.status === 'APPROVED' ? await this.closingDateOf(p) : null;
+    if (closingDate) {
+      fields.Closing_Date = closingDate;
+      written.push(`Closing_Date ${closingDate}`);
     }
-    let kept = '';
-    if (stage) {
-      const current = typeof deal.Stage === 'string' ? deal.Stage : null;
-      if (comesBefore(current, stage, await this.zoho.dealStages())) {
-        fields.Stage = stage;
-        written.push(`Stage ${stage}`);
-      } else kept = `; Stage left at ${current} (at or past ${stage})`;
+    for (let round = 1; ; round++) {
+      const deal = await this.zoho.getRecord('Deals', p.recordId);
+      if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
+      const plan = configured ? await this.stagePlan(p.status === 'APPROVED' ? 'won' : 'lost', configured, deal) : {};
+      const update = plan.write ? { ...fields, Stage: plan.write } : fields;
+      const sent = plan.write ? [...written, `Stage ${plan.write}`] : written;
+      const kept = plan.kept ? `; ${plan.kept}` : '';
+      if (sent.length === 0) {
+        if (plan.problem) throw new PermanentActionError(`${target}: ${plan.problem}`);
+        return { status: 'skipped', detail: `nothing to write to ${target}${kept}` };
+      }
+      let result: WriteResult;
+      try {
+        result = await this.zoho.updateRecord('Deals', p.recordId, update, {
+          unmodifiedSince: stringOf(deal.Modified_Time) ?? undefined,
+          trigger: settings.trigger,
+        });
+      } catch (err) {
+        // A rep changed the Deal between the read and the write: read it again (its stage may have moved on), once.
+        if (err instanceof StaleWriteError && round === 1) continue;
+        throw err;
+      }
+      const done = `${target}: ${sent.join(', ')} (proposal ${p.proposalId} ${p.status})${kept}`;
+      if (isHeld(result)) return { status: 'waiting', detail: `waiting for approval in Zoho ($approval_state ${result.approvalState}): ${done}` };
+      await this.verifyDeal(target, p.recordId, update);
+      await this.deals.saveWritten({
+        dealId: p.recordId,
+        projectId: entry.projectId,
+        proposalId: p.proposalId,
+        amount: fields.Amount === undefined ? null : centsText(toCents(p.amount!)),
+        stage: plan.write ?? null,
+        closingDate,
+        entryId: String(entry.id),
+      });
+      if (plan.problem) throw new PermanentActionError(`${done}; ${plan.problem}`);
+      return { status: 'succeeded', detail: done };
     }
-    if (written.length === 0) return { status: 'skipped', detail: `nothing to write to ${target}${kept}` };
-    await this.zoho.updateRecord('Deals', p.recordId, fields);
-    await this.deals.saveWritten({
-      dealId: p.recordId,
-      projectId: entry.projectId,
-      proposalId: p.proposalId,
-      amount: fields.Amount === undefined ? null : centsText(toCents(p.amount!)),
-      stage: typeof fields.Stage === 'string' ? fields.Stage : null,
-      closingDate: p.closingDate ?? null,
-      entryId: String(entry.id),
-    });
-    return { status: 'succeeded', detail: `${target}: ${written.join(', ')} (proposal ${p.proposalId} ${p.status})${kept}` };
+  }
+
+  /**
+   * The API names of the Quoted_Items fields crm-sync writes, as the org's metadata spells them (matched ignoring case
+   * and underscores: Zoho's own material writes `List_Price`, `list_price`, `List_price` and `ListPrice`); where the
+   * metadata names none, the Node SDK's spelling. The read-back catches a key Zoho still ignores.
+   */
+  private async subformKeys(): Promise<SubformKeys> {
+    const fields = await this.zoho.fieldsOf('Quoted_Items');
+    const squash = (name: string) => name.replace(/_/g, '').toLowerCase();
+    const keyOf = (sdk: string) => fields.find((f) => squash(f.apiName) === squash(sdk))?.apiName ?? sdk;
+    return {
+      product: keyOf('Product_Name'),
+      quantity: keyOf('Quantity'),
+      listPrice: keyOf('List_Price'),
+      discount: keyOf('Discount'),
+      description: keyOf('Description'),
+    };
+  }
+
+  /** The approval's day in the org's time zone; an entry recorded before the instant was kept carries its UTC day. */
+  private async closingDateOf(p: UpdateDealPayload): Promise<string | null> {
+    if (!p.approvedAt) return p.closingDate ?? null;
+    return dayIn(new Date(p.approvedAt), await this.zoho.orgTimeZone());
+  }
+
+  /**
+   * planStage over the Deal's pipeline as kept for 10 minutes; when that does not place a stage (an admin changed the
+   * pipelines since), over the pipeline read again.
+   */
+  private async stagePlan(kind: 'won' | 'lost', configured: string, deal: ZohoFields): Promise<StagePlan> {
+    const plan = planStage(kind, configured, await this.pipelineOf(deal, false), stringOf(deal.Stage));
+    const unplaced = plan.problem !== undefined || (plan.kept !== undefined && plan.kept.includes('not a stage of'));
+    return unplaced ? planStage(kind, configured, await this.pipelineOf(deal, true), stringOf(deal.Stage)) : plan;
+  }
+
+  /** The Deal's pipeline: its `Pipeline` among its layout's pipelines (the layout's default one when it names none). */
+  private async pipelineOf(deal: ZohoFields, fresh: boolean): Promise<DealPipeline | string> {
+    const layoutId = lookupId(deal.Layout);
+    if (!layoutId) return `Zoho shows no Layout of Deal ${deal.id}, so its pipeline's stages are unknown`;
+    const pipelines = await this.zoho.pipelines(layoutId, fresh);
+    const name = stringOf(deal.Pipeline) ?? (isLookup(deal.Pipeline) ? stringOf(deal.Pipeline.name) : null);
+    const found = name === null ? pipelines.find((pl) => pl.default) : pipelines.find((pl) => pl.name === name);
+    return found ?? `the Deal's pipeline ${name ?? '(default)'} is not among the pipelines of its layout ${layoutId}`;
+  }
+
+  /** Reads the Deal back: each field written must show what was meant, else the entry fails naming both values. */
+  private async verifyDeal(target: string, dealId: string, update: Record<string, unknown>): Promise<void> {
+    const deal = await this.zoho.getRecord('Deals', dealId);
+    if (!deal) throw new PermanentActionError(`${target} was written, but Zoho no longer shows it`);
+    const differences: string[] = [];
+    if (update.Amount !== undefined && !sameAmount(deal.Amount, String(update.Amount)))
+      differences.push(`Amount ${shown(deal.Amount)} (meant ${String(update.Amount)})`);
+    for (const field of ['Stage', 'Closing_Date'] as const) {
+      if (update[field] !== undefined && deal[field] !== update[field]) differences.push(`${field} ${shown(deal[field])} (meant ${String(update[field])})`);
+    }
+    if (differences.length > 0) throw new PermanentActionError(`${target} reads back otherwise than written: Zoho shows ${differences.join(', ')}`);
   }
 
   /**
@@ -114,11 +197,11 @@ export class RevenueActionsService {
         );
       }
       try {
-        const { quoteId, verb } = await this.writeQuote(p, quoteFields(draft));
-        return {
-          status: 'succeeded',
-          detail: `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}${await this.checkTotals(quoteId, draft)}`,
-        };
+        const { quoteId, verb, held } = await this.writeQuote(p, quoteFields(draft, await this.subformKeys()), settings.trigger);
+        const done = `${verb} Quotes/${quoteId} for drawing ${p.drawingId}: ${describe(draft)}`;
+        if (held) return { status: 'waiting', detail: `waiting for approval in Zoho ($approval_state ${held}): ${done}` };
+        await this.verifyQuote(quoteId, draft);
+        return { status: 'succeeded', detail: done };
       } catch (err) {
         // A product remembered from an earlier push that Zoho no longer knows: forgotten, and looked up once more.
         if (round > 1 || !refusedProduct(err)) throw err;
@@ -133,36 +216,43 @@ export class RevenueActionsService {
    * row replacements. Each write to Zoho is made only while the lock is held: a lost lock (its connection gone) stops the
    * push before its next write, and the action runs again under the lock, finding what the other push made.
    */
-  private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>): Promise<{ quoteId: string; verb: string }> {
+  private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
     const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
-    return withAdvisoryLock(this.config.databaseUrl, key, (signal) => this.writeQuoteLocked(p, fields, signal));
+    return withAdvisoryLock(this.config.databaseUrl, key, (signal) => this.writeQuoteLocked(p, fields, trigger, signal));
   }
 
-  private async writeQuoteLocked(p: PushQuotePayload, fields: Record<string, unknown>, lock: AbortSignal): Promise<{ quoteId: string; verb: string }> {
+  private async writeQuoteLocked(
+    p: PushQuotePayload,
+    fields: Record<string, unknown>,
+    trigger: readonly ZohoTrigger[],
+    lock: AbortSignal,
+  ): Promise<QuoteWritten> {
     if (p.module === 'Quotes') {
-      await this.replaceItems(p.recordId, fields, lock);
-      return { quoteId: p.recordId, verb: 'replaced the items of' };
+      const held = heldState(await this.replaceItems(p.recordId, fields, trigger, lock));
+      return { quoteId: p.recordId, verb: 'replaced the items of', held };
     }
     const existing = await this.findQuote(p.recordId, p.drawingId);
     if (existing) {
-      await this.replaceItems(existing.id, fields, lock);
+      const held = heldState(await this.replaceItems(existing.id, fields, trigger, lock));
       await this.quotes.save(p.recordId, p.drawingId, existing.id);
-      return { quoteId: existing.id, verb: 'replaced the items of' };
+      return { quoteId: existing.id, verb: 'replaced the items of', held };
     }
-    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, lock);
+    const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, trigger, lock);
     await this.quotes.save(p.recordId, p.drawingId, quoteId);
     return { quoteId, verb: 'created' };
   }
 
-  /** Each SKU's Zoho product: remembered, else searched by Product_Code and remembered; else the fallback product. */
+  /**
+   * Each SKU's Zoho product: remembered, else found by Product_Code (the SKUs not remembered, up to 50 a query) and
+   * remembered; else the fallback product.
+   */
   private async productsOf(items: LineItem[], fallback: string | null): Promise<(item: LineItem) => string | null> {
     const skus = [...new Set(items.map((i) => i.sku).filter((s): s is string => typeof s === 'string' && s !== ''))];
     const known = await this.products.findBySkus(skus);
-    for (const sku of skus.filter((s) => !known.has(s))) {
-      const found = await this.zoho.findProductByCode(sku);
-      if (!found) continue;
-      await this.products.save(sku, found.id);
-      known.set(sku, found.id);
+    const unknown = skus.filter((s) => !known.has(s));
+    for (const found of unknown.length > 0 ? await this.zoho.findProductsByCodes(unknown) : []) {
+      await this.products.save(found.code, found.id);
+      known.set(found.code, found.id);
     }
     return (item) => (item.sku ? known.get(item.sku) : undefined) ?? fallback;
   }
@@ -195,7 +285,13 @@ export class RevenueActionsService {
    * first looks for the Quote: a create left unanswered waits as long as it went unanswered (OutboundError's
    * retryAfterMs), so one that Zoho applied late is found rather than made again.
    */
-  private async createQuote(p: PushQuotePayload, subject: string, fields: Record<string, unknown>, lock: AbortSignal): Promise<string> {
+  private async createQuote(
+    p: PushQuotePayload,
+    subject: string,
+    fields: Record<string, unknown>,
+    trigger: readonly ZohoTrigger[],
+    lock: AbortSignal,
+  ): Promise<string> {
     const deal = await this.zoho.getRecord('Deals', p.recordId);
     if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
     const links: Record<string, unknown> = { Deal_Name: { id: p.recordId } };
@@ -207,13 +303,13 @@ export class RevenueActionsService {
       const earlier = attempt > 1 ? await this.findQuote(p.recordId, p.drawingId) : null;
       if (earlier) return earlier.id;
       assertLockHeld(lock);
-      return this.zoho.createQuote({ Subject: subject, ...links, ...fields });
+      return this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
     }, this.config.http.retry);
   }
 
   /** Deletes every row the Quote has (by id) and adds the new ones, in one update; read again before each try. */
-  private async replaceItems(quoteId: string, fields: Record<string, unknown>, lock: AbortSignal): Promise<void> {
-    await withRetries(async () => {
+  private replaceItems(quoteId: string, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[], lock: AbortSignal): Promise<WriteResult> {
+    return withRetries(async () => {
       const quote = await this.zoho.getRecord('Quotes', quoteId);
       if (!quote) throw new PermanentActionError(`Zoho has no Quote ${quoteId}`);
       const old = (Array.isArray(quote.Quoted_Items) ? quote.Quoted_Items : []).flatMap((row) => {
@@ -221,32 +317,99 @@ export class RevenueActionsService {
         return id ? [{ id, _delete: null }] : [];
       });
       assertLockHeld(lock);
-      await this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] });
+      return this.zoho.updateQuote(quoteId, { ...fields, Quoted_Items: [...old, ...(fields.Quoted_Items as unknown[])] }, { trigger });
     }, this.config.http.retry);
   }
 
-  /** Reads the Quote back: its Grand_Total must be the one computed, else the entry says so. */
-  private async checkTotals(quoteId: string, draft: QuoteDraft): Promise<string> {
+  /**
+   * Reads the Quote back (every row, past a single GET's cut): its rows' totals and its Grand_Total must be the ones
+   * computed; a difference fails the entry with both values (and the failure alert goes out).
+   */
+  private async verifyQuote(quoteId: string, draft: QuoteDraft): Promise<void> {
     const quote = await this.zoho.getRecord('Quotes', quoteId);
-    const grand = quote?.Grand_Total;
-    if (typeof grand !== 'number' && typeof grand !== 'string') return "; Zoho did not show the Quote's Grand_Total";
-    return toCents(grand) === draft.grandTotalCents ? '' : `; Zoho's Grand_Total is ${centsText(toCents(grand))}, not ${centsText(draft.grandTotalCents)}`;
+    if (!quote) throw new PermanentActionError(`Quotes/${quoteId} was written, but Zoho no longer shows it`);
+    const differences: string[] = [];
+    const rows = Array.isArray(quote.Quoted_Items) ? quote.Quoted_Items.filter(isLookup) : [];
+    const shownRows = rows.map((r) => amountShown(r.Net_Total));
+    const meantRows = draft.lines.map((l) => centsText(l.totalCents));
+    if (shownRows.join(', ') !== meantRows.join(', ')) differences.push(`rows ${shownRows.join(', ') || 'none'} (meant ${meantRows.join(', ')})`);
+    if (!sameAmount(quote.Grand_Total, centsText(draft.grandTotalCents))) {
+      differences.push(`Grand_Total ${amountShown(quote.Grand_Total)} (meant ${centsText(draft.grandTotalCents)})`);
+    }
+    if (differences.length > 0) throw new PermanentActionError(`Quotes/${quoteId} reads back otherwise than written: Zoho shows ${differences.join(', ')}`);
   }
 }
 
+/** A Quote written: its id, what was done, and Zoho's `$approval_state` when it holds the write. */
+interface QuoteWritten {
+  quoteId: string;
+  verb: string;
+  held?: string | null;
+}
+
+function heldState(result: WriteResult): string | null {
+  return isHeld(result) ? result.approvalState : null;
+}
+
+/** What to do with a Deal's stage: write one, keep the current one (and say why), and a problem to report. */
+export interface StagePlan {
+  write?: string;
+  kept?: string;
+  problem?: string;
+}
+
 /**
- * Whether a Deal at `current` should move to `target`: an empty or earlier stage does; the same or a later one does
- * not. A current stage missing from the pick list (another pipeline's, renamed) is left alone. When the pick list
- * does not place the target (Zoho's fields metadata may leave layout-specific pick lists out), the simpler reading:
- * move unless the Deal is already closed (a stage named `Closed …`).
+ * The stage a Deal moves to, from its own pipeline (crm-oas v8.0/pipeline/pipeline.yaml): "won" is the configured
+ * stage when the pipeline has it, else the pipeline's Closed Won stage; "lost" only the configured one. The Deal
+ * moves unless it has moved on: it is at that stage, at a later stage of the pipeline (by `sequence_number`, custom
+ * open stages after the closed ones included), or at any closed stage. A stage the pipeline lacks is never sent.
  */
-export function comesBefore(current: string | null, target: string, stages: StageValue[]): boolean {
-  if (!current) return true;
-  if (current === target) return false;
-  const goal = stages.find((s) => s.value === target)?.sequence;
-  if (goal === undefined) return !/^closed\b/i.test(current);
-  const at = stages.find((s) => s.value === current)?.sequence;
-  return at !== undefined && at < goal;
+export function planStage(kind: 'won' | 'lost', configured: string, pipeline: DealPipeline | string, current: string | null): StagePlan {
+  if (typeof pipeline === 'string') return { problem: `Stage not written: ${pipeline}` };
+  const named = pipeline.stages.find((s) => s.value === configured);
+  const goal = named ?? (kind === 'won' ? wonStageOf(pipeline) : undefined);
+  if (!goal) {
+    const fallback = kind === 'won' ? ' and it has no Closed Won stage' : '';
+    return { problem: `Stage not written: ${configured} is not a stage of the Deal's pipeline ${pipeline.name}${fallback}` };
+  }
+  if (!current) return { write: goal.value };
+  if (current === goal.value) return { kept: `Stage left at ${current}` };
+  const at = pipeline.stages.find((s) => s.value === current);
+  if (!at) return { kept: `Stage left at ${current} (not a stage of the Deal's pipeline ${pipeline.name})` };
+  if (at.forecast !== 'Open') return { kept: `Stage left at ${current} (closed)` };
+  if (at.sequence > goal.sequence) return { kept: `Stage left at ${current} (after ${goal.value} in pipeline ${pipeline.name})` };
+  return { write: goal.value };
+}
+
+/** A pipeline's won stage: its first stage forecast `Closed Won`. */
+function wonStageOf(pipeline: DealPipeline): PipelineStage | undefined {
+  return [...pipeline.stages].sort((a, b) => a.sequence - b.sequence).find((s) => s.forecast === 'Closed Won');
+}
+
+/** Zoho holds the write for its approval process: `$approval_state` other than `approved`. */
+function isHeld(result: WriteResult): boolean {
+  return result.approvalState !== null && result.approvalState !== 'approved';
+}
+
+function sameAmount(actual: unknown, meant: string): boolean {
+  return (typeof actual === 'number' || typeof actual === 'string') && toCents(actual) === toCents(meant);
+}
+
+/** An amount as Zoho showed it, to the cent; anything else as it came. */
+function amountShown(value: unknown): string {
+  return typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) ? centsText(toCents(value)) : shown(value);
+}
+
+function shown(value: unknown): string {
+  return value === undefined || value === null ? 'nothing' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function stringOf(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function isLookup(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The start of the Subject of a drawing's Quote, which finds it again. */
@@ -254,14 +417,23 @@ export function subjectPrefix(drawingId: string): string {
   return `Drawing ${drawingId} -`;
 }
 
-function quoteFields(draft: QuoteDraft): Record<string, unknown> {
+/** The org's API names of the Quoted_Items fields crm-sync writes. */
+interface SubformKeys {
+  product: string;
+  quantity: string;
+  listPrice: string;
+  discount: string;
+  description: string;
+}
+
+function quoteFields(draft: QuoteDraft, keys: SubformKeys): Record<string, unknown> {
   return {
     Quoted_Items: draft.lines.map((line) => ({
-      Product_Name: { id: line.productId },
-      Quantity: jsonDecimal(line.quantity),
-      List_Price: jsonCents(line.listPriceCents),
-      Discount: jsonCents(line.discountCents),
-      Description: line.description,
+      [keys.product]: { id: line.productId },
+      [keys.quantity]: jsonDecimal(line.quantity),
+      [keys.listPrice]: jsonCents(line.listPriceCents),
+      [keys.discount]: jsonCents(line.discountCents),
+      [keys.description]: line.description,
     })),
     Discount: jsonCents(draft.discountCents),
     Tax: jsonCents(draft.taxCents),

@@ -3,7 +3,10 @@ import { AutomationSettingsService } from '../../crm-settings/automation-setting
 import type { RecordCrmAutomation } from '../../crm-settings/automation-settings.js';
 
 /** The revenue part of the record CRM's automation settings (docs/zoho-crm.md, Revenue). */
-export type RevenueSettings = Pick<RecordCrmAutomation, 'deal_stage_on_approved' | 'deal_stage_on_lost' | 'quote_line_items' | 'fallback_product_id'>;
+export type RevenueSettings = Pick<
+  RecordCrmAutomation,
+  'deal_stage_on_approved' | 'deal_stage_on_lost' | 'quote_line_items' | 'fallback_product_id' | 'trigger'
+>;
 
 /**
  * Where routing and the revenue actions read the settings: the record CRM's automation settings, as saved with
@@ -14,7 +17,7 @@ export class RevenueSettingsService {
   constructor(private readonly automations: AutomationSettingsService) {}
 
   async current(): Promise<RevenueSettings> {
-    const { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id } = await this.automations.recordCrm();
-    return { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id };
+    const { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id, trigger } = await this.automations.recordCrm();
+    return { deal_stage_on_approved, deal_stage_on_lost, quote_line_items, fallback_product_id, trigger };
   }
 }

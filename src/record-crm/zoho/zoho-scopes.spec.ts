@@ -13,7 +13,10 @@ describe('Zoho scopes', () => {
 
   it('names what a grant lacks: all of main’s scopes fall short of the stricter reading', () => {
     expect(missingScopes(ZOHO_SCOPES.split(','))).toEqual([]);
-    expect(missingScopes(['ZohoCRM.modules.ALL', 'ZohoCRM.org.READ', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.fields.READ'])).toEqual([]);
+    const broad = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.READ', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.fields.READ'];
+    // A grant made before revenue read pipelines and queried with COQL: reconnecting grants these two.
+    expect(missingScopes(broad)).toEqual(['ZohoCRM.settings.pipeline.READ', 'ZohoCRM.coql.READ']);
+    expect(missingScopes([...broad, 'ZohoCRM.settings.pipeline.READ', 'ZohoCRM.coql.READ'])).toEqual([]);
     expect(missingScopes(['ZohoCRM.modules.attachments.CREATE', 'ZohoCRM.modules.Deals.READ'])).toEqual(ZOHO_SCOPE_LIST);
   });
 

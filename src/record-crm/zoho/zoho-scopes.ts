@@ -20,14 +20,18 @@ const RECORD_CALLS = [
 export const ZOHO_SCOPE_ENDPOINTS = {
   // Revenue (zoho-revenue.client.ts): a Deal or Quote read by id, the Deal updated, the Quote made and updated.
   'ZohoCRM.modules.Deals.ALL': [...RECORD_CALLS, 'GET /{module}/{id}', 'PUT /Deals/{id}'],
-  'ZohoCRM.modules.Quotes.ALL': [...RECORD_CALLS, 'GET /{module}/{id}', 'POST /Quotes', 'PUT /Quotes/{id}'],
+  'ZohoCRM.modules.Quotes.ALL': [...RECORD_CALLS, 'GET /{module}/{id}', 'POST /Quotes', 'PUT /Quotes/{id}', 'POST /coql'],
   'ZohoCRM.modules.Leads.ALL': [...RECORD_CALLS],
   'ZohoCRM.modules.Contacts.ALL': [...RECORD_CALLS],
-  'ZohoCRM.modules.Products.READ': ['GET /Products/search'],
+  'ZohoCRM.modules.Products.READ': ['GET /Products/search', 'POST /coql'],
   'ZohoCRM.modules.attachments.ALL': ['GET /{module}/{id}/Attachments', 'POST /{module}/{id}/Attachments'],
   'ZohoCRM.modules.notes.ALL': ['GET /{module}/{id}/Notes', 'POST /Notes'],
-  // Revenue: the order of the Deals' Stage pick list.
+  // Revenue: the Quotes' subform fields (Quoted_Items' API names and types).
   'ZohoCRM.settings.fields.READ': ['GET /settings/fields'],
+  // Revenue: a Deal's pipeline and its stages (crm-oas v8.0/pipeline/pipeline.yaml).
+  'ZohoCRM.settings.pipeline.READ': ['GET /settings/pipeline'],
+  // Revenue: a drawing's Quote and products by Product_Code, read without search-index lag (v8.0/coql/coql.yaml).
+  'ZohoCRM.coql.READ': ['POST /coql'],
   'ZohoCRM.org.READ': ['GET /org'],
   'ZohoCRM.users.READ': ['GET /users?type=CurrentUser'],
 } as const satisfies Record<string, readonly string[]>;

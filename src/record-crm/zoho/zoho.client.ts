@@ -39,6 +39,8 @@ const READ_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 422];
 const PAGE_SIZE = 200;
 /** A picker shows a first page; a suggestion wants few candidates. */
 const SEARCH_PAGE = 20;
+/** An exact-value search reads every hit: 10 pages of 200 reach the 2,000 records Zoho's page numbers reach. */
+const EXACT_SEARCH_PAGES = 10;
 /** How long readiness trusts the organization it read: two calls per this long, whatever the probes. */
 const ACCOUNT_RECHECK_MS = 10 * 60_000;
 /** Get Records takes at most 100 ids per call. */
@@ -204,17 +206,28 @@ export class ZohoClient implements RecordCrm {
     return found ? recordNameOf(found) : null;
   }
 
-  /** The first page (at most 20) of Zoho's search API; 204 (nothing matched) is []. `criteria` compares with `equals`. */
+  /**
+   * Zoho's search API; 204 (nothing matched) is []. `word`, `email`, `phone`: the first page (at most 20), for a
+   * picker. `{ field, equals }`: `criteria=(Field:equals:value)`, whose `equals` matches parts of a text
+   * (module_search.yaml), so every hit matters to the caller's exact check: pages of 200 are read while
+   * `info.more_records`, up to EXACT_SEARCH_PAGES (Zoho's search reaches 2,000 records by page number).
+   */
   async searchRecords(module: RecordModule, query: RecordSearch): Promise<ZohoRecord[]> {
     const endpoint = 'GET /{module}/search';
-    const search = 'field' in query ? { criteria: `(${query.field}:equals:${escapeCriteriaValue(query.equals)})` } : query;
-    const { data } = await this.call<ZohoEnvelope | null>({
-      endpoint,
-      method: 'GET',
-      path: `/${enc(module)}/search`,
-      params: { ...search, page: 1, per_page: SEARCH_PAGE },
-    });
-    return envelopeItems(endpoint, data).map((record) => ({ ...record, id: zohoId(endpoint, record.id) }));
+    const exact = 'field' in query;
+    const search = exact ? { criteria: `(${query.field}:equals:${escapeCriteriaValue(query.equals)})` } : query;
+    const records: ZohoRecord[] = [];
+    for (let page = 1; page <= (exact ? EXACT_SEARCH_PAGES : 1); page++) {
+      const { data } = await this.call<ZohoEnvelope | null>({
+        endpoint,
+        method: 'GET',
+        path: `/${enc(module)}/search`,
+        params: { ...search, page, per_page: exact ? PAGE_SIZE : SEARCH_PAGE },
+      });
+      for (const record of envelopeItems(endpoint, data)) records.push({ ...record, id: zohoId(endpoint, record.id) });
+      if (!data?.info?.more_records) break;
+    }
+    return records;
   }
 
   async listChangedRecords(module: RecordModule, query: ChangedRecordsQuery): Promise<ChangedRecordsPage> {
@@ -366,7 +379,8 @@ export class ZohoClient implements RecordCrm {
         headers: { ...(req.headers ?? {}), authorization: `Zoho-oauthtoken ${token.accessToken}` },
         acceptStatus: [...READ_STATUSES, ...(req.acceptStatus ?? [])],
       });
-      if (response.status < 400) {
+      // A status the caller reads itself (e.g. 412 on If-Unmodified-Since) is its answer, not an error.
+      if (response.status < 400 || req.acceptStatus?.includes(response.status)) {
         grant.scopeProblem = null;
         return response;
       }

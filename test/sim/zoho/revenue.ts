@@ -1,3 +1,4 @@
+import type { QueryableModule } from './coql.js';
 import { searchRecords } from './zoho-search.js';
 import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
 import type { ScopedCall } from './scopes.js';
@@ -14,32 +15,54 @@ import type { ScopedCall } from './scopes.js';
 /** What the revenue routes need of ZohoSim: its token and scope check, its records of a module, its ids. */
 export interface RevenueHost {
   authed(call: ScopedCall, handler: SimHandler): SimHandler;
-  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown> }>;
+  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown>; modifiedAt: number }>;
   addRecord(module: 'Quotes', id: string, fields: Record<string, unknown>): string;
   newId(): string;
+  /** Whether a record written then is in the search index yet (ZohoSim.searchLagMs). */
+  indexed(writtenAt: number): boolean;
 }
 
 export interface ZohoProduct {
   id: string;
   name: string;
   code: string;
+  writtenAt: number;
+}
+
+/** A stage of a pipeline and what it forecasts (crm-oas v8.0/pipeline/pipeline.yaml, `maps[].forecast_type`). */
+export interface PipelineStage {
+  value: string;
+  forecast: 'Open' | 'Closed Won' | 'Closed Lost';
+}
+
+/** A Deals pipeline of a layout: its stages in its own order (`sequence_number` 1, 2, …). */
+export interface SimPipeline {
+  id: string;
+  name: string;
+  default: boolean;
+  stages: PipelineStage[];
 }
 
 /** Zoho's default Deals pipeline, in its order. */
-export const DEFAULT_DEAL_STAGES = [
-  'Qualification',
-  'Needs Analysis',
-  'Value Proposition',
-  'Id. Decision Makers',
-  'Perception Analysis',
-  'Proposal/Price Quote',
-  'Negotiation/Review',
-  'Closed Won',
-  'Closed Lost',
-  'Closed-Lost to Competition',
+export const DEFAULT_DEAL_STAGES: PipelineStage[] = [
+  { value: 'Qualification', forecast: 'Open' },
+  { value: 'Needs Analysis', forecast: 'Open' },
+  { value: 'Value Proposition', forecast: 'Open' },
+  { value: 'Id. Decision Makers', forecast: 'Open' },
+  { value: 'Perception Analysis', forecast: 'Open' },
+  { value: 'Proposal/Price Quote', forecast: 'Open' },
+  { value: 'Negotiation/Review', forecast: 'Open' },
+  { value: 'Closed Won', forecast: 'Closed Won' },
+  { value: 'Closed Lost', forecast: 'Closed Lost' },
+  { value: 'Closed-Lost to Competition', forecast: 'Closed Lost' },
 ];
 
+/** The Deals' layout every org has, and its pipeline; a Deal without a Layout or Pipeline of its own is in them. */
+export const STANDARD_LAYOUT = { id: '4150868000000091055', name: 'Standard' } as const;
+export const STANDARD_PIPELINE = 'Standard';
+
 type Item = Record<string, unknown>;
+type SubformKey = 'Product_Name' | 'Quantity' | 'List_Price' | 'Discount' | 'Description';
 
 const error = (code: string, message: string, details: Record<string, unknown> = {}) => ({ code, details, message, status: 'error' });
 const mandatory = (path: string, apiName: string) => error('MANDATORY_NOT_FOUND', 'required field not found', { api_name: apiName, json_path: path });
@@ -48,8 +71,42 @@ const invalid = (path: string, apiName: string, message = 'invalid data', more: 
 
 export class ZohoRevenueSim {
   readonly products = new Map<string, ZohoProduct>();
-  /** The Deals' Stage pick list, in order (a value outside it is refused with INVALID_DATA). */
-  dealStages = [...DEFAULT_DEAL_STAGES];
+  /**
+   * The Deals' layouts and their pipelines (`GET /settings/pipeline?layout_id=`). A Deal's Stage must be a stage of its
+   * own pipeline (its `Pipeline`, else its layout's default one): any other is refused with INVALID_DATA.
+   */
+  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[] }>([
+    [
+      STANDARD_LAYOUT.id,
+      { name: STANDARD_LAYOUT.name, pipelines: [{ id: '4150868000000091101', name: STANDARD_PIPELINE, default: true, stages: [...DEFAULT_DEAL_STAGES] }] },
+    ],
+  ]);
+  /** Each stage's id, the same in every pipeline that has it (a pipeline maps the Stage pick list's values). */
+  private readonly stageIds = new Map<string, string>();
+  /**
+   * The org's approval process on updates of these modules: while a write's `trigger` includes `approval` (or it sends
+   * none: all run), Zoho holds the update, answers `$approval_state: approval_process_pending` and leaves the record
+   * as it was (record.yaml, updateRecord's `$approval_state`).
+   */
+  readonly approvalOnUpdate = new Set<'Deals' | 'Quotes'>();
+  /** Every update's `trigger` as sent (undefined: none sent), in order. */
+  readonly triggers: Array<{ module: 'Deals' | 'Quotes'; id: string; trigger: unknown }> = [];
+  /**
+   * How many subform rows a single-record GET shows; past them the answer says `$has_more: {"Quoted_Items": true}`
+   * and the rest are read from the subform's own module (COQL `from Quoted_Items where Parent_Id = …`, Zoho's Subform
+   * API and Query API pages). The shape of `$has_more` is not in crm-oas: unsure.
+   */
+  subformRowsShown = 200;
+  /** How a row's bare-number Discount is read: an amount, or a percentage (unsure in Zoho's material; see rowFigures). */
+  rowDiscountUnit: 'amount' | 'percent' = 'amount';
+  /** The API names this org's Quoted_Items fields have (read exactly: another spelling is not the field). */
+  subformKeys: Record<SubformKey, string> = {
+    Product_Name: 'Product_Name',
+    Quantity: 'Quantity',
+    List_Price: 'List_Price',
+    Discount: 'Discount',
+    Description: 'Description',
+  };
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -64,6 +121,11 @@ export class ZohoRevenueSim {
       'GET',
       '/crm/v8/settings/fields',
       a({ call: 'fields_metadata' }, (req) => this.fields(req)),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/settings/pipeline',
+      a({ call: 'pipelines' }, (req) => this.pipelines(req)),
     );
     api.route(
       'GET',
@@ -92,10 +154,55 @@ export class ZohoRevenueSim {
     );
   }
 
+  /** A pipeline added to a layout (the standard one by default), as an admin would in Zoho's settings. */
+  addPipeline(name: string, stages: PipelineStage[], layoutId: string = STANDARD_LAYOUT.id): SimPipeline {
+    const layout = this.layouts.get(layoutId) ?? { name: `Layout ${layoutId}`, pipelines: [] };
+    this.layouts.set(layoutId, layout);
+    const pipeline: SimPipeline = { id: this.host.newId(), name, default: layout.pipelines.length === 0, stages: [...stages] };
+    layout.pipelines.push(pipeline);
+    return pipeline;
+  }
+
+  /** A pipeline by name (of the standard layout by default). */
+  pipeline(name: string = STANDARD_PIPELINE, layoutId: string = STANDARD_LAYOUT.id): SimPipeline {
+    const found = this.layouts.get(layoutId)?.pipelines.find((p) => p.name === name);
+    if (!found) throw new Error(`no pipeline ${name} in layout ${layoutId}`);
+    return found;
+  }
+
+  /** The pipeline a Deal is in: its `Pipeline` in its `Layout` (defaults: the standard layout, its default pipeline). */
+  pipelineOfDeal(fields: Record<string, unknown>): SimPipeline | null {
+    const layoutId = lookupId(fields.Layout) ?? STANDARD_LAYOUT.id;
+    const pipelines = this.layouts.get(layoutId)?.pipelines ?? [];
+    const name = typeof fields.Pipeline === 'string' ? fields.Pipeline : null;
+    return (name === null ? pipelines.find((p) => p.default) : pipelines.find((p) => p.name === name)) ?? null;
+  }
+
   addProduct(name: string, code: string): string {
     const id = this.host.newId();
-    this.products.set(id, { id, name, code });
+    this.products.set(id, { id, name, code, writtenAt: Date.now() });
     return id;
+  }
+
+  /** A record as `GET /{module}/{id}` shows it: a Quote's rows past subformRowsShown cut, with `$has_more`. */
+  shownRecord(module: string, record: Item): Item {
+    const rows = record.Quoted_Items;
+    if (module !== 'Quotes' || !Array.isArray(rows) || rows.length <= this.subformRowsShown) return record;
+    return { ...record, Quoted_Items: rows.slice(0, this.subformRowsShown), $has_more: { Quoted_Items: true } };
+  }
+
+  /** Every Quote's rows as the subform's own module (`Quoted_Items`), each with its Quote as `Parent_Id`. */
+  queryableQuoteRows(): QueryableModule {
+    const records = this.quotes().flatMap((q) =>
+      ((q.fields.Quoted_Items as Item[] | undefined) ?? []).map((row) => ({ id: String(row.id), fields: { ...row, Parent_Id: { id: q.id } } })),
+    );
+    return { records, fields: ['Parent_Id', 'Product_Name', 'Quantity', 'List_Price', 'Discount', 'Total', 'Net_Total', 'Description'] };
+  }
+
+  /** Products as COQL reads them (no indexing lag). */
+  queryableProducts(): QueryableModule {
+    const records = [...this.products.values()].map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } }));
+    return { records, fields: ['Product_Name', 'Product_Code', 'Unit_Price', 'Product_Active'] };
   }
 
   /** A record's fields as Zoho holds them (a Quote's computed figures included). */
@@ -108,9 +215,10 @@ export class ZohoRevenueSim {
   /** Changes a record as a rep would in Zoho's UI. */
   editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>): void {
     Object.assign(this.fieldsOf(module, id), fields);
+    this.host.records(module).get(id)!.modifiedAt = Date.now();
   }
 
-  quotes(): Array<{ id: string; fields: Record<string, unknown> }> {
+  quotes(): Array<{ id: string; fields: Record<string, unknown>; modifiedAt: number }> {
     return [...this.host.records('Quotes').values()];
   }
 
@@ -121,6 +229,18 @@ export class ZohoRevenueSim {
   private fields(req: SimRequest): SimResponse {
     const module = req.query.get('module');
     if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
+    if (module === 'Quoted_Items') {
+      // The subform's own fields (Zoho's Subform API page: `fields?module={subform API name}`), as this org spells them.
+      const types: Record<SubformKey, string> = {
+        Product_Name: 'lookup',
+        Quantity: 'double',
+        List_Price: 'currency',
+        Discount: 'currency',
+        Description: 'textarea',
+      };
+      const fields = (Object.keys(types) as SubformKey[]).map((key, i) => ({ api_name: this.subformKeys[key], data_type: types[key], id: String(8800 + i) }));
+      return { status: 200, body: { fields: [...fields, { api_name: 'Net_Total', data_type: 'currency', read_only: true, id: '8890' }] } };
+    }
     // crm-oas v8 fields.yaml: api_name, field_label, data_type, pick_list_values (display_value, actual_value).
     const field = (api_name: string, field_label: string, data_type = 'text', picks: string[] | null = null, id = String(8900 + api_name.length)) => ({
       api_name,
@@ -134,7 +254,8 @@ export class ZohoRevenueSim {
     const byModule: Record<string, unknown[]> = {
       Deals: [
         field('Deal_Name', 'Deal Name'),
-        { ...field('Stage', 'Stage', 'picklist', this.dealStages), id: '8999' },
+        // The Stage pick list of every pipeline's values, in the order they were added (custom ones after Zoho's own).
+        { ...field('Stage', 'Stage', 'picklist', this.stageValues()), id: '8999' },
         field('Amount', 'Amount', 'currency'),
         field('Lead_Source', 'Lead Source', 'picklist', ['Advertisement', 'Referral', 'Web Site']),
         field('Job_Number', 'Job Number'),
@@ -150,13 +271,57 @@ export class ZohoRevenueSim {
     return { status: 200, body: { fields: byModule[module] ?? [] } };
   }
 
+  /** Every pipeline's stage values, each once, in the order they were added. */
+  private stageValues(): string[] {
+    return [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
+  }
+
+  private stageId(value: string): string {
+    if (!this.stageIds.has(value)) this.stageIds.set(value, this.host.newId());
+    return this.stageIds.get(value)!;
+  }
+
+  /**
+   * `GET /settings/pipeline?layout_id=` (crm-oas v8.0/pipeline/pipeline.yaml, getPipelines): `{"pipeline": [{id,
+   * display_value, actual_value, default, maps: [{id, display_value, actual_value, sequence_number, forecast_type,
+   * forecast_category}]}]}`; no layout_id: 400 REQUIRED_PARAM_MISSING; an unknown one: 400 INVALID_DATA "Invalid layoutid".
+   */
+  private pipelines(req: SimRequest): SimResponse {
+    const layoutId = req.query.get('layout_id');
+    if (!layoutId) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'layout_id' }) };
+    const layout = this.layouts.get(layoutId);
+    if (!layout) return { status: 400, body: error('INVALID_DATA', 'Invalid layoutid', { param_name: 'layout_id' }) };
+    if (layout.pipelines.length === 0) return { status: 204 };
+    const category = { Open: 'Pipeline', 'Closed Won': 'Closed', 'Closed Lost': 'Omitted' } as const;
+    const pipeline = layout.pipelines.map((p) => ({
+      display_value: p.name,
+      default: p.default,
+      maps: p.stages.map((stage, i) => ({
+        display_value: stage.value,
+        sequence_number: i + 1,
+        forecast_category: { name: category[stage.forecast], id: this.stageId(`category:${stage.forecast}`) },
+        actual_value: stage.value,
+        id: this.stageId(stage.value),
+        forecast_type: stage.forecast,
+      })),
+      actual_value: p.name,
+      id: p.id,
+    }));
+    return { status: 200, body: { pipeline } };
+  }
+
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */
   private search(req: SimRequest, module: 'Products' | 'Quotes'): SimResponse {
     const criteria = req.query.get('criteria');
-    if (!criteria && module === 'Quotes') return searchRecords(this.quotes(), req.query);
+    // module_search.yaml: a record just written may not be found yet (indexing).
+    const quotes = () => this.quotes().filter((q) => this.host.indexed(q.modifiedAt));
+    const products = () => [...this.products.values()].filter((p) => this.host.indexed(p.writtenAt));
+    if (!criteria && module === 'Quotes') return searchRecords(quotes(), req.query);
     if (!criteria && module === 'Products') {
-      const products = [...this.products.values()].map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } }));
-      return searchRecords(products, req.query);
+      return searchRecords(
+        products().map((p) => ({ id: p.id, fields: { Product_Name: p.name, Product_Code: p.code } })),
+        req.query,
+      );
     }
     if (!criteria) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'criteria' }) };
     const match = /^\((\w+):(equals|starts_with):((?:\\.|[^\\()])*)\)$/.exec(criteria);
@@ -168,8 +333,8 @@ export class ZohoRevenueSim {
     const value = raw.replace(/\\(.)/g, '$1').toLowerCase();
     const rows: Item[] =
       module === 'Products'
-        ? [...this.products.values()].map((p) => ({ id: p.id, Product_Name: p.name, Product_Code: p.code }))
-        : this.quotes().map((q) => ({ id: q.id, ...q.fields }));
+        ? products().map((p) => ({ id: p.id, Product_Name: p.name, Product_Code: p.code }))
+        : quotes().map((q) => ({ id: q.id, ...q.fields }));
     // Zoho's search is case-insensitive.
     const found = rows.filter((row) => {
       const text = typeof row[field] === 'string' ? (row[field] as string).toLowerCase() : null;
@@ -210,8 +375,21 @@ export class ZohoRevenueSim {
     if (!this.host.records(module).has(req.params.id)) {
       return { status: 400, body: error('INVALID_DATA', 'the related id given seems to be invalid', { resource_path_index: 1 }) };
     }
-    const data = (req.json as { data?: unknown } | undefined)?.data;
+    const body = (req.json ?? {}) as { data?: unknown; trigger?: unknown };
+    const data = body.data;
     if (!Array.isArray(data) || data.length !== 1) return { status: 400, body: error('INVALID_DATA', 'body is not a valid data array') };
+    this.triggers.push({ module, id: req.params.id, trigger: body.trigger });
+    // If-Unmodified-Since (Zoho's docs and SDK header): a record changed after that second is not written.
+    const since = req.headers['if-unmodified-since'];
+    const record = this.host.records(module).get(req.params.id)!;
+    if (typeof since === 'string' && Math.floor(record.modifiedAt / 1000) * 1000 > Date.parse(since)) {
+      return { status: 412, body: error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id }) };
+    }
+    const runs = body.trigger === undefined ? ['workflow', 'approval', 'blueprint'] : Array.isArray(body.trigger) ? body.trigger : [];
+    if (this.approvalOnUpdate.has(module) && runs.includes('approval')) {
+      const held = success(record.id, 'record updated');
+      return multiStatus([{ ...held, details: { ...(held.details as Item), $approval_state: 'approval_process_pending' } }], 200);
+    }
     return multiStatus([this.updateOne(module, { ...((data[0] ?? {}) as Item), id: req.params.id }, 0)], 200);
   }
 
@@ -223,14 +401,17 @@ export class ZohoRevenueSim {
     const changes = withoutComputed(input);
     delete changes.id;
     if (module === 'Deals') {
-      if (changes.Stage !== undefined && !this.dealStages.includes(String(changes.Stage)))
-        return invalid(`${at}.Stage`, 'Stage', 'invalid data', { supported_values: this.dealStages });
+      const pipeline = this.pipelineOfDeal({ ...record.fields, ...changes });
+      const stages = pipeline?.stages.map((s) => s.value) ?? [];
+      if (changes.Stage !== undefined && !stages.includes(String(changes.Stage)))
+        return invalid(`${at}.Stage`, 'Stage', 'invalid data', { supported_values: stages });
       if (changes.Amount !== undefined && amountCents(changes.Amount) === null)
         return invalid(`${at}.Amount`, 'Amount', 'invalid data', { expected_data_type: 'currency' });
       if (changes.Closing_Date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(String(changes.Closing_Date)))
         return invalid(`${at}.Closing_Date`, 'Closing_Date', 'invalid data', { expected_data_type: 'date' });
       if (changes.Amount !== undefined) changes.Amount = Number(centsText(amountCents(changes.Amount)!));
       Object.assign(record.fields, changes);
+      record.modifiedAt = Date.now();
       return success(record.id, 'record updated');
     }
     if (changes.Quoted_Items !== undefined) {
@@ -242,6 +423,7 @@ export class ZohoRevenueSim {
     }
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
+    record.modifiedAt = Date.now();
     return success(record.id, 'record updated');
   }
 
@@ -258,35 +440,38 @@ export class ZohoRevenueSim {
         const index = rows.findIndex((r) => r.id === String(row.id));
         if (index < 0) return invalid(`${path}.id`, 'id', 'the id given seems to be invalid');
         if ('_delete' in row) rows.splice(index, 1);
-        else rows[index] = { ...rows[index], ...row, id: rows[index].id };
+        else rows[index] = rowFigures({ ...rows[index], ...row, id: rows[index].id }, this.rowDiscountUnit);
         continue;
       }
-      const productId = lookupId(field(row, 'Product_Name'));
+      const productId = lookupId(field(row, this.subformKeys.Product_Name));
       if (!productId) return mandatory(`${path}.Product_Name`, 'Product_Name');
       const product = this.products.get(productId);
       if (!product) return invalid(`${path}.Product_Name`, 'Product_Name', 'invalid data');
-      const quantity = field(row, 'Quantity');
+      const quantity = field(row, this.subformKeys.Quantity);
       if (quantity === undefined) return mandatory(`${path}.Quantity`, 'Quantity');
-      const list = field(row, 'List_Price');
+      const list = field(row, this.subformKeys.List_Price);
       if (amountCents(quantity === undefined ? 0 : (quantity as number)) === null || (list !== undefined && amountCents(list) === null))
         return invalid(`${path}.List_Price`, 'List_Price', 'invalid data', { expected_data_type: 'currency' });
-      rows.push({
+      const added = {
         id: this.host.newId(),
         Product_Name: { id: product.id, name: product.name, Product_Code: product.code },
         Quantity: quantity,
         List_Price: list ?? 0,
-        Discount: field(row, 'Discount') ?? 0,
-        Description: field(row, 'Description') ?? null,
-      });
+        Discount: field(row, this.subformKeys.Discount) ?? 0,
+        Description: field(row, this.subformKeys.Description) ?? null,
+      };
+      rows.push(rowFigures(added, this.rowDiscountUnit));
     }
-    return rows.map(rowFigures);
+    return rows;
   }
 }
 
-/** A subform key as Zoho reads it, whatever its case (the OpenAPI examples write `list_price`, the SDK `List_price`). */
+/**
+ * A subform key as Zoho reads it: its field API name exactly (API names are case-sensitive: a `list_price` or
+ * `List_price` is not `List_Price`, and is ignored as a field the subform does not have).
+ */
 function field(row: Item, name: string): unknown {
-  const key = Object.keys(row).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : row[key];
+  return Object.hasOwn(row, name) ? row[name] : undefined;
 }
 
 function lookupId(value: unknown): string | null {
@@ -351,16 +536,18 @@ function money(cents: bigint): number | string {
   return Number(text).toFixed(2) === text ? Number(text) : text;
 }
 
-/** A row's own figures: Total = round(List_Price × Quantity), Discount an amount or a percentage of it. */
-function rowFigures(row: Item): Item {
+/**
+ * A row's own figures: Total = round(List_Price × Quantity); Discount a percentage of it when written `"12.5%"` (the
+ * SDK samples), and a bare number read in `unit` (an amount, or a percentage as record.yaml's Invoice example adds up).
+ */
+function rowFigures(row: Item, unit: 'amount' | 'percent'): Item {
   const quantityText = String(typeof row.Quantity === 'number' ? row.Quantity : (row.Quantity ?? '0'));
   const quantityScaled = scaled(quantityText, 6);
   const list = amountCents(row.List_Price) ?? 0n;
   const total = (list * quantityScaled * 2n + 1_000_000n) / 2_000_000n;
   const discountText = String(row.Discount ?? '0');
-  const discount = discountText.endsWith('%')
-    ? (total * scaled(discountText.slice(0, -1), 4) * 2n + 1_000_000n) / 2_000_000n
-    : (amountCents(discountText) ?? 0n);
+  const percent = discountText.endsWith('%') ? discountText.slice(0, -1) : unit === 'percent' ? discountText : null;
+  const discount = percent !== null ? (total * scaled(percent, 4) * 2n + 1_000_000n) / 2_000_000n : (amountCents(discountText) ?? 0n);
   return {
     ...row,
     List_Price: money(list),

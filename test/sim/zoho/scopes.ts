@@ -7,7 +7,7 @@ const KNOWN_SCOPE =
   /^ZohoCRM\.(modules(\.(Deals|Quotes|Leads|Contacts|Accounts|Products|Price_Books|attachments|notes))?|org|users|settings(\.\w+)?|coql|bulk|notifications)\.(ALL|READ|CREATE|UPDATE|DELETE)$/;
 
 /** What the configured (self-client) refresh token was made with: everything crm-sync could ask for. */
-export const SELF_CLIENT_SCOPES = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL'];
+export const SELF_CLIENT_SCOPES = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ'];
 
 export const isKnownScope = (scope: string): boolean => KNOWN_SCOPE.test(scope);
 
@@ -29,8 +29,8 @@ export type ScopeReading = 'strict' | 'yaml';
 
 export type ScopedCall =
   | { call: 'get_records' | 'get_record' | 'list_notes' | 'list_attachments' | 'upload_attachment'; module: string }
-  | { call: 'search_records' | 'create_record' | 'update_record'; module: string }
-  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' };
+  | { call: 'search_records' | 'create_record' | 'update_record' | 'coql'; module: string }
+  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' | 'pipelines' };
 
 /** Every scope the call needs under the reading. */
 export function requiredScopes(target: ScopedCall, reading: ScopeReading): string[] {
@@ -54,6 +54,12 @@ export function requiredScopes(target: ScopedCall, reading: ScopeReading): strin
       return [`ZohoCRM.modules.${target.module}.UPDATE`];
     case 'fields_metadata':
       return ['ZohoCRM.settings.fields.READ'];
+    case 'coql':
+      // crm-oas v8.0/coql/coql.yaml: the module's READ and ZohoCRM.coql.READ.
+      return [`ZohoCRM.modules.${target.module}.READ`, 'ZohoCRM.coql.READ'];
+    case 'pipelines':
+      // crm-oas v8.0/pipeline/pipeline.yaml, getPipelines.
+      return ['ZohoCRM.settings.pipeline.READ'];
     case 'org':
       return ['ZohoCRM.org.READ'];
     case 'current_user':

@@ -17,7 +17,7 @@ const error = (status: number, code: string, message: string, details: Record<st
  * 204 with no body when nothing matches. `equals` behaves like `contains` on text, as Zoho documents; `email`
  * searches every e-mail field and `phone` every phone field, by contained value; `word` at least 2 characters.
  */
-export function searchRecords(records: SearchableRecord[], query: URLSearchParams): SimResponse {
+export function searchRecords(records: SearchableRecord[], query: URLSearchParams, maxPerPage = 200): SimResponse {
   let matches: (record: SearchableRecord) => boolean;
   const criteria = query.get('criteria');
   const email = query.get('email');
@@ -39,7 +39,7 @@ export function searchRecords(records: SearchableRecord[], query: URLSearchParam
   } else {
     return error(400, 'EXPECTED_PARAM_MISSING', 'one of the expected parameter is missing', { param_names: ['criteria', 'email', 'phone', 'word'] });
   }
-  const perPage = Math.min(Number(query.get('per_page') ?? 200) || 200, 200);
+  const perPage = Math.min(Number(query.get('per_page') ?? 200) || 200, maxPerPage);
   const page = Math.max(Number(query.get('page') ?? 1) || 1, 1);
   const found = records.filter(matches);
   const slice = found.slice((page - 1) * perPage, page * perPage);

@@ -423,7 +423,10 @@ describe(ZohoSim.name, () => {
     it('reads a record and answers a missing one in both styles', async () => {
       const id = sim.addRecord('Quotes', undefined, { Subject: 'Q-1001' });
       expect(id).toMatch(/^\d{19}$/);
-      expect(await (await call(`/Quotes/${id}`)).json()).toEqual({ data: [{ id, Subject: 'Q-1001' }] });
+      // Zoho's record answers carry its times (Modified_Time is what If-Unmodified-Since sends back).
+      expect(await (await call(`/Quotes/${id}`)).json()).toEqual({
+        data: [{ id, Subject: 'Q-1001', Created_Time: expect.stringMatching(/\+00:00$/), Modified_Time: expect.stringMatching(/\+00:00$/) }],
+      });
 
       const noContent = await call('/Quotes/4150868000000000001');
       expect(noContent.status).toBe(204);

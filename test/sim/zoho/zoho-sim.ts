@@ -4,8 +4,9 @@ import { consentPage, errorPage } from './consent-page.js';
 import { getRecords } from './get-records.js';
 import { isKnownScope, lacking, requiredScopes, SELF_CLIENT_SCOPES, type ScopedCall, type ScopeReading } from './scopes.js';
 import { parseMultipart } from './multipart.js';
-import { ZohoRevenueSim } from './revenue.js';
+import { STANDARD_LAYOUT, STANDARD_PIPELINE, ZohoRevenueSim } from './revenue.js';
 import { searchRecords } from './zoho-search.js';
+import { runCoql, type QueryableModule } from './coql.js';
 
 export const ZOHO_MODULES = ['Deals', 'Quotes', 'Leads', 'Contacts'] as const;
 export type ZohoModule = (typeof ZOHO_MODULES)[number];
@@ -196,6 +197,20 @@ function isModule(name: string): name is ZohoModule {
   return (ZOHO_MODULES as readonly string[]).includes(name);
 }
 
+/** The fields of each module a query may name before any record holds them (Zoho's standard API names). */
+const MODULE_FIELDS: Record<ZohoModule, readonly string[]> = {
+  Deals: ['Deal_Name', 'Stage', 'Amount', 'Closing_Date', 'Pipeline', 'Layout', 'Account_Name', 'Contact_Name', 'Owner', 'Modified_Time', 'Created_Time'],
+  Quotes: ['Subject', 'Deal_Name', 'Account_Name', 'Contact_Name', 'Quote_Stage', 'Sub_Total', 'Grand_Total', 'Modified_Time', 'Created_Time'],
+  Leads: ['Last_Name', 'First_Name', 'Full_Name', 'Email', 'Phone', 'Mobile', 'Company', 'Modified_Time', 'Created_Time'],
+  Contacts: ['Last_Name', 'First_Name', 'Full_Name', 'Email', 'Phone', 'Mobile', 'Account_Name', 'Modified_Time', 'Created_Time'],
+};
+
+/** The module a COQL query reads (its `from`), for the scope check; '' when there is none. */
+function coqlModule(body: unknown): string {
+  const query = (body as { select_query?: unknown } | undefined)?.select_query;
+  return typeof query === 'string' ? (/\bfrom\s+([A-Za-z_]\w*)/i.exec(query)?.[1] ?? '') : '';
+}
+
 const invalidModule = (): SimResponse => ({
   status: 400,
   body: zohoError('INVALID_MODULE', 'the module name given seems to be invalid', { resource_path_index: 0 }),
@@ -248,6 +263,15 @@ export class ZohoSim {
    * `{"data": [], "info": {…, "more_records": false}}` (Zoho's v8 attachments OpenAPI file).
    */
   emptyListStyle: 'no-content' | 'empty-data' = 'no-content';
+  /**
+   * How long a record just created or edited stays out of `GET /{module}/search` answers (a search that would have
+   * found only it answers 204): crm-oas `v8.0/module_search/module_search.yaml` says a search may miss such records
+   * "due to indexing delays. To fetch records without delay, use the Query API". 0: none. COQL (`POST /coql`) and
+   * reads by id see every record at once.
+   */
+  searchLagMs = 0;
+  /** The org's `time_zone` (`GET /org`, crm-oas v8.0/org/org.yaml): an IANA name. */
+  orgTimeZone = 'UTC';
   /** Default page size of attachment lists when the request gives no `per_page`. */
   defaultPerPage = 200;
   /** The largest page of a list whatever `per_page` asks (Zoho's is 200); lower it to exercise paging. */
@@ -321,6 +345,7 @@ export class ZohoSim {
       records: (module) => this.moduleRecords(module),
       addRecord: (module, id, fields) => this.addRecord(module, id, fields),
       newId: () => this.newId(),
+      indexed: (writtenAt) => this.indexed(writtenAt),
     });
     this.revenue.install(this.api);
     this.api.route(
@@ -362,7 +387,23 @@ export class ZohoSim {
       '/crm/v8/:module/search',
       this.authed(
         (req) => ({ call: 'search_records', module: req.params.module }),
-        (req) => (isModule(req.params.module) ? searchRecords([...this.moduleRecords(req.params.module).values()], req.query) : invalidModule()),
+        (req) =>
+          isModule(req.params.module)
+            ? searchRecords(
+                [...this.moduleRecords(req.params.module).values()].filter((r) => this.indexed(r.modifiedAt)),
+                req.query,
+                this.maxPerPage,
+              )
+            : invalidModule(),
+      ),
+    );
+    // COQL (crm-oas v8.0/coql/coql.yaml): the module's READ scope and ZohoCRM.coql.READ; no indexing lag.
+    this.api.route(
+      'POST',
+      '/crm/v8/coql',
+      this.authed(
+        (req) => ({ call: 'coql', module: coqlModule(req.json) }),
+        (req) => runCoql(req.json, (module) => this.queryable(module)),
       ),
     );
     this.api.route(
@@ -485,6 +526,19 @@ export class ZohoSim {
 
   expireAllTokens(): void {
     for (const token of this.tokens.values()) token.expired = true;
+  }
+
+  /** Whether a record written at `writtenAt` is in the search index yet (see searchLagMs). */
+  indexed(writtenAt: number): boolean {
+    return Date.now() - writtenAt >= this.searchLagMs;
+  }
+
+  /** A module as COQL reads it: its records (Products: the revenue side's) and its fields' API names. */
+  private queryable(module: string): QueryableModule | null {
+    if (module === 'Products') return this.revenue.queryableProducts();
+    if (module === 'Quoted_Items') return this.revenue.queryableQuoteRows();
+    if (!isModule(module)) return null;
+    return { records: [...this.moduleRecords(module).values()], fields: MODULE_FIELDS[module] };
   }
 
   /** Adds a record and returns its id (a 19-digit decimal string); created and modified `at` (now by default). */
@@ -754,7 +808,10 @@ export class ZohoSim {
   private org(token: IssuedToken): SimResponse {
     const org = token.account.org;
     if (!org) return { status: 204 };
-    return { status: 200, body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production' }] } };
+    return {
+      status: 200,
+      body: { org: [{ id: org.id, company_name: org.name, primary_email: token.account.email, type: 'production', time_zone: this.orgTimeZone }] },
+    };
   }
 
   /** GET /crm/v8/users?type=CurrentUser (users.yaml): the user the token was issued to. */
@@ -788,7 +845,10 @@ export class ZohoSim {
     if (!isModule(module)) return invalidModule();
     const record = this.moduleRecords(module).get(id);
     if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
-    return { status: 200, body: { data: [{ id: record.id, ...record.fields }] } };
+    // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
+    const standard = module === 'Deals' ? { Layout: { ...STANDARD_LAYOUT }, Pipeline: STANDARD_PIPELINE } : {};
+    const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt) };
+    return { status: 200, body: { data: [this.revenue.shownRecord(module, { id: record.id, ...standard, ...times, ...record.fields })] } };
   }
 
   private async upload(req: SimRequest): Promise<SimResponse> {

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * src/appointment-crm/appointment-statuses.repository.ts): what the Automations screen offers when the appointment CRM
  * does not list its statuses (`GET /statuses` is optional in docs/appointment-crm.md).
  */
-export class AppointmentStatusesSeen1763700016500 implements MigrationInterface {
-  name = 'AppointmentStatusesSeen1763700016500';
+export class AppointmentStatusesSeen1763700016600 implements MigrationInterface {
+  name = 'AppointmentStatusesSeen1763700016600';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE appointment_status_seen (status text PRIMARY KEY, last_seen_at timestamptz NOT NULL DEFAULT now())`);
