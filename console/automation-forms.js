@@ -8,6 +8,7 @@ import { api, query } from './api.js';
 import { field } from './connection-widgets.js';
 import { el, show } from './dom.js';
 import { picker } from './picker.js';
+import { wireStatusPicker } from './appointment-status-pickers.js';
 import { wireZohoPickers } from './zoho-pickers.js';
 
 /** @typedef {'appointment' | 'record'} AutomationCrm */
@@ -35,7 +36,7 @@ export const FIELDS = {
       type: 'list',
       label: 'Statuses that qualify',
       placeholder: 'any status',
-      hint: 'Separate them with commas, e.g. Scheduled, Confirmed. Empty: every appointment qualifies.',
+      hint: 'Tick them from the CRM’s statuses, or type them separated by commas. Empty: every appointment qualifies.',
     },
     { name: 'owner', type: 'email', label: 'Default project owner', placeholder: 'e-mail of a user of the service', hint: 'Required to create projects.' },
     {
@@ -254,6 +255,7 @@ export function buildFields(fields, prefix, crm, view) {
     }
   }
   if (crm === 'record') wireZohoPickers(fields, prefix);
+  else wireStatusPicker(fields, prefix);
   return () => {
     /** @type {Record<string, any>} */
     const body = {};

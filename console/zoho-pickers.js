@@ -58,44 +58,9 @@ export function wireZohoPickers(fields, prefix) {
 
   /** The chosen field's pick list as checkboxes, each in step with the values' input. */
   function drawValues() {
-    boxes.replaceChildren();
     const chosen = listed && fieldInput ? listed.find((f) => f.api_name === fieldInput.value.trim()) : undefined;
-    if (!chosen || !chosen.pick_list || chosen.pick_list.length === 0 || !valuesInput) return;
-    const current = splitList(valuesInput.value);
-    const known = chosen.pick_list.map((p) => p.value.toLowerCase());
-    for (const p of chosen.pick_list)
-      boxes.appendChild(
-        valueBox(
-          p.value,
-          p.label,
-          current.some((c) => c.toLowerCase() === p.value.toLowerCase()),
-        ),
-      );
-    for (const gone of current.filter((c) => known.indexOf(c.toLowerCase()) < 0)) {
-      const box = valueBox(gone, gone + ' (no longer in Zoho)', true);
-      box.classList.add('gone');
-      boxes.appendChild(box);
-    }
-  }
-
-  /**
-   * @param {string} value
-   * @param {string} label
-   * @param {boolean} checked
-   */
-  function valueBox(value, label, checked) {
-    const wrap = el('label', 'auto-key');
-    const input = /** @type {HTMLInputElement} */ (el('input'));
-    input.type = 'checkbox';
-    input.value = value;
-    input.checked = checked;
-    input.addEventListener('change', () => {
-      if (!valuesInput) return;
-      valuesInput.value = [...boxes.querySelectorAll('input:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value).join(', ');
-    });
-    wrap.appendChild(input);
-    wrap.appendChild(el('span', '', label));
-    return wrap;
+    if (!chosen || !chosen.pick_list || chosen.pick_list.length === 0 || !valuesInput) return boxes.replaceChildren();
+    drawChecks(boxes, valuesInput, chosen.pick_list, 'no longer in Zoho');
   }
 
   /** A name Zoho does not list for this module is said beside its input. */
@@ -165,6 +130,42 @@ function fill(select, fields, current) {
   for (const f of fields) option(f.api_name, f.label + ' (' + f.api_name + ')' + (f.pick_list && f.pick_list.length ? ' · pick list' : ''));
   if (current && !fields.some((f) => f.api_name === current)) option(current, current + ' (no such field in Zoho)').className = 'gone';
   select.value = current;
+}
+
+/**
+ * `options` as checkboxes in `boxes`, each in step with the comma-separated `valuesInput`; a value of the input that is
+ * not among them stays ticked, marked `(<goneWords>)`.
+ * @param {HTMLElement} boxes
+ * @param {HTMLInputElement} valuesInput
+ * @param {Array<{ value: string, label: string }>} options
+ * @param {string} goneWords
+ */
+export function drawChecks(boxes, valuesInput, options, goneWords) {
+  boxes.replaceChildren();
+  const current = splitList(valuesInput.value);
+  const known = options.map((p) => p.value.toLowerCase());
+  /** @param {string} value @param {string} label @param {boolean} checked */
+  const box = (value, label, checked) => {
+    const wrap = el('label', 'auto-key');
+    const input = /** @type {HTMLInputElement} */ (el('input'));
+    input.type = 'checkbox';
+    input.value = value;
+    input.checked = checked;
+    input.addEventListener('change', () => {
+      valuesInput.value = [...boxes.querySelectorAll('input:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value).join(', ');
+    });
+    wrap.appendChild(input);
+    wrap.appendChild(el('span', '', label));
+    boxes.appendChild(wrap);
+    return wrap;
+  };
+  for (const p of options)
+    box(
+      p.value,
+      p.label,
+      current.some((c) => c.toLowerCase() === p.value.toLowerCase()),
+    );
+  for (const gone of current.filter((c) => known.indexOf(c.toLowerCase()) < 0)) box(gone, gone + ' (' + goneWords + ')', true).classList.add('gone');
 }
 
 /** @param {string} text */

@@ -1,13 +1,15 @@
 import type { Browser } from 'playwright-core';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from './support/browser.js';
-import { ADMIN_TOKEN, startHarness, type Harness } from './support/harness.js';
+import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from './support/harness.js';
 
 type Json = any;
 
 /*
  * The Automations screen's Zoho pickers in a browser (GET /api/crm-metadata/record-crm/fields): the qualifying field
  * chosen from the module's fields, its pick list offered as checkboxes, the job-number field chosen; a field saved
- * earlier that Zoho no longer lists is shown as such. Screenshot in /tmp/shots/pickers.png.
+ * earlier that Zoho no longer lists is shown as such. The appointment statuses (GET
+ * /api/crm-metadata/appointment-crm/statuses) ticked from the CRM's `GET /statuses`, or from the statuses the reads
+ * have seen when the CRM answers 404. Screenshots in /tmp/shots/pickers.png and /tmp/shots/statuses.png.
  */
 const browserIt = browserTestOf('console-pickers.e2e-spec');
 
@@ -15,7 +17,7 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 10, recordCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    h = await startHarness({ redisDb: 10, recordCrm: true, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
     if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
@@ -37,6 +39,71 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
       'Contacts',
     ]);
   });
+
+  it('lists the appointment statuses from the CRM, else the ones its reads have seen', async () => {
+    const statuses = async () => (await (await h.admin('/api/crm-metadata/appointment-crm/statuses')).json()) as Json;
+    expect(await statuses()).toEqual({
+      source: 'crm',
+      items: h.appointmentCrm!.statuses!.map((s) => ({ value: s.value, label: s.label })),
+    });
+    const sim = h.appointmentCrm!;
+    const listed = sim.statuses;
+    sim.statuses = null; // a CRM without GET /statuses: 404
+    try {
+      expect(await statuses()).toEqual({ source: 'seen', items: [] });
+      sim.addAppointment('9007199254740993001', { status: 'Sold', updated_at: '2026-01-02T00:00:00Z' });
+      sim.addAppointment('9007199254740993002', { status: 'On Hold', updated_at: '2026-01-02T00:00:01Z' });
+      const saved = await h.admin('/api/automations/appointment-crm', {
+        method: 'PUT',
+        json: { create_projects: true, statuses: ['Rescheduled'], owner: 'owner@example.com', start_from: '2025-12-31T00:00:00Z' },
+      });
+      expect(saved.status).toBe(200);
+      expect((await h.admin('/api/automations/appointment-crm/run', { method: 'POST' })).status).toBe(202);
+      const seen = await waitFor(async () => ((await statuses()).items.length === 2 ? await statuses() : null), 20_000, 'the statuses seen');
+      expect(seen).toEqual({
+        source: 'seen',
+        items: [
+          { value: 'On Hold', label: 'On Hold' },
+          { value: 'Sold', label: 'Sold' },
+        ],
+      });
+    } finally {
+      sim.statuses = listed;
+      await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { create_projects: false } });
+    }
+  });
+
+  browserIt(
+    'the appointment statuses ticked from the CRM’s list; a saved one it no longer lists says so; typing stays',
+    async () => {
+      expect((await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { statuses: ['Confirmed', 'Sold'] } })).status).toBe(200);
+      const { context, page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '/#automations',
+        ready: '#auto-appointment-statuses-pick input[value="Scheduled"]',
+        refusedStatuses: [401],
+      });
+      const box = (value: string) => page.locator(`#auto-appointment-statuses-pick input[value="${value}"]`);
+      expect(await box('Confirmed').isChecked()).toBe(true);
+      expect(await box('Scheduled').isChecked()).toBe(false);
+      expect(await page.locator('#auto-appointment-statuses-pick label.gone').textContent()).toBe('Sold (no longer in the CRM)');
+      await box('Scheduled').check();
+      await box('Sold').uncheck();
+      expect(await page.locator('#auto-appointment-statuses').inputValue()).toBe('Scheduled, Confirmed');
+      await page.screenshot({ path: '/tmp/shots/statuses.png', fullPage: true });
+      await page.click('#auto-appointment-submit');
+      await page.locator('#auto-appointment-message .conn-msg.ok').waitFor();
+      expect(((await (await h.admin('/api/automations')).json()) as Json).appointment_crm.statuses).toEqual(['Scheduled', 'Confirmed']);
+      // Typed: a status the CRM does not list is kept, and marked.
+      await page.fill('#auto-appointment-statuses', 'Scheduled, Waiting');
+      await page.locator('#auto-appointment-statuses').dispatchEvent('change');
+      expect(await page.locator('#auto-appointment-statuses-pick label.gone').textContent()).toBe('Waiting (no longer in the CRM)');
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
 
   browserIt(
     'a Zoho field chosen offers its pick list; the choices are saved; a field Zoho no longer lists says so',

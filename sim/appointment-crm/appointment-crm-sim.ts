@@ -87,6 +87,13 @@ export class AppointmentCrmSim extends SimServer {
   honoursIdempotencyKeys = true;
   /** Off: an implementation older than `GET …/notes`, which answers it 404. */
   listsNotes = true;
+  /** What `GET /statuses` lists (optional in the contract); null: a CRM that does not list them, which answers 404. */
+  statuses: Array<{ value: string; label: string }> | null = [
+    { value: 'Scheduled', label: 'Scheduled' },
+    { value: 'Confirmed', label: 'Confirmed' },
+    { value: 'Completed', label: 'Completed' },
+    { value: 'Cancelled', label: 'Cancelled' },
+  ];
   private readonly keys = new IdempotencyKeys();
   private nextId = 1;
 
@@ -105,6 +112,12 @@ export class AppointmentCrmSim extends SimServer {
       this.authed((req) =>
         ['q', 'job_number', 'email', 'phone'].some((p) => req.query.has(p)) ? search(this.appointments, req.query) : listChanged(this.appointments, req.query),
       ),
+    );
+
+    this.route(
+      'GET',
+      '/statuses',
+      this.authed(() => (this.statuses ? { status: 200, body: this.statuses } : { status: 404, body: { error: 'not_found' } })),
     );
 
     // The CRM's own page of an appointment, where its `web_url` (see webUrlOf) leads: a person's view, no API key.

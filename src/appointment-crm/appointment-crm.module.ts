@@ -11,6 +11,7 @@ import { readAppointment } from './adapters/rest/appointment-reader.js';
 import { AppointmentDeliveriesService } from './appointment-deliveries.service.js';
 import { AppointmentActionsService } from './appointment-actions.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
+import { AppointmentStatusesRepository } from './appointment-statuses.repository.js';
 import { FileReplaceRepository } from './file-replace.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
@@ -37,8 +38,9 @@ import { ServicePushChecksService } from './service-push-checks.service.js';
     FileReplaceRepository,
     AppointmentActionsService,
     AppointmentDeliveriesService,
+    AppointmentStatusesRepository,
   ],
-  exports: [APPOINTMENT_CRM, AppointmentActionsService, SelectedAppointmentCrm, SalesforceOrgsService],
+  exports: [APPOINTMENT_CRM, AppointmentActionsService, SelectedAppointmentCrm, SalesforceOrgsService, AppointmentStatusesRepository],
 })
 export class AppointmentCrmModule implements OnModuleInit {
   constructor(

@@ -26,6 +26,14 @@ export interface AppointmentCrm {
   setStatus(appointmentId: string, status: string, key: IdempotencyKey): Promise<void>;
   /** Sent once: a note has no name to look for, so trying again after an unclear failure is the caller's. */
   addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void>;
+  /** The statuses an appointment may have, as the CRM lists them; null when it cannot list them (optional in a CRM). */
+  listStatuses?(): Promise<AppointmentStatusOption[] | null>;
+}
+
+/** A status an appointment may have: the value the CRM stores and the words it shows. */
+export interface AppointmentStatusOption {
+  value: string;
+  label: string;
 }
 
 /** Injection token of the AppointmentCrm implementation. */

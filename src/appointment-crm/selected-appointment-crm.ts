@@ -3,6 +3,7 @@ import { isSalesforce } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { HttpAppointmentCrm } from './adapters/rest/appointment-crm.client.js';
 import type {
+  AppointmentStatusOption,
   Appointment,
   AppointmentCrm,
   AppointmentDetails,
@@ -78,5 +79,10 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
   }
   async addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void> {
     return (await this.adapter()).addNote(appointmentId, text, key);
+  }
+  /** null when the connected adapter cannot list its statuses (the caller then offers the statuses seen). */
+  async listStatuses(): Promise<AppointmentStatusOption[] | null> {
+    const adapter = await this.adapter();
+    return adapter.listStatuses ? adapter.listStatuses() : null;
   }
 }

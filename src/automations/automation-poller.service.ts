@@ -15,6 +15,7 @@ import { ActionRecorderService } from '../actions/action-recorder.service.js';
 import type { NewAction } from '../actions/action.types.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { appointmentQualifies, projectOfAppointment } from './appointment-changes.js';
+import { AppointmentStatusesRepository } from '../appointment-crm/appointment-statuses.repository.js';
 import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
@@ -67,6 +68,7 @@ export class AutomationPollerService {
     private readonly settings: AutomationSettingsService,
     private readonly polls: AutomationPollRepository,
     private readonly reads: AutomationReadsRepository,
+    private readonly statusesSeen: AppointmentStatusesRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
   ) {}
@@ -175,6 +177,7 @@ export class AutomationPollerService {
     const page = await this.retriedWithoutToken(token, (t) =>
       this.appointmentCrm.listChangedAppointments(cursor ? new Date(cursor) : null, t, APPOINTMENT_PAGE_SIZE),
     );
+    await this.statusesSeen.saw(page.items.map((a) => a.status));
     const byId = new Map(page.items.filter((a) => appointmentQualifies(a, settings)).map((a) => [a.id, a]));
     const mapped = byId.size > 0 ? await this.mappings.appointmentsMappedAmong([...byId.keys()]) : new Set<string>();
     const toCreate = [...byId.values()]

@@ -23,6 +23,7 @@ import { AdminCredentialMac1763700015420 } from './1763700015420-admin-credentia
 import { Funnel1763700016300 } from './1763700016300-funnel.js';
 import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
 import { SyncLogWaiting1763700016500 } from './1763700016500-sync-log-waiting.js';
+import { AppointmentStatusesSeen1763700016600 } from './1763700016600-appointment-statuses-seen.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   Funnel1763700016300,
   RecordUrls1763700016400,
   SyncLogWaiting1763700016500,
+  AppointmentStatusesSeen1763700016600,
 ];

@@ -17,12 +17,13 @@ import {
   type AppointmentNote,
   type AppointmentPage,
   type AppointmentSearch,
+  type AppointmentStatusOption,
   type FileCategory,
   type IdempotencyKey,
   type Sale,
   type UploadFile,
 } from '../../appointment-crm.js';
-import { AppointmentShapeError, readAppointmentList, readAppointmentPage, readNotes } from './appointment-reader.js';
+import { AppointmentShapeError, readAppointmentList, readAppointmentPage, readNotes, readStatuses } from './appointment-reader.js';
 
 const enc = encodeURIComponent;
 
@@ -91,6 +92,14 @@ export class HttpAppointmentCrm implements AppointmentCrm {
     ).request<unknown>({ endpoint, method: 'GET', path: `/appointments/${enc(appointmentId)}/notes`, acceptStatus: [404] });
     if (response.status === 404) return null;
     return this.parsed(endpoint, readNotes, response.data);
+  }
+
+  /** `GET /statuses` (optional in the contract): `[{ value, label }]`; null when the CRM answers 404 (it does not list them). */
+  async listStatuses(): Promise<AppointmentStatusOption[] | null> {
+    const endpoint = 'GET /statuses';
+    const response = await (await this.http(endpoint)).request<unknown>({ endpoint, method: 'GET', path: '/statuses', acceptStatus: [404] });
+    if (response.status === 404) return null;
+    return this.parsed(endpoint, readStatuses, response.data);
   }
 
   async uploadFile(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey): Promise<AppointmentFile> {

@@ -1,5 +1,12 @@
 import { idString, isJsonObject } from '../../../http/exact-json.js';
-import type { AppointmentCustomer, AppointmentDetails, AppointmentNote, AppointmentPage, PostalAddress } from '../../appointment-crm.js';
+import type {
+  AppointmentCustomer,
+  AppointmentDetails,
+  AppointmentNote,
+  AppointmentPage,
+  AppointmentStatusOption,
+  PostalAddress,
+} from '../../appointment-crm.js';
 
 /** An answer that does not have the contract's shape; the client turns it into an invalid_response error. */
 export class AppointmentShapeError extends Error {}
@@ -52,6 +59,17 @@ export function readNotes(raw: unknown): AppointmentNote[] {
   return raw.map((note) => {
     if (!isJsonObject(note)) throw new AppointmentShapeError('a note is not an object');
     return { id: idOf(note.id, 'a note has no id'), text: text(note.text) ?? '', created_at: text(note.created_at) };
+  });
+}
+
+/** `GET /statuses`: `[{ value, label }]`; a bare string is a value that is its own label; an item without a value is left out. */
+export function readStatuses(raw: unknown): AppointmentStatusOption[] {
+  if (!Array.isArray(raw)) throw new AppointmentShapeError('expected a list of statuses');
+  return raw.flatMap((item) => {
+    const value = typeof item === 'string' ? item : isJsonObject(item) ? text(item.value) : null;
+    if (!value) return [];
+    const label = isJsonObject(item) ? text(item.label) : null;
+    return [{ value, label: label ?? value }];
   });
 }
 
