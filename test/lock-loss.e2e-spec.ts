@@ -135,7 +135,14 @@ describe('a lock lost in the middle of its work', () => {
     // The first push looks for the drawing's Quote (there is none yet); the answer arrives only when released.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    h.zoho!.api.injectFault({ path: /^\/crm\/v8\/(Quotes\/search|coql)$/, times: 1, afterHandling: true, until: held });
+    // (Only the Quote's lookup: the products are looked up with COQL too, before the lock is taken.)
+    h.zoho!.api.injectFault({
+      path: /^\/crm\/v8\/(Quotes\/search|coql)$/,
+      when: (req) => req.path.endsWith('/Quotes/search') || /\bfrom\s+Quotes\b/i.test(req.body.toString()),
+      times: 1,
+      afterHandling: true,
+      until: held,
+    });
     try {
       const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true });
       expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
