@@ -4,7 +4,7 @@
  *   npm run bench:associate
  *
  * The service simulator answers every call after 50 ms; the daemon runs with SERVICE_API_MAX_RPS=50 on its own
- * database and Redis db 15. 10,000 projects are seeded in the simulator, 10,000 appointment mappings imported by
+ * database and Redis db 15 (under a queue prefix of its own, the db is shared). 10,000 projects are seeded in the simulator, 10,000 appointment mappings imported by
  * CSV, and their association started with POST /api/mappings/associate; the run ends when every mapping is
  * `associated`. Prints the import and association wall times, the number of A2 calls and the daemon's peak RSS.
  * Goals: under 10 s in total, under 300 MB. Exit code 1 when a goal is missed.
@@ -13,11 +13,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { DAEMON_ENTRY } from './support.js';
 import { ServiceSim } from '../sim/service/index.js';
+import { removeQueueKeys } from '../sim/daemon-env.js';
 
 const N = Number(process.env.BENCH_MAPPINGS ?? 10_000);
 const LATENCY_MS = 50;
@@ -60,8 +60,8 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what:
 
 async function main(): Promise<number> {
   const databaseUrl = `${PG_BASE}/crm_sync_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const redis = new Redis(`${REDIS_BASE}/${REDIS_DB}`, { maxRetriesPerRequest: 1 });
-  await redis.flushdb();
+  // The db is shared with the e2e tests: the run's keys live under a prefix of its own, removed at the end.
+  const queuePrefix = `crm-sync-bench-${randomBytes(4).toString('hex')}`;
 
   const sim = new ServiceSim();
   await sim.start();
@@ -78,6 +78,7 @@ async function main(): Promise<number> {
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       REDIS_URL: `${REDIS_BASE}/${REDIS_DB}`,
+      QUEUE_PREFIX: queuePrefix,
       ...sim.daemonEnv(),
       SERVICE_API_MAX_RPS: String(MAX_RPS),
       WEBHOOK_SECRETS_EVENTS: 'bench-secret',
@@ -155,8 +156,7 @@ async function main(): Promise<number> {
     }
     await sim.stop();
     await dropDatabase(databaseUrl).catch(() => undefined);
-    await redis.flushdb().catch(() => undefined);
-    redis.disconnect();
+    await removeQueueKeys(REDIS_DB, queuePrefix).catch(() => undefined);
   }
   return code;
 }

@@ -6,16 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { dropDatabase } from '../src/database/ensure-database.js';
 import { AppointmentCrmSim } from '../sim/appointment-crm/appointment-crm-sim.js';
 import { ServiceSim, WebhookSender, events } from '../sim/service/index.js';
+import { removeQueueKeys } from '../sim/daemon-env.js';
 import { memoryOf, startDaemon } from './support.js';
 
 const SIZE = 50 * 1024 * 1024;
 const LIMIT = 20 * 1024 * 1024;
 const PG_BASE = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const REDIS_URL = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/${process.env.BENCH_REDIS_DB ?? '11'}`;
+const REDIS_DB = Number(process.env.BENCH_REDIS_DB ?? 11);
+const REDIS_URL = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/${REDIS_DB}`;
 const SECRET = 'bench-events-secret';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,14 +55,14 @@ async function main(): Promise<void> {
   const crm = new AppointmentCrmSim();
   await service.start();
   await crm.start();
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  await redis.flushdb();
-  redis.disconnect();
+  // The db is shared with the e2e tests: the run's keys live under a prefix of its own, removed at the end.
+  const queuePrefix = `crm-sync-bench-${randomBytes(4).toString('hex')}`;
   const databaseUrl = `${PG_BASE}/crm_sync_bench_${randomBytes(4).toString('hex')}`;
   const daemon = await startDaemon(
     {
       DATABASE_URL: databaseUrl,
       REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
       ...service.daemonEnv(),
       WEBHOOK_SECRETS_EVENTS: SECRET,
       ADMIN_TOKEN: 'bench-admin-token-0123456789',
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
     await daemon.stop();
     await Promise.all([service.stop(), crm.stop()]);
     await dropDatabase(databaseUrl).catch(() => undefined);
+    await removeQueueKeys(REDIS_DB, queuePrefix).catch(() => undefined);
   }
 }
 
