@@ -25,7 +25,7 @@ export function wireStatusPicker(fields, prefix) {
   /** @type {{ source: string, items: Array<{ value: string, label: string }> } | null} */
   let listed = null;
   const draw = () => {
-    if (listed) drawChecks(boxes, input, listed.items, listed.source === 'crm' ? 'no longer in the CRM' : 'not seen in the CRM');
+    if (listed) drawChecks(boxes, input, [{ name: null, options: listed.items }], listed.source === 'crm' ? 'no longer in the CRM' : 'not seen in the CRM');
   };
   input.addEventListener('change', draw);
   void api('GET', '/api/crm-metadata/appointment-crm/statuses').then(

@@ -6,7 +6,7 @@
  */
 import { api, query } from './api.js';
 import { field } from './connection-widgets.js';
-import { el, show } from './dom.js';
+import { can, el, show } from './dom.js';
 import { picker } from './picker.js';
 import { wireStatusPicker } from './appointment-status-pickers.js';
 import { wireZohoPickers } from './zoho-pickers.js';
@@ -254,8 +254,9 @@ export function buildFields(fields, prefix, crm, view) {
       } else readers.push([def, () => readText(def.type, input.input.value)]);
     }
   }
-  if (crm === 'record') wireZohoPickers(fields, prefix);
-  else wireStatusPicker(fields, prefix);
+  // The pickers read the CRMs' settings through admin routes; others see the saved values, as typed (docs/automations.md).
+  if (can('admin') && crm === 'record') wireZohoPickers(fields, prefix);
+  else if (can('admin')) wireStatusPicker(fields, prefix);
   return () => {
     /** @type {Record<string, any>} */
     const body = {};

@@ -1,14 +1,18 @@
 // @ts-check
 /**
- * The Automations screen's Zoho pickers (`GET /api/crm-metadata/record-crm/fields?module=`): the qualifying field and
- * the job-number field chosen from the module's fields (by label, API name beside), the qualifying values ticked from
- * the chosen field's pick list. Each picker sits beside the input it fills, which stays (typing is still possible,
- * for a field Zoho does not list); a value that is not among Zoho's fields or pick list says so beside it.
+ * The Automations screen's Zoho pickers (`GET /api/crm-metadata/record-crm/…`): the module by the org's label
+ * (`modules`), the qualifying field and the job-number field chosen from the module's fields (`fields?module=`, by
+ * label, API name beside), the qualifying values ticked from the chosen field's pick list, or for the Deals' Stage
+ * from each pipeline's stages, grouped (`pipelines`). Each picker sits beside the input it fills, which stays (typing
+ * is still possible, for a field Zoho does not list); a value that is not among Zoho's fields, pick list or stages
+ * says so beside it.
  */
-import { api, query } from './api.js';
+import { api, describe, query } from './api.js';
 import { el } from './dom.js';
 
 /** @typedef {{ api_name: string, label: string, data_type: string, pick_list: Array<{ value: string, label: string }> | null }} ZohoField */
+/** @typedef {{ layout: { id: string, name: string }, name: string, default: boolean, stages: Array<{ value: string, sequence: number, forecast_type: string }> }} Pipeline */
+/** @typedef {{ api_name: string, label: string, in_org: boolean }} ZohoModule */
 
 /**
  * @param {HTMLElement} fields the form's fieldset, holding the inputs `<prefix>-module`, `-field`, `-values`, `-match_fields.job_number`
@@ -32,8 +36,15 @@ export function wireZohoPickers(fields, prefix) {
   valuesInput.after(boxes);
   const fieldNote = note(fieldInput);
   const jobNote = note(jobInput);
+  const valuesNote = el('span', 'field-note');
+  valuesNote.id = prefix + '-values-note';
+  boxes.after(valuesNote);
   /** @type {ZohoField[] | null} */
   let listed = null;
+  /** The Deals' pipelines, read once the Stage is chosen; an Error when Zoho could not list them. @type {Pipeline[] | Error | null} */
+  let pipelines = null;
+  let pipelinesAsked = false;
+  labelModules(/** @type {HTMLSelectElement} */ (moduleSelect));
 
   function load() {
     listed = null;
@@ -56,11 +67,44 @@ export function wireZohoPickers(fields, prefix) {
     );
   }
 
-  /** The chosen field's pick list as checkboxes, each in step with the values' input. */
+  /** The chosen field's pick list as checkboxes, each in step with the values' input; the Deals' Stage by pipeline. */
   function drawValues() {
+    valuesNote.textContent = '';
     const chosen = listed && fieldInput ? listed.find((f) => f.api_name === fieldInput.value.trim()) : undefined;
-    if (!chosen || !chosen.pick_list || chosen.pick_list.length === 0 || !valuesInput) return boxes.replaceChildren();
-    drawChecks(boxes, valuesInput, chosen.pick_list, 'no longer in Zoho');
+    if (!chosen || !valuesInput) return boxes.replaceChildren();
+    if (moduleSelect && moduleSelect.value === 'Deals' && chosen.api_name === 'Stage') {
+      if (pipelines === null) {
+        boxes.replaceChildren();
+        if (pipelinesAsked) return;
+        pipelinesAsked = true;
+        return void api('GET', '/api/crm-metadata/record-crm/pipelines').then(
+          /** @param {{ items?: Pipeline[] } | null} res */
+          (res) => {
+            pipelines = res && Array.isArray(res.items) ? res.items : [];
+            drawValues();
+          },
+          (err) => {
+            pipelines = err instanceof Error ? err : new Error(String(err));
+            drawValues();
+          },
+        );
+      } else if (pipelines instanceof Error) {
+        // The stages of each pipeline cannot be read (e.g. a connection without the layouts scope): the pick list, flat.
+        valuesNote.textContent = 'Zoho’s pipelines could not be read (' + describe(pipelines) + '): all stages are listed together.';
+      } else if (pipelines.length > 0) {
+        const twoLayouts = new Set(pipelines.map((p) => p.layout.id)).size > 1;
+        const groups = pipelines.map((p) => ({
+          name: p.name + (twoLayouts ? ' (' + p.layout.name + ' layout)' : ''),
+          options: p.stages.map((st) => ({
+            value: st.value,
+            label: st.value + (st.forecast_type !== 'Open' && st.forecast_type !== st.value ? ' · ' + st.forecast_type : ''),
+          })),
+        }));
+        return drawChecks(boxes, valuesInput, groups, 'no longer in Zoho');
+      }
+    }
+    if (!chosen.pick_list || chosen.pick_list.length === 0) return boxes.replaceChildren();
+    drawChecks(boxes, valuesInput, [{ name: null, options: chosen.pick_list }], 'no longer in Zoho');
   }
 
   /** A name Zoho does not list for this module is said beside its input. */
@@ -133,39 +177,72 @@ function fill(select, fields, current) {
 }
 
 /**
- * `options` as checkboxes in `boxes`, each in step with the comma-separated `valuesInput`; a value of the input that is
- * not among them stays ticked, marked `(<goneWords>)`.
+ * The groups' options as checkboxes in `boxes` (a group with a name under its heading), each in step with the
+ * comma-separated `valuesInput`: a value offered in two groups (a stage of two pipelines) is one value, ticked in both.
+ * A value of the input that is not among them stays ticked, marked `(<goneWords>)`.
  * @param {HTMLElement} boxes
  * @param {HTMLInputElement} valuesInput
- * @param {Array<{ value: string, label: string }>} options
+ * @param {Array<{ name: string | null, options: Array<{ value: string, label: string }> }>} groups
  * @param {string} goneWords
  */
-export function drawChecks(boxes, valuesInput, options, goneWords) {
+export function drawChecks(boxes, valuesInput, groups, goneWords) {
   boxes.replaceChildren();
   const current = splitList(valuesInput.value);
-  const known = options.map((p) => p.value.toLowerCase());
-  /** @param {string} value @param {string} label @param {boolean} checked */
-  const box = (value, label, checked) => {
+  const known = groups.flatMap((g) => g.options.map((p) => p.value.toLowerCase()));
+  const isCurrent = (/** @type {string} */ value) => current.some((c) => c.toLowerCase() === value.toLowerCase());
+  /** @param {HTMLElement} into @param {string} value @param {string} label @param {boolean} checked */
+  const box = (into, value, label, checked) => {
     const wrap = el('label', 'auto-key');
     const input = /** @type {HTMLInputElement} */ (el('input'));
     input.type = 'checkbox';
     input.value = value;
     input.checked = checked;
     input.addEventListener('change', () => {
-      valuesInput.value = [...boxes.querySelectorAll('input:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value).join(', ');
+      const all = /** @type {HTMLInputElement[]} */ ([...boxes.querySelectorAll('input[type="checkbox"]')]);
+      for (const same of all) if (same.value === value) same.checked = input.checked;
+      valuesInput.value = [...new Set(all.filter((i) => i.checked).map((i) => i.value))].join(', ');
     });
     wrap.appendChild(input);
     wrap.appendChild(el('span', '', label));
-    boxes.appendChild(wrap);
+    into.appendChild(wrap);
     return wrap;
   };
-  for (const p of options)
-    box(
-      p.value,
-      p.label,
-      current.some((c) => c.toLowerCase() === p.value.toLowerCase()),
-    );
-  for (const gone of current.filter((c) => known.indexOf(c.toLowerCase()) < 0)) box(gone, gone + ' (' + goneWords + ')', true).classList.add('gone');
+  for (const group of groups) {
+    let into = boxes;
+    if (group.name !== null) {
+      into = el('div', 'zoho-values-group');
+      into.setAttribute('role', 'group');
+      into.dataset.group = group.name;
+      into.appendChild(el('span', 'zoho-values-heading', group.name));
+      boxes.appendChild(into);
+    }
+    for (const p of group.options) box(into, p.value, p.label, isCurrent(p.value));
+  }
+  for (const gone of current.filter((c) => known.indexOf(c.toLowerCase()) < 0)) box(boxes, gone, gone + ' (' + goneWords + ')', true).classList.add('gone');
+}
+
+/**
+ * The module select's options by the org's labels, API name beside (`GET /api/crm-metadata/record-crm/modules`); a
+ * module the org lacks is marked and cannot be chosen (the one saved earlier stays chosen). Zoho not answering: the
+ * API names stay.
+ * @param {HTMLSelectElement} select
+ */
+function labelModules(select) {
+  void api('GET', '/api/crm-metadata/record-crm/modules').then(
+    /** @param {{ items?: ZohoModule[] } | null} res */
+    (res) => {
+      for (const m of res && Array.isArray(res.items) ? res.items : []) {
+        const option = /** @type {HTMLOptionElement | undefined} */ ([...select.options].find((o) => o.value === m.api_name));
+        if (!option) continue;
+        option.textContent = m.label + ' (' + m.api_name + ')' + (m.in_org ? '' : ' · not in this Zoho org');
+        option.classList.toggle('gone', !m.in_org);
+        option.disabled = !m.in_org && select.value !== m.api_name;
+      }
+    },
+    () => {
+      // Zoho cannot list now: the modules stay by their API names.
+    },
+  );
 }
 
 /** @param {string} text */

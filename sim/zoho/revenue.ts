@@ -107,6 +107,18 @@ export class ZohoRevenueSim {
     Discount: 'Discount',
     Description: 'Description',
   };
+  /**
+   * The org's modules (`GET /settings/modules`): API name and plural label; an org may rename a module (its label) or
+   * lack one (removed here). Zoho's own ones are listed also when crm-sync does not automate them.
+   */
+  readonly modules = new Map<string, { label: string; apiSupported: boolean }>([
+    ['Leads', { label: 'Leads', apiSupported: true }],
+    ['Contacts', { label: 'Contacts', apiSupported: true }],
+    ['Accounts', { label: 'Accounts', apiSupported: true }],
+    ['Deals', { label: 'Deals', apiSupported: true }],
+    ['Quotes', { label: 'Quotes', apiSupported: true }],
+    ['Products', { label: 'Products', apiSupported: true }],
+  ]);
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -126,6 +138,16 @@ export class ZohoRevenueSim {
       'GET',
       '/crm/v8/settings/pipeline',
       a({ call: 'pipelines' }, (req) => this.pipelines(req)),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/settings/layouts',
+      a({ call: 'layouts' }, (req) => this.layoutList(req)),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/settings/modules',
+      a({ call: 'modules_metadata' }, () => this.moduleList()),
     );
     api.route(
       'GET',
@@ -308,6 +330,51 @@ export class ZohoRevenueSim {
       id: p.id,
     }));
     return { status: 200, body: { pipeline } };
+  }
+
+  /**
+   * `GET /settings/layouts?module=` (crm-oas v8.0/layouts/layouts.yaml, getLayouts): `{"layouts": [{id, name,
+   * display_label, api_name, status, visible, generated_type, …}]}`; no module: 400 REQUIRED_PARAM_MISSING; one the org
+   * lacks: 400 INVALID_MODULE. Only the Deals' layouts are kept here; other modules have the standard one.
+   */
+  private layoutList(req: SimRequest): SimResponse {
+    const module = req.query.get('module');
+    if (!module) return { status: 400, body: error('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'module' }) };
+    if (!this.modules.has(module)) return { status: 400, body: error('INVALID_MODULE', 'the module name given seems to be invalid', { param_name: 'module' }) };
+    const layouts = module === 'Deals' ? [...this.layouts.entries()] : [[STANDARD_LAYOUT.id, { name: STANDARD_LAYOUT.name }] as const];
+    return {
+      status: 200,
+      body: {
+        layouts: layouts.map(([id, l]) => ({
+          id,
+          name: l.name,
+          display_label: l.name,
+          api_name: l.name.replace(/\W+/g, '_'),
+          status: 'active',
+          visible: true,
+          generated_type: id === STANDARD_LAYOUT.id ? 'system' : 'custom',
+        })),
+      },
+    };
+  }
+
+  /**
+   * `GET /settings/modules` (crm-oas v8.0/modules/modules.yaml, getModules): `{"modules": [{id, api_name,
+   * plural_label, singular_label, module_name, api_supported, status, …}]}`.
+   */
+  private moduleList(): SimResponse {
+    const modules = [...this.modules.entries()].map(([apiName, m], i) => ({
+      id: String(4150868000000002175n + BigInt(i)),
+      api_name: apiName,
+      module_name: apiName,
+      plural_label: m.label,
+      singular_label: m.label.replace(/s$/, ''),
+      actual_plural_label: m.label,
+      api_supported: m.apiSupported,
+      status: 'visible',
+      generated_type: 'default',
+    }));
+    return { status: 200, body: { modules } };
   }
 
   /** `criteria=(Field:equals|starts_with:value)`; `\(`, `\)`, `\,` and `\\` escaped in the value. 204 when nothing matches. */

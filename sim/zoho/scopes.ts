@@ -30,7 +30,7 @@ export type ScopeReading = 'strict' | 'yaml';
 export type ScopedCall =
   | { call: 'get_records' | 'get_record' | 'list_notes' | 'list_attachments' | 'upload_attachment'; module: string }
   | { call: 'search_records' | 'create_record' | 'update_record' | 'coql'; module: string }
-  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' | 'pipelines' };
+  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' | 'pipelines' | 'layouts' | 'modules_metadata' };
 
 /** Every scope the call needs under the reading. */
 export function requiredScopes(target: ScopedCall, reading: ScopeReading): string[] {
@@ -60,6 +60,12 @@ export function requiredScopes(target: ScopedCall, reading: ScopeReading): strin
     case 'pipelines':
       // crm-oas v8.0/pipeline/pipeline.yaml, getPipelines.
       return ['ZohoCRM.settings.pipeline.READ'];
+    case 'layouts':
+      // crm-oas v8.0/layouts/layouts.yaml, getLayouts.
+      return ['ZohoCRM.settings.layouts.READ'];
+    case 'modules_metadata':
+      // crm-oas v8.0/modules/modules.yaml, getModules.
+      return ['ZohoCRM.settings.modules.READ'];
     case 'org':
       return ['ZohoCRM.org.READ'];
     case 'current_user':

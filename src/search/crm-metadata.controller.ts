@@ -2,14 +2,20 @@ import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { APPOINTMENT_CRM, type AppointmentCrm } from '../appointment-crm/appointment-crm.js';
-import { AdminRoute } from '../auth/admin-auth.guard.js';
+import { AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { AppointmentStatusesRepository } from '../appointment-crm/appointment-statuses.repository.js';
-import { ZohoFieldsClient, type ZohoFieldView } from '../record-crm/zoho/zoho-fields.client.js';
+import { ZohoFieldsClient, type ZohoFieldView, type ZohoModuleView } from '../record-crm/zoho/zoho-fields.client.js';
+import { ZohoRevenueClient } from '../record-crm/zoho/zoho-revenue.client.js';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 import { answered } from './search.service.js';
 
-/** The Zoho modules crm-sync reads and maps (docs/automations.md), with the words Zoho's UI uses. */
-const MODULE_LABELS: Record<RecordModule, string> = { Deals: 'Deals', Quotes: 'Quotes', Leads: 'Leads', Contacts: 'Contacts' };
+/** A Deals pipeline as the Stage picker groups the values: its layout, its stages in their order. */
+export interface PipelineView {
+  layout: { id: string; name: string };
+  name: string;
+  default: boolean;
+  stages: Array<{ value: string; sequence: number; forecast_type: string }>;
+}
 
 class FieldsQueryDto {
   @ApiPropertyOptional({ enum: RECORD_MODULES })
@@ -17,13 +23,19 @@ class FieldsQueryDto {
   module: RecordModule;
 }
 
-/** What the Automations screen's pickers offer: Zoho's modules and a module's fields with their pick lists. */
+/**
+ * What the Automations screen's pickers offer: Zoho's modules, a module's fields with their pick lists, the Deals'
+ * pipelines with their stages, the appointment statuses. For admins only, as the screen's settings are
+ * (docs/automations.md, "Pickers").
+ */
 @ApiTags('search')
 @AdminRoute()
+@RequiresRole('admin')
 @Controller('api/crm-metadata')
 export class CrmMetadataController {
   constructor(
     private readonly fields: ZohoFieldsClient,
+    private readonly revenue: ZohoRevenueClient,
     @Inject(APPOINTMENT_CRM) private readonly appointmentCrm: AppointmentCrm,
     private readonly statusesSeen: AppointmentStatusesRepository,
   ) {}
@@ -42,9 +54,40 @@ export class CrmMetadataController {
   }
 
   @Get('record-crm/modules')
-  @ApiOperation({ summary: 'The Zoho modules crm-sync can read and map: `{ items: [{ api_name, label }] }`.' })
-  modules(): { items: Array<{ api_name: RecordModule; label: string }> } {
-    return { items: RECORD_MODULES.map((m) => ({ api_name: m, label: MODULE_LABELS[m] })) };
+  @ApiOperation({
+    summary: 'The Zoho modules crm-sync can automate (Deals, Quotes, Leads, Contacts), by the org’s labels (`GET /crm/v8/settings/modules`, kept a minute).',
+    description: '`{ items: [{ api_name, label, in_org }] }`: `in_org` false for a module the org lacks or does not open to the API.',
+  })
+  @ApiConflictResponse({ description: 'Zoho CRM is not connected (`code: "not_connected"`).' })
+  @ApiBadGatewayResponse({ description: 'Zoho failed; the message says why.' })
+  async modules(): Promise<{ items: ZohoModuleView[] }> {
+    return { items: await answered(() => this.fields.modules()) };
+  }
+
+  @Get('record-crm/pipelines')
+  @ApiOperation({
+    summary:
+      'The Deals’ pipelines with their stages: each layout’s (`GET /crm/v8/settings/layouts?module=Deals`), then its pipelines (`GET /crm/v8/settings/pipeline?layout_id=`).',
+    description:
+      '`{ items: [{ layout: { id, name }, name, default, stages: [{ value, sequence, forecast_type }] }] }`, stages in their pipeline’s order (`forecast_type`: Open, Closed Won, Closed Lost).',
+  })
+  @ApiConflictResponse({ description: 'Zoho CRM is not connected (`code: "not_connected"`).' })
+  @ApiBadGatewayResponse({ description: 'Zoho failed (a connection without ZohoCRM.settings.layouts.READ is refused there); the message says why.' })
+  async pipelines(): Promise<{ items: PipelineView[] }> {
+    const layouts = await answered(() => this.fields.layouts('Deals'));
+    const items: PipelineView[] = [];
+    for (const layout of layouts) {
+      for (const p of await answered(() => this.revenue.pipelines(layout.id))) {
+        const stages = [...p.stages].sort((a, b) => a.sequence - b.sequence);
+        items.push({
+          layout,
+          name: p.name,
+          default: p.default,
+          stages: stages.map((st) => ({ value: st.value, sequence: st.sequence, forecast_type: st.forecast })),
+        });
+      }
+    }
+    return { items };
   }
 
   @Get('record-crm/fields')

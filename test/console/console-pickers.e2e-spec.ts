@@ -1,23 +1,46 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from '../support/browser.js';
+import { DEFAULT_DEAL_STAGES, STANDARD_LAYOUT, type PipelineStage } from '../../sim/zoho/revenue.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from '../support/harness.js';
 
 type Json = any;
 
 /*
- * The Automations screen's Zoho pickers in a browser (GET /api/crm-metadata/record-crm/fields): the qualifying field
- * chosen from the module's fields, its pick list offered as checkboxes, the job-number field chosen; a field saved
- * earlier that Zoho no longer lists is shown as such. The appointment statuses (GET
- * /api/crm-metadata/appointment-crm/statuses) ticked from the CRM's `GET /statuses`, or from the statuses the reads
- * have seen when the CRM answers 404. Screenshots in /tmp/shots/pickers.png and /tmp/shots/statuses.png.
+ * The Automations screen's Zoho pickers in a browser (GET /api/crm-metadata/record-crm/…): the module by the org's
+ * label, the qualifying field chosen from the module's fields, its pick list offered as checkboxes (the Deals' Stage
+ * grouped by pipeline), the job-number field chosen; a field or stage saved earlier that Zoho no longer lists is shown
+ * as such. The appointment statuses (GET /api/crm-metadata/appointment-crm/statuses) ticked from the CRM's
+ * `GET /statuses`, or from the statuses the reads have seen when the CRM answers 404. Admins only: a viewer is refused
+ * the routes and shown no picker. Screenshots in /tmp/shots/pickers.png and /tmp/shots/statuses.png.
  */
 const browserIt = browserTestOf('console-pickers.e2e-spec');
+const VIEWER_TOKEN = 'viewer-token-pickers-0123456789';
+/** A second Deals layout with a pipeline of custom stages, custom open ones after the closed ones (pipeline.yaml's example). */
+const INSTALLS_LAYOUT = '4150868000000091999';
+const INSTALL_STAGES: PipelineStage[] = [
+  { value: 'Site Visit', forecast: 'Open' },
+  { value: 'Signed', forecast: 'Open' },
+  { value: 'Won Install', forecast: 'Closed Won' },
+  { value: 'Closed Lost', forecast: 'Closed Lost' },
+  { value: 'Scheduled', forecast: 'Open' },
+];
 
 describe('the Automations screen: Zoho settings chosen, not typed', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 10, recordCrm: true, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    h = await startHarness({
+      redisDb: 10,
+      recordCrm: true,
+      appointmentCrm: true,
+      env: { AUTOMATION_POLL_SECONDS: '0', ADMIN_TOKENS: `vicky:viewer:${VIEWER_TOKEN}` },
+    });
+    // The org as an admin set it up in Zoho: Deals renamed, no Contacts, a second layout with its own pipeline.
+    const zoho = h.zoho!.revenue;
+    zoho.modules.set('Deals', { label: 'Opportunities', apiSupported: true });
+    zoho.modules.delete('Contacts');
+    zoho.layouts.set(INSTALLS_LAYOUT, { name: 'Installs', pipelines: [] });
+    zoho.addPipeline('Installs', INSTALL_STAGES, INSTALLS_LAYOUT);
     if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
@@ -32,12 +55,33 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
     expect(stage).toMatchObject({ label: 'Stage', data_type: 'picklist' });
     expect(stage.pick_list.map((p: Json) => p.value)).toContain('Qualification');
     expect((await h.admin('/api/crm-metadata/record-crm/fields?module=Accounts')).status).toBe(400);
-    expect(((await (await h.admin('/api/crm-metadata/record-crm/modules')).json()) as Json).items.map((m: Json) => m.api_name)).toEqual([
-      'Deals',
-      'Quotes',
-      'Leads',
-      'Contacts',
+    // The four modules crm-sync automates, by the org's labels; one the org lacks is said to be missing.
+    expect(((await (await h.admin('/api/crm-metadata/record-crm/modules')).json()) as Json).items).toEqual([
+      { api_name: 'Deals', label: 'Opportunities', in_org: true },
+      { api_name: 'Quotes', label: 'Quotes', in_org: true },
+      { api_name: 'Leads', label: 'Leads', in_org: true },
+      { api_name: 'Contacts', label: 'Contacts', in_org: false },
     ]);
+  });
+
+  it('lists the Deals’ pipelines of every layout, each with its stages in order and what they forecast', async () => {
+    const res = await h.admin('/api/crm-metadata/record-crm/pipelines');
+    expect(res.status).toBe(200);
+    const stagesOf = (stages: PipelineStage[]) => stages.map((st, i) => ({ value: st.value, sequence: i + 1, forecast_type: st.forecast }));
+    expect(((await res.json()) as Json).items).toEqual([
+      { layout: { id: STANDARD_LAYOUT.id, name: STANDARD_LAYOUT.name }, name: 'Standard', default: true, stages: stagesOf(DEFAULT_DEAL_STAGES) },
+      { layout: { id: INSTALLS_LAYOUT, name: 'Installs' }, name: 'Installs', default: true, stages: stagesOf(INSTALL_STAGES) },
+    ]);
+    // Each layout's pipelines were asked by its id.
+    const asked = h.zoho!.api.requests.filter((r) => r.path === '/crm/v8/settings/pipeline').map((r) => r.query.get('layout_id'));
+    expect(asked).toEqual([STANDARD_LAYOUT.id, INSTALLS_LAYOUT]);
+  });
+
+  it('the pickers’ routes are for admins: a viewer is refused, naming the role', async () => {
+    for (const path of ['record-crm/pipelines', 'record-crm/modules', 'record-crm/fields?module=Deals', 'appointment-crm/statuses']) {
+      const res = await fetch(`${h.url}/api/crm-metadata/${path}`, { headers: { authorization: `Bearer ${VIEWER_TOKEN}` } });
+      expect([path, res.status, ((await res.json()) as Json).required_role]).toEqual([path, 403, 'admin']);
+    }
   });
 
   it('lists the appointment statuses from the CRM, else the ones its reads have seen', async () => {
@@ -124,11 +168,36 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
       expect(await page.locator('#auto-record-field-pick option:checked').textContent()).toBe('Old_Rating (no such field in Zoho)');
       expect(await page.locator('#auto-record-field-note').textContent()).toContain('No such field in Zoho');
 
-      // Stage chosen by its label: its pick list offered, two ticked.
+      // The modules by the org's labels, API name beside; the one the org lacks marked and not to be chosen.
+      const moduleOption = (m: string) => page.locator(`#auto-record-module option[value="${m}"]`);
+      await waitFor(async () => (await moduleOption('Deals').textContent()) === 'Opportunities (Deals)', 10_000, 'the modules labelled');
+      expect(await moduleOption('Contacts').textContent()).toBe('Contacts (Contacts) · not in this Zoho org');
+      expect(await moduleOption('Contacts').isDisabled()).toBe(true);
+      expect(await moduleOption('Leads').isDisabled()).toBe(false);
+
+      // Stage chosen by its label: its values offered by pipeline, each pipeline's stages in its order.
       await page.selectOption('#auto-record-field-pick', 'Stage');
       expect(await page.locator('#auto-record-field').inputValue()).toBe('Stage');
+      const group = (name: string) => page.locator(`#auto-record-values-pick [data-group="${name}"]`);
+      await group('Installs (Installs layout)').waitFor();
+      const groups = page.locator('#auto-record-values-pick [data-group]');
+      const attrs = async (l: Locator, name: string) => Promise.all((await l.all()).map((one) => one.getAttribute(name)));
+      expect(await attrs(groups, 'data-group')).toEqual(['Standard (Standard layout)', 'Installs (Installs layout)']);
+      const valuesIn = (name: string) => attrs(group(name).locator('input[type="checkbox"]'), 'value');
+      expect(await valuesIn('Standard (Standard layout)')).toEqual(DEFAULT_DEAL_STAGES.map((st) => st.value));
+      expect(await valuesIn('Installs (Installs layout)')).toEqual(INSTALL_STAGES.map((st) => st.value));
+      // A stage of both pipelines is one value: ticked in one, ticked in both, saved once.
+      await group('Installs (Installs layout)').locator('input[value="Closed Lost"]').check();
+      expect(await group('Standard (Standard layout)').locator('input[value="Closed Lost"]').isChecked()).toBe(true);
+      expect(await page.locator('#auto-record-values').inputValue()).toBe('Closed Lost');
+      // A stage saved earlier that no pipeline has any more: ticked still, and said to be gone.
+      await page.fill('#auto-record-values', 'Retired Stage');
+      await page.locator('#auto-record-values').dispatchEvent('change');
+      expect(await page.locator('#auto-record-values-pick label.gone').textContent()).toBe('Retired Stage (no longer in Zoho)');
+      await page.fill('#auto-record-values', '');
+      await page.locator('#auto-record-values').dispatchEvent('change');
       const boxes = page.locator('#auto-record-values-pick input[type="checkbox"]');
-      expect(await boxes.count()).toBeGreaterThan(3);
+      expect(await boxes.count()).toBe(DEFAULT_DEAL_STAGES.length + INSTALL_STAGES.length);
       await page.locator('#auto-record-values-pick input[value="Qualification"]').check();
       await page.locator('#auto-record-values-pick input[value="Needs Analysis"]').check();
       expect(await page.locator('#auto-record-values').inputValue()).toBe('Qualification, Needs Analysis');
@@ -141,11 +210,28 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
         values: ['Qualification', 'Needs Analysis'],
         match_fields: { job_number: 'Job_Number' },
       });
-      // Another module: its own fields.
+      // Another module: its own fields, and its field's pick list.
       await page.selectOption('#auto-record-module', 'Leads');
       await page.locator('#auto-record-field-pick option[value="Lead_Status"]').waitFor({ state: 'attached' });
+      await page.selectOption('#auto-record-field-pick', 'Lead_Status');
+      await page.locator('#auto-record-values-pick input[value="Contacted"]').waitFor();
+      expect(await page.locator('#auto-record-values-pick [data-group]').count()).toBe(0);
       expect(errors).toEqual([]);
       await context.close();
+
+      // A viewer sees the saved settings as they are, without the admin's pickers (nor a refused call).
+      const viewer = await openConsolePage(browser, {
+        url: h.url,
+        token: VIEWER_TOKEN,
+        hash: '/#automations',
+        ready: '#auto-record-field',
+        refusedStatuses: [],
+      });
+      expect(await viewer.page.locator('#auto-record-field').inputValue()).toBe('Stage');
+      expect(await viewer.page.locator('#auto-record-field').isDisabled()).toBe(true);
+      expect(await viewer.page.locator('#auto-record-field-pick, #auto-record-values-pick, #auto-appointment-statuses-pick').count()).toBe(0);
+      expect(viewer.errors).toEqual([]);
+      await viewer.context.close();
     },
     60_000,
   );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { isJsonObject } from '../../http/exact-json.js';
-import type { RecordModule } from '../../service-api/service-api.types.js';
+import { isJsonObject, optionalIdString } from '../../http/exact-json.js';
+import { RECORD_MODULES, type RecordModule } from '../../service-api/service-api.types.js';
 import { ZohoClient } from './zoho.client.js';
 
 /** A field of a Zoho module as the settings' pickers offer it; `pick_list` for a pick list, else null. */
@@ -9,6 +9,19 @@ export interface ZohoFieldView {
   label: string;
   data_type: string;
   pick_list: Array<{ value: string; label: string }> | null;
+}
+
+/** One of the modules crm-sync automates, as this org names it; `in_org` false when Zoho does not list it (or not for the API). */
+export interface ZohoModuleView {
+  api_name: RecordModule;
+  label: string;
+  in_org: boolean;
+}
+
+/** A layout of a module (its pipelines hang on it for Deals). */
+export interface ZohoLayoutView {
+  id: string;
+  name: string;
 }
 
 const CACHE_MS = 60_000;
@@ -22,7 +35,49 @@ const CACHE_MS = 60_000;
 export class ZohoFieldsClient {
   private readonly cache = new Map<RecordModule, { fields: ZohoFieldView[]; at: number }>();
 
+  private modulesKept: { modules: ZohoModuleView[]; at: number } | null = null;
+  private readonly layoutsKept = new Map<RecordModule, { layouts: ZohoLayoutView[]; at: number }>();
+
   constructor(private readonly zoho: ZohoClient) {}
+
+  /**
+   * The modules crm-sync automates (its four: its scopes, mappings and record reads are per module), each by the label
+   * this org gives it, from `GET /settings/modules` (crm-oas v8.0/modules/modules.yaml, getModules: `modules[]` with
+   * `api_name`, `plural_label`, `api_supported`; scope ZohoCRM.settings.modules.READ); kept a minute. A module the
+   * org lacks, or does not open to the API, is listed with `in_org: false`.
+   */
+  async modules(): Promise<ZohoModuleView[]> {
+    if (this.modulesKept && Date.now() - this.modulesKept.at < CACHE_MS) return this.modulesKept.modules;
+    const { data } = await this.zoho.request<unknown>({ endpoint: 'GET /settings/modules', method: 'GET', path: '/settings/modules' });
+    const listed = isJsonObject(data) && Array.isArray(data.modules) ? data.modules.filter(isJsonObject) : [];
+    const modules = RECORD_MODULES.map((apiName): ZohoModuleView => {
+      const found = listed.find((m) => m.api_name === apiName);
+      const label = found && typeof found.plural_label === 'string' && found.plural_label !== '' ? found.plural_label : apiName;
+      return { api_name: apiName, label, in_org: found !== undefined && found.api_supported !== false };
+    });
+    this.modulesKept = { modules, at: Date.now() };
+    return modules;
+  }
+
+  /**
+   * A module's layouts (`GET /settings/layouts?module=`, crm-oas v8.0/layouts/layouts.yaml, getLayouts: `layouts[]`
+   * with `id`, `display_label`, `name`, `status`; scope ZohoCRM.settings.layouts.READ), the inactive ones left out;
+   * kept a minute. For Deals, each layout has its own pipelines.
+   */
+  async layouts(module: RecordModule): Promise<ZohoLayoutView[]> {
+    const kept = this.layoutsKept.get(module);
+    if (kept && Date.now() - kept.at < CACHE_MS) return kept.layouts;
+    const { data } = await this.zoho.request<unknown>({ endpoint: 'GET /settings/layouts', method: 'GET', path: '/settings/layouts', params: { module } });
+    const raw = isJsonObject(data) && Array.isArray(data.layouts) ? data.layouts.filter(isJsonObject) : [];
+    const layouts = raw.flatMap((l): ZohoLayoutView[] => {
+      const id = typeof l.id === 'string' || typeof l.id === 'number' ? optionalIdString(l.id) : null;
+      if (!id || l.status === 'inactive') return [];
+      const name = typeof l.display_label === 'string' ? l.display_label : typeof l.name === 'string' ? l.name : id;
+      return [{ id, name }];
+    });
+    this.layoutsKept.set(module, { layouts, at: Date.now() });
+    return layouts;
+  }
 
   async fields(module: RecordModule): Promise<ZohoFieldView[]> {
     const kept = this.cache.get(module);

@@ -14,9 +14,12 @@ describe('Zoho scopes', () => {
   it('names what a grant lacks: all of main’s scopes fall short of the stricter reading', () => {
     expect(missingScopes(ZOHO_SCOPES.split(','))).toEqual([]);
     const broad = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.READ', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.fields.READ'];
-    // A grant made before revenue read pipelines and queried with COQL: reconnecting grants these two.
-    expect(missingScopes(broad)).toEqual(['ZohoCRM.settings.pipeline.READ', 'ZohoCRM.coql.READ']);
-    expect(missingScopes([...broad, 'ZohoCRM.settings.pipeline.READ', 'ZohoCRM.coql.READ'])).toEqual([]);
+    // A grant made before revenue read pipelines and queried with COQL, and before the Automations screen listed the
+    // Deals' layouts and the org's modules: reconnecting grants these.
+    const later = ['ZohoCRM.settings.pipeline.READ', 'ZohoCRM.settings.layouts.READ', 'ZohoCRM.settings.modules.READ', 'ZohoCRM.coql.READ'];
+    expect(missingScopes(broad)).toEqual(later);
+    expect(missingScopes([...broad, ...later])).toEqual([]);
+    expect(missingScopes([...broad, 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ'])).toEqual([]);
     expect(missingScopes(['ZohoCRM.modules.attachments.CREATE', 'ZohoCRM.modules.Deals.READ'])).toEqual(ZOHO_SCOPE_LIST);
   });
 

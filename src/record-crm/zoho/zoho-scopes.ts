@@ -26,10 +26,14 @@ export const ZOHO_SCOPE_ENDPOINTS = {
   'ZohoCRM.modules.Products.READ': ['GET /Products/search', 'POST /coql'],
   'ZohoCRM.modules.attachments.ALL': ['GET /{module}/{id}/Attachments', 'POST /{module}/{id}/Attachments'],
   'ZohoCRM.modules.notes.ALL': ['GET /{module}/{id}/Notes', 'POST /Notes'],
-  // Revenue: the Quotes' subform fields (Quoted_Items' API names and types).
+  // Revenue: the Quotes' subform fields (Quoted_Items' API names and types); the Automations screen's field pickers.
   'ZohoCRM.settings.fields.READ': ['GET /settings/fields'],
-  // Revenue: a Deal's pipeline and its stages (crm-oas v8.0/pipeline/pipeline.yaml).
+  // Revenue: a Deal's pipeline and its stages (crm-oas v8.0/pipeline/pipeline.yaml); the Automations screen's Stage values.
   'ZohoCRM.settings.pipeline.READ': ['GET /settings/pipeline'],
+  // The Automations screen: the Deals' layouts, whose pipelines it lists (v8.0/layouts/layouts.yaml, getLayouts).
+  'ZohoCRM.settings.layouts.READ': ['GET /settings/layouts'],
+  // The Automations screen: the org's labels of the modules crm-sync automates (v8.0/modules/modules.yaml, getModules).
+  'ZohoCRM.settings.modules.READ': ['GET /settings/modules'],
   // Revenue: a drawing's Quote and products by Product_Code, read without search-index lag (v8.0/coql/coql.yaml).
   'ZohoCRM.coql.READ': ['POST /coql'],
   'ZohoCRM.org.READ': ['GET /org'],
