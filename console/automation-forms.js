@@ -99,9 +99,15 @@ export const FIELDS = {
       type: 'text',
       label: 'Deal stage when approved',
       placeholder: 'leave the stage as it is',
-      hint: 'The Amount and Closing Date are set too.',
+      hint: 'Choose it from the pipelines’ stages, or type it. The Amount and Closing Date are set too.',
     },
-    { name: 'deal_stage_on_lost', type: 'text', label: 'Deal stage when lost or void', placeholder: 'leave the stage as it is' },
+    {
+      name: 'deal_stage_on_lost',
+      type: 'text',
+      label: 'Deal stage when lost or void',
+      placeholder: 'leave the stage as it is',
+      hint: 'Choose it from the pipelines’ stages, or type it.',
+    },
     { name: 'quote_line_items', type: 'check', label: 'Send the drawing’s line items to a Zoho Quote' },
     {
       name: 'fallback_product_id',

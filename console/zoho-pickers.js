@@ -9,9 +9,10 @@
  */
 import { api, describe, query } from './api.js';
 import { el } from './dom.js';
+import { pipelineName, stageLabel, wireDealStagePickers } from './deal-stage-pickers.js';
 
 /** @typedef {{ api_name: string, label: string, data_type: string, pick_list: Array<{ value: string, label: string }> | null }} ZohoField */
-/** @typedef {{ layout: { id: string, name: string }, name: string, default: boolean, stages: Array<{ value: string, sequence: number, forecast_type: string }> }} Pipeline */
+/** @typedef {import('./deal-stage-pickers.js').Pipeline} Pipeline */
 /** @typedef {{ api_name: string, label: string, in_org: boolean }} ZohoModule */
 
 /**
@@ -41,10 +42,18 @@ export function wireZohoPickers(fields, prefix) {
   boxes.after(valuesNote);
   /** @type {ZohoField[] | null} */
   let listed = null;
-  /** The Deals' pipelines, read once the Stage is chosen; an Error when Zoho could not list them. @type {Pipeline[] | Error | null} */
+  /** The Deals' pipelines once read; an Error when Zoho could not list them. @type {Pipeline[] | Error | null} */
   let pipelines = null;
-  let pipelinesAsked = false;
+  /** @type {Promise<Pipeline[]> | null} */
+  let pipelinesRead = null;
+  /** The Deals' pipelines, read once for the screen (the Stage's values, the revenue's stages). */
+  const readPipelines = () =>
+    pipelinesRead ||
+    (pipelinesRead = api('GET', '/api/crm-metadata/record-crm/pipelines').then(
+      /** @param {{ items?: Pipeline[] } | null} res */ (res) => (res && Array.isArray(res.items) ? res.items : []),
+    ));
   labelModules(/** @type {HTMLSelectElement} */ (moduleSelect));
+  wireDealStagePickers(fields, prefix, readPipelines);
 
   function load() {
     listed = null;
@@ -75,12 +84,9 @@ export function wireZohoPickers(fields, prefix) {
     if (moduleSelect && moduleSelect.value === 'Deals' && chosen.api_name === 'Stage') {
       if (pipelines === null) {
         boxes.replaceChildren();
-        if (pipelinesAsked) return;
-        pipelinesAsked = true;
-        return void api('GET', '/api/crm-metadata/record-crm/pipelines').then(
-          /** @param {{ items?: Pipeline[] } | null} res */
-          (res) => {
-            pipelines = res && Array.isArray(res.items) ? res.items : [];
+        return void readPipelines().then(
+          (read) => {
+            pipelines = read;
             drawValues();
           },
           (err) => {
@@ -92,13 +98,10 @@ export function wireZohoPickers(fields, prefix) {
         // The stages of each pipeline cannot be read (e.g. a connection without the layouts scope): the pick list, flat.
         valuesNote.textContent = 'Zoho’s pipelines could not be read (' + describe(pipelines) + '): all stages are listed together.';
       } else if (pipelines.length > 0) {
-        const twoLayouts = new Set(pipelines.map((p) => p.layout.id)).size > 1;
+        const all = pipelines;
         const groups = pipelines.map((p) => ({
-          name: p.name + (twoLayouts ? ' (' + p.layout.name + ' layout)' : ''),
-          options: p.stages.map((st) => ({
-            value: st.value,
-            label: st.value + (st.forecast_type !== 'Open' && st.forecast_type !== st.value ? ' · ' + st.forecast_type : ''),
-          })),
+          name: pipelineName(p, all),
+          options: p.stages.map((st) => ({ value: st.value, label: stageLabel(st) })),
         }));
         return drawChecks(boxes, valuesInput, groups, 'no longer in Zoho');
       }

@@ -14,6 +14,7 @@ type Json = any;
  * the routes and shown no picker. Screenshots in /tmp/shots/pickers.png and /tmp/shots/statuses.png.
  */
 const browserIt = browserTestOf('console-pickers.e2e-spec');
+const attrs = async (l: Locator, name: string) => Promise.all((await l.all()).map((one) => one.getAttribute(name)));
 const VIEWER_TOKEN = 'viewer-token-pickers-0123456789';
 /** A second Deals layout with a pipeline of custom stages, custom open ones after the closed ones (pipeline.yaml's example). */
 const INSTALLS_LAYOUT = '4150868000000091999';
@@ -65,6 +66,13 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
   });
 
   it('lists the Deals’ pipelines of every layout, each with its stages in order and what they forecast', async () => {
+    // A connection made before the layouts were read: Zoho refuses, and the answer names the scope to grant.
+    const mismatch = { code: 'OAUTH_SCOPE_MISMATCH', details: {}, message: 'invalid oauth scope to access this URL', status: 'error' };
+    h.zoho!.api.injectFault({ method: 'GET', path: '/crm/v8/settings/layouts', times: 1, status: 401, body: mismatch });
+    const refused = await h.admin('/api/crm-metadata/record-crm/pipelines');
+    expect(refused.status).toBe(502);
+    expect(((await refused.json()) as Json).message).toContain('reconnect to grant: ZohoCRM.settings.layouts.READ');
+
     const res = await h.admin('/api/crm-metadata/record-crm/pipelines');
     expect(res.status).toBe(200);
     const stagesOf = (stages: PipelineStage[]) => stages.map((st, i) => ({ value: st.value, sequence: i + 1, forecast_type: st.forecast }));
@@ -150,11 +158,43 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
   );
 
   browserIt(
+    'Zoho’s pipelines not readable: the Stage’s pick list offered flat, saying why; the revenue stages stay typed',
+    async () => {
+      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Deals', field: 'Stage', values: ['Signed'] } })).status).toBe(200);
+      const { context, page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '/#automations',
+        ready: '#auto-record-field-pick',
+        refusedStatuses: [401, 502],
+      });
+      const message = 'reconnect to grant: ZohoCRM.settings.layouts.READ (Zoho refused GET /settings/layouts with OAUTH_SCOPE_MISMATCH)';
+      // The daemon's answer when Zoho refuses the layouts (the route's own test above); the CRM is not asked again here.
+      await page.route('**/api/crm-metadata/record-crm/pipelines', (route) =>
+        route.fulfill({ status: 502, contentType: 'application/json', body: JSON.stringify({ statusCode: 502, message, error: 'Bad Gateway' }) }),
+      );
+      await page.reload();
+      // The console's session outlives the reload.
+      await page.locator('#auto-record-field-pick').waitFor();
+      await waitFor(async () => ((await page.locator('#auto-record-values-note').textContent()) ?? '') !== '', 10_000, 'the note on the pipelines');
+      expect(await page.locator('#auto-record-values-note').textContent()).toBe(
+        `Zoho’s pipelines could not be read (${message}): all stages are listed together.`,
+      );
+      expect(await page.locator('#auto-record-values-pick [data-group]').count()).toBe(0);
+      expect(await page.locator('#auto-record-values-pick input[value="Signed"]').isChecked()).toBe(true);
+      expect(await page.locator('#auto-record-values-pick input[value="Qualification"]').count()).toBe(1);
+      expect(await page.locator('#auto-record-deal_stage_on_approved-pick').isHidden()).toBe(true);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
+
+  browserIt(
     'a Zoho field chosen offers its pick list; the choices are saved; a field Zoho no longer lists says so',
     async () => {
-      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: { module: 'Deals', field: 'Old_Rating', values: ['Hot'] } })).status).toBe(
-        200,
-      );
+      const earlier = { module: 'Deals', field: 'Old_Rating', values: ['Hot'], deal_stage_on_lost: 'Dead Stage' };
+      expect((await h.admin('/api/automations/record-crm', { method: 'PUT', json: earlier })).status).toBe(200);
       const { context, page, errors } = await openConsolePage(browser, {
         url: h.url,
         token: ADMIN_TOKEN,
@@ -181,7 +221,6 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
       const group = (name: string) => page.locator(`#auto-record-values-pick [data-group="${name}"]`);
       await group('Installs (Installs layout)').waitFor();
       const groups = page.locator('#auto-record-values-pick [data-group]');
-      const attrs = async (l: Locator, name: string) => Promise.all((await l.all()).map((one) => one.getAttribute(name)));
       expect(await attrs(groups, 'data-group')).toEqual(['Standard (Standard layout)', 'Installs (Installs layout)']);
       const valuesIn = (name: string) => attrs(group(name).locator('input[type="checkbox"]'), 'value');
       expect(await valuesIn('Standard (Standard layout)')).toEqual(DEFAULT_DEAL_STAGES.map((st) => st.value));
@@ -202,6 +241,16 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
       await page.locator('#auto-record-values-pick input[value="Needs Analysis"]').check();
       expect(await page.locator('#auto-record-values').inputValue()).toBe('Qualification, Needs Analysis');
       await page.selectOption('#auto-record-job-pick', 'Job_Number');
+      // The revenue's stages chosen from the pipelines' stages, a group per pipeline; one no pipeline has says so.
+      const approvedPick = '#auto-record-deal_stage_on_approved-pick';
+      await page.locator(`${approvedPick} optgroup`).first().waitFor({ state: 'attached' });
+      expect(await attrs(page.locator(`${approvedPick} optgroup`), 'label')).toEqual(['Standard (Standard layout)', 'Installs (Installs layout)']);
+      expect(await page.locator('#auto-record-deal_stage_on_lost-pick option:checked').textContent()).toBe('Dead Stage (no such stage in Zoho)');
+      expect(await page.locator('#auto-record-deal_stage_on_lost-note').textContent()).toBe('No pipeline in Zoho has this stage.');
+      await page.selectOption(approvedPick, 'Won Install');
+      expect(await page.locator('#auto-record-deal_stage_on_approved').inputValue()).toBe('Won Install');
+      await page.selectOption('#auto-record-deal_stage_on_lost-pick', 'Closed Lost');
+      expect(await page.locator('#auto-record-deal_stage_on_lost-note').textContent()).toBe('');
       await page.screenshot({ path: '/tmp/shots/pickers.png', fullPage: true });
       await page.click('#auto-record-submit');
       await page.locator('#auto-record-message .conn-msg.ok').waitFor();
@@ -209,6 +258,8 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
         field: 'Stage',
         values: ['Qualification', 'Needs Analysis'],
         match_fields: { job_number: 'Job_Number' },
+        deal_stage_on_approved: 'Won Install',
+        deal_stage_on_lost: 'Closed Lost',
       });
       // Another module: its own fields, and its field's pick list.
       await page.selectOption('#auto-record-module', 'Leads');
