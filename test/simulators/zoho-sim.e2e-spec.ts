@@ -402,6 +402,36 @@ describe(ZohoSim.name, () => {
       }
     });
 
+    it('lists the modules, the Deals’ layouts and each layout’s pipelines, as modules.yaml, layouts.yaml and pipeline.yaml say', async () => {
+      const modules = (await (await call('/settings/modules')).json()) as { modules: Array<Record<string, unknown>> };
+      expect(modules.modules.find((m) => m.api_name === 'Deals')).toMatchObject({ plural_label: 'Deals', api_supported: true, status: 'visible' });
+      const layoutId = '4150868000000095001';
+      sim.revenue.layouts.set(layoutId, { name: 'Service', pipelines: [] });
+      sim.revenue.addPipeline(
+        'Service',
+        [
+          { value: 'Booked', forecast: 'Open' },
+          { value: 'Done', forecast: 'Closed Won' },
+        ],
+        layoutId,
+      );
+      try {
+        const layouts = (await (await call('/settings/layouts?module=Deals')).json()) as { layouts: Array<Record<string, unknown>> };
+        expect(layouts.layouts.map((l) => [l.id, l.display_label, l.status])).toContainEqual([layoutId, 'Service', 'active']);
+        const pipelines = (await (await call(`/settings/pipeline?layout_id=${layoutId}`)).json()) as { pipeline: Array<Record<string, unknown>> };
+        expect(pipelines.pipeline).toHaveLength(1);
+        expect(pipelines.pipeline[0]).toMatchObject({ actual_value: 'Service', default: true });
+        expect((pipelines.pipeline[0].maps as Array<Record<string, unknown>>).map((m) => [m.actual_value, m.sequence_number, m.forecast_type])).toEqual([
+          ['Booked', 1, 'Open'],
+          ['Done', 2, 'Closed Won'],
+        ]);
+        expect(((await (await call('/settings/layouts')).json()) as { code: string }).code).toBe('REQUIRED_PARAM_MISSING');
+        expect(((await (await call('/settings/layouts?module=Nope')).json()) as { code: string }).code).toBe('INVALID_MODULE');
+      } finally {
+        sim.revenue.layouts.delete(layoutId);
+      }
+    });
+
     it("Get Records checks its parameters as Zoho's v8 record.yaml says", async () => {
       sim.addRecord('Leads', undefined, { Last_Name: 'A' });
       const codeOf = async (query: string) => {
