@@ -26,7 +26,7 @@ class FieldsQueryDto {
 /**
  * What the Automations screen's pickers offer: Zoho's modules, a module's fields with their pick lists, the Deals'
  * pipelines with their stages, the appointment statuses. For admins only, as the screen's settings are
- * (docs/automations.md, "Pickers").
+ * (docs/automations.md, "Choosing the settings").
  */
 @ApiTags('search')
 @AdminRoute()

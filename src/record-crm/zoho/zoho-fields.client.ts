@@ -27,9 +27,10 @@ export interface ZohoLayoutView {
 const CACHE_MS = 60_000;
 
 /**
- * A module's fields (`GET /crm/v8/settings/fields?module=`, crm-oas v8 fields.yaml: `fields[]` with `api_name`,
- * `field_label`, `data_type`, `pick_list_values[]` of `actual_value` and `display_value`; scope
- * ZohoCRM.settings.fields.READ), for the Automations screen's pickers; kept a minute per module.
+ * What the Automations screen's pickers read of Zoho's settings, each kept a minute: a module's fields
+ * (`GET /crm/v8/settings/fields?module=`, crm-oas v8 fields.yaml: `fields[]` with `api_name`, `field_label`,
+ * `data_type`, `pick_list_values[]` of `actual_value` and `display_value`; scope ZohoCRM.settings.fields.READ), the
+ * org's modules and a module's layouts (below). The Deals' pipelines are ZohoRevenueClient.pipelines.
  */
 @Injectable()
 export class ZohoFieldsClient {
