@@ -60,7 +60,7 @@ function section(parent, title, content, className) {
 }
 
 /** The outbound calls, in order, one row each, grouped by run: "succeeded after two 503s" reads off the table. */
-/** @param {any} calls the entry's `calls` (absent on an older daemon) */
+/** @param {Schemas['SyncLogCallView'][] | undefined} calls the entry's `calls` (absent from a list's entry) */
 export function callTrace(calls) {
   if (!Array.isArray(calls)) return el('p', 'muted', 'No call trace on this daemon (the entry has no "calls").');
   if (calls.length === 0) return el('p', 'muted', 'This action made no outbound call.');
