@@ -992,6 +992,19 @@ export interface components {
       /** @description The first action of the chain (an action whose parent is not among the listed ones). */
       root_id: string;
     };
+    CrmRecordHitView: {
+      /** @description What else tells it apart: job number, e-mail, phone, date, stage. */
+      detail: string | null;
+      /** @example 4150868000004357001 */
+      id: string;
+      /**
+       * @description The Zoho module; null for an appointment.
+       * @enum {string|null}
+       */
+      module: 'Deals' | 'Quotes' | 'Leads' | 'Contacts' | 'Products' | null;
+      /** @description The appointment's customer, or the record's name. */
+      name: string | null;
+    };
     DealRevenueView: {
       /**
        * @description Amount as last written, exact decimal text.
@@ -1258,6 +1271,16 @@ export interface components {
       email: string | null;
       name: string | null;
       phone: string | null;
+    };
+    ProjectHitView: {
+      /** @example 2026-11-20T10:00:00 */
+      created_at: string | null;
+      /** @example Ana Ruiz */
+      customer_name: string | null;
+      /** @example 36029621652695017 */
+      id: string;
+      /** @example Ruiz kitchen */
+      name: string;
     };
     ProjectsCreatedView: {
       /** @description Of them, from appointments. */
@@ -3020,12 +3043,15 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items: [{ id, module, name, detail }] }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': {
+            items: components['schemas']['CrmRecordHitView'][];
+          };
+        };
       };
       /** @description crm, module or q is missing or invalid; the message names the field. */
       400: {
@@ -3083,12 +3109,15 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items: [{ id, name, customer_name, created_at }] }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': {
+            items: components['schemas']['ProjectHitView'][];
+          };
+        };
       };
       /** @description q is missing or too long. */
       400: {

@@ -46,6 +46,17 @@ export function ApiPageResponse(view: ClassType<unknown>, description?: string):
   );
 }
 
+/** The OpenAPI answer of a list that is not paged: `{ items: View[] }`. */
+export function ApiItemsResponse(view: ClassType<unknown>, description?: string): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(view),
+    ApiOkResponse({
+      description,
+      schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: getSchemaPath(view) } } } },
+    }),
+  );
+}
+
 export function pageLimit(query: PageQueryDto): number {
   return query.limit ?? DEFAULT_PAGE_LIMIT;
 }
