@@ -2,8 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // src/metadata.ts is written by `nest build` (the @nestjs/swagger plugin's metadata).
-  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', 'src/metadata.ts'] },
+  // src/metadata.ts is written by `nest build` (the @nestjs/swagger plugin's metadata); console/api-types.d.ts by `npm run api-types`.
+  { ignores: ['dist/', 'build/', 'node_modules/', 'coverage/', 'src/metadata.ts', 'console/api-types.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

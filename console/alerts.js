@@ -7,9 +7,8 @@ import { ApiError, AuthError, api, describe } from './api.js';
 import { $, badge, el, inlineMessage, link, show, table, td, timeCell } from './dom.js';
 
 /**
- * An alert as `GET /api/alerts` answers it.
- * @typedef {{ id: string, created_at: string, kind: string, status: string, count: number, text: string, error?: string | null,
- *   http_status?: number | null, entries?: string[], sent_at?: string | null }} Alert
+ * An alert as `GET /api/alerts` answers it (api-types.d.ts, from the OpenAPI document).
+ * @typedef {import('./api.js').Schemas['AlertView']} Alert
  */
 /**
  * `GET /api/settings`.

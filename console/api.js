@@ -9,6 +9,17 @@ import { parseJson } from './json.js';
 
 export const CSRF_HEADER = 'x-crm-sync-csrf';
 
+/**
+ * The API's answer types, from the OpenAPI document the daemon serves at /docs (`npm run api-types` writes
+ * api-types.d.ts; `npm run typecheck` fails when it is out of date): `Schemas['SyncLogEntryView']`.
+ * @typedef {import('./api-types').components['schemas']} Schemas
+ */
+/**
+ * A page of an `/api` list (`ApiPageResponse` in src/common/pagination.ts).
+ * @template T
+ * @typedef {{ items: T[], next_cursor: string | null }} Page
+ */
+
 /** The daemon does not know this session (401); the page has already gone back to the sign-in prompt. */
 export class AuthError extends Error {
   constructor() {

@@ -281,8 +281,9 @@ export function buildFields(fields, prefix, crm, view) {
  * @returns {Promise<import('./picker.js').Choice[]>}
  */
 function searchProducts(q) {
-  return api('GET', '/api/search/crm-records' + query({ crm: 'record', module: 'Products', q })).then((/** @type {any} */ res) =>
-    (Array.isArray(res && res.items) ? res.items : []).map((/** @type {any} */ r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
+  return api('GET', '/api/search/crm-records' + query({ crm: 'record', module: 'Products', q })).then(
+    (/** @type {{ items: import('./api.js').Schemas['CrmRecordHitView'][] } | null} */ res) =>
+      (res && Array.isArray(res.items) ? res.items : []).map((r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
   );
 }
 

@@ -256,7 +256,7 @@ export function namedId(name, id, href) {
  * A link that opens a CRM record in its CRM, in a new tab (`web_url` of the API's answers); nothing when the address
  * is not http(s) or not known.
  * @param {unknown} url
- * @param {string} [crm] `appointment` or `record`, for its words
+ * @param {string | null} [crm] `appointment` or `record`, for its words
  * @returns {HTMLAnchorElement | null}
  */
 export function webLink(url, crm) {
@@ -273,7 +273,7 @@ export function webLink(url, crm) {
  * `node`, followed by the link to its record in its CRM when there is one.
  * @param {Node} node
  * @param {unknown} url
- * @param {string} [crm]
+ * @param {string | null} [crm]
  */
 export function withWebLink(node, url, crm) {
   const a = webLink(url, crm);
@@ -290,7 +290,7 @@ export function withWebLink(node, url, crm) {
  * @param {unknown} name
  * @param {unknown} id
  * @param {unknown} [url]
- * @param {string} [crm]
+ * @param {string | null} [crm]
  */
 export function targetOf(name, id, url, crm) {
   return withWebLink(name ? namedId(name, id) : el('span', 'mono', show(id)), url, crm);

@@ -14,13 +14,14 @@ const COLUMNS = 7;
 
 /** The body as stored, pretty-printed when it is JSON (big integers digit for digit), as is otherwise. */
 /**
- * A webhook delivery as `GET /api/inbox` answers it; the fields the screen reads.
- * @typedef {{ id: string, status: string, [field: string]: any }} Delivery
+ * A webhook delivery as `GET /api/deliveries` answers it, or with its body and actions as `GET /api/deliveries/:id`
+ * does (api-types.d.ts, from the OpenAPI document).
+ * @typedef {import('./api.js').Schemas['DeliveryView'] & Partial<import('./api.js').Schemas['DeliveryDetailView']>} Delivery
  */
 
 /** @param {Delivery} d */
 function rawBody(d) {
-  const raw = d.raw_body !== undefined ? d.raw_body : d.body !== undefined ? d.body : d.payload;
+  const raw = d.body;
   if (raw === undefined || raw === null) return '—';
   if (typeof raw !== 'string') return pretty(raw);
   try {
@@ -122,7 +123,7 @@ export function initInbox() {
     const head = el('div', 'detail-head');
     head.appendChild(el('h2', '', 'Delivery ' + show(d.id)));
     head.appendChild(badge(show(d.status), null));
-    head.appendChild(el('span', 'muted', show(d.endpoint) + ' · ' + show(d.event) + ' · received ' + fmtTime(d.received_at || d.created_at)));
+    head.appendChild(el('span', 'muted', show(d.endpoint) + ' · ' + show(d.event) + ' · received ' + fmtTime(d.received_at)));
     head.appendChild(el('div', 'spacer'));
     if (can('operator')) {
       const replay = el('button', 'danger', 'Replay');

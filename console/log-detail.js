@@ -7,9 +7,17 @@ import { ApiError, AuthError, api, describe, query } from './api.js';
 import { badge, can, confirmInline, el, fmtDuration, fmtTime, inlineMessage, link, projectLink, show, table, targetOf, td } from './dom.js';
 import { pretty } from './json.js';
 
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'];
+/** @typedef {import('./api.js').Schemas} Schemas */
 
-/** A sync log entry as the API answers it; the fields the screen reads. @typedef {{ id: string, status: string, [field: string]: any }} LogEntry */
+/**
+ * The statuses with a colour (`.s-*` in screens.css): a record of every SyncStatus of the API, so that a new status
+ * fails the typecheck until it has its colour.
+ * @type {Record<Schemas['SyncStatus'], true>}
+ */
+const COLOURED = { queued: true, running: true, succeeded: true, failed: true, skipped: true, waiting: true };
+export const LOG_STATUSES = Object.keys(COLOURED);
+
+/** A sync log entry as the API answers it: from the list, or `GET /api/sync-logs/:id` with its calls. @typedef {Schemas['SyncLogEntryView'] & { calls?: Schemas['SyncLogCallView'][] }} LogEntry */
 /** The filters of "Retry all matching". @typedef {Record<string, string | number | null | undefined>} Filters */
 
 /**
@@ -52,7 +60,7 @@ function section(parent, title, content, className) {
 }
 
 /** The outbound calls, in order, one row each, grouped by run: "succeeded after two 503s" reads off the table. */
-/** @param {any} calls the entry's `calls` (absent on an older daemon) */
+/** @param {Schemas['SyncLogCallView'][] | undefined} calls the entry's `calls` (absent from a list's entry) */
 export function callTrace(calls) {
   if (!Array.isArray(calls)) return el('p', 'muted', 'No call trace on this daemon (the entry has no "calls").');
   if (calls.length === 0) return el('p', 'muted', 'This action made no outbound call.');
@@ -92,7 +100,7 @@ export function entryDetail(e, columns, { close, retried }) {
   cell.colSpan = columns;
   const head = el('div', 'detail-head');
   head.appendChild(el('h2', '', 'Sync log entry ' + e.id));
-  head.appendChild(badge(e.status, STATUSES));
+  head.appendChild(badge(e.status, LOG_STATUSES));
   head.appendChild(el('div', 'spacer'));
   if (e.status === 'failed' && can('operator')) {
     const retry = el('button', 'danger', 'Retry');

@@ -25,10 +25,13 @@ function fieldOf(err) {
   return FIELDS.find((f) => f === named) || null;
 }
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+
 /**
  * The items of a list answer.
- * @param {any} res
- * @returns {any[]}
+ * @template T
+ * @param {{ items: T[] } | null} res
+ * @returns {T[]}
  */
 const listOf = (res) => (res && Array.isArray(res.items) ? res.items : []);
 
@@ -49,7 +52,7 @@ export function initMappingForms({ created }) {
     isId: digits,
     changed: preview,
     search: (q) =>
-      api('GET', '/api/search/projects' + query({ q })).then((/** @type {any} */ res) =>
+      api('GET', '/api/search/projects' + query({ q })).then((/** @type {{ items: Schemas['ProjectHitView'][] }} */ res) =>
         listOf(res).map((p) => ({ id: show(p.id), name: p.name, detail: p.customer_name ? 'Customer: ' + show(p.customer_name) : null })),
       ),
   });
@@ -59,7 +62,7 @@ export function initMappingForms({ created }) {
    */
   const recordSearch = (crm) => (q) =>
     api('GET', '/api/search/crm-records' + query({ crm, module: crm === 'record' ? $('add-record_crm_module', HTMLSelectElement).value : '', q })).then(
-      (/** @type {any} */ res) => listOf(res).map((r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
+      (/** @type {{ items: Schemas['CrmRecordHitView'][] }} */ res) => listOf(res).map((r) => ({ id: show(r.id), name: r.name, detail: r.detail })),
     );
   const appointments = picker($('add-appointment_id', HTMLInputElement), { minLength: 2, isId: digits, changed: preview, search: recordSearch('appointment') });
   const records = picker($('add-record_crm_record_id', HTMLInputElement), { minLength: 2, isId: digits, changed: preview, search: recordSearch('record') });

@@ -179,7 +179,7 @@ export function initProject() {
 
   /**
    * @param {string} id
-   * @param {any} p the project's answer (`GET /api/projects/:id`)
+   * @param {import('./api.js').Schemas['ProjectView']} p the project's answer (`GET /api/projects/:id`)
    */
   function render(id, p) {
     body.replaceChildren();

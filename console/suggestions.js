@@ -8,11 +8,9 @@ import { ApiError, AuthError, api, describe, query } from './api.js';
 import { $, badge, can, confirmInline, el, fmtTime, inlineMessage, namedId, projectLink, show, webLink } from './dom.js';
 
 /**
- * A suggestion as the API answers it.
- * @typedef {{ id: string, module: string | null, name: string | null, matched_on: string[], shared_on?: string[], names_alike?: boolean,
- *   strong?: boolean, web_url?: string | null }} Candidate
- * @typedef {{ id: string, project_id: string, project_name: string | null, crm: string, candidates: Candidate[], status: string,
- *   mapping_id: string | null, decided_by: string | null, created_at: string, updated_at: string }} Suggestion
+ * A suggestion and its candidates as the API answers them (api-types.d.ts, from the OpenAPI document).
+ * @typedef {import('./api.js').Schemas['CandidateView']} Candidate
+ * @typedef {import('./api.js').Schemas['SuggestionView']} Suggestion
  */
 
 const MATCHED = /** @type {Record<string, string>} */ ({ job_number: 'job number', email: 'e-mail', phone: 'phone' });
@@ -126,7 +124,7 @@ export function initSuggestions() {
     const status = $('suggestions-status', HTMLSelectElement).value;
     if (!refresh) body.replaceChildren(el('p', 'muted loading', 'Loading suggestions…'));
     return api('GET', '/api/suggestions' + query({ status, limit: 200 })).then(
-      (/** @type {any} */ page) => {
+      (/** @type {import('./api.js').Page<Suggestion>} */ page) => {
         if (mine !== gen) return;
         /** @type {Suggestion[]} */
         const items = page && Array.isArray(page.items) ? page.items : [];

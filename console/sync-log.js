@@ -6,24 +6,11 @@
 import { api, failed, query } from './api.js';
 import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, targetOf, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
-import { entryDetail, retryAll } from './log-detail.js';
+import { entryDetail, LOG_STATUSES, retryAll } from './log-detail.js';
 
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped', 'waiting'];
-/** The kinds the Kind filter suggests (any other may be typed). */
-const KINDS = [
-  'associate',
-  'push_drawings',
-  'push_proposal_pdf',
-  'push_line_items',
-  'set_status',
-  'attach_pdf',
-  'add_note',
-  'update_deal',
-  'push_quote',
-  'reconcile',
-  'create_project',
-  'poll_changes',
-];
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./log-detail.js').LogEntry} LogEntry */
+
 const COUNT_LIMIT = 100;
 const COLUMNS = 10;
 
@@ -31,11 +18,6 @@ const COLUMNS = 10;
  * Wires the tab up. `showTab` brings the sync log tab to the front (a counter's click filters the log).
  * Returns `load(more)` and `loadCounters()` for the page's refresh.
  */
-/**
- * A sync log entry as the API answers it (docs/operations.md "The admin API"); the fields the screen reads.
- * @typedef {{ id: string, status: string, attempts: number, kind: string, [field: string]: any }} LogEntry
- */
-
 /** @param {{ showTab: () => void }} hooks */
 export function initSyncLog({ showTab }) {
   const list = new PagedList('/api/sync-logs', 'log-more', render, 'Loading the sync log failed');
@@ -46,13 +28,49 @@ export function initSyncLog({ showTab }) {
   let fetched = null;
 
   /** @param {boolean} [more] */
-  const load = (more) => list.load(more);
+  const load = (more) => {
+    void loadChoices();
+    return list.load(more);
+  };
 
-  const kinds = $('kinds');
-  for (const kind of KINDS) {
-    const option = el('option');
-    option.value = kind;
-    kinds.appendChild(option);
+  // ---- the filters' values, from the daemon (`GET /api/sync-logs/filters`: ACTION_KINDS and the statuses) ----
+
+  /** @type {Promise<void> | null} */
+  let choices = null;
+  /** Fills the Kind suggestions and the Status options once, at the first load (signed in by then). */
+  function loadChoices() {
+    choices ??= api('GET', '/api/sync-logs/filters').then((/** @type {Schemas['SyncLogFilterChoicesView']} */ answer) => {
+      const kinds = $('kinds');
+      kinds.replaceChildren(
+        ...answer.kinds.map((kind) => {
+          const option = el('option');
+          option.value = kind;
+          return option;
+        }),
+      );
+      const select = $('log-status', HTMLSelectElement);
+      const current = select.value;
+      const any = el('option', '', 'any');
+      any.value = '';
+      select.replaceChildren(any, ...answer.statuses.map(statusOption));
+      chooseStatus(current);
+    }, failed('Loading the kinds and statuses of the filters failed'));
+    return choices;
+  }
+
+  /** @param {string} status */
+  function statusOption(status) {
+    const option = el('option', '', status);
+    option.value = status;
+    return option;
+  }
+
+  /** Sets the Status filter, adding the value when the daemon's list has not come yet (a link's filter). */
+  /** @param {string} status */
+  function chooseStatus(status) {
+    const select = $('log-status', HTMLSelectElement);
+    if (status && !Array.from(select.options).some((o) => o.value === status)) select.appendChild(statusOption(status));
+    select.value = status;
   }
 
   // ---- counters ----
@@ -63,7 +81,7 @@ export function initSyncLog({ showTab }) {
       ['queued', 'Queued'],
     ]) {
       api('GET', '/api/sync-logs' + query({ status, limit: COUNT_LIMIT })).then(
-        (page) => {
+        (/** @type {import('./api.js').Page<LogEntry>} */ page) => {
           const n = page.items.length;
           const node = $('count-' + status);
           node.textContent = label + ': ' + n + (page.next_cursor ? '+' : '');
@@ -76,7 +94,7 @@ export function initSyncLog({ showTab }) {
 
   /** @param {string} status */
   function filterByStatus(status) {
-    $('log-status', HTMLSelectElement).value = status;
+    chooseStatus(status);
     showTab();
     applyFilters();
   }
@@ -135,7 +153,7 @@ export function initSyncLog({ showTab }) {
     body.replaceChildren();
     if (list.items.length === 0) emptyRow(body, 'No sync log entries match these filters.', COLUMNS);
     let selectedShown = false;
-    for (const e of list.items) {
+    for (const e of /** @type {LogEntry[]} */ (list.items)) {
       const tr = el('tr', 'row' + (e.id === selected ? ' selected' : ''));
       tr.tabIndex = 0;
       tr.dataset.id = e.id;
@@ -156,7 +174,7 @@ export function initSyncLog({ showTab }) {
       project.appendChild(projectLink(e.project_id, e.project_name));
       tr.appendChild(project);
       const st = el('td');
-      st.appendChild(badge(e.status, STATUSES));
+      st.appendChild(badge(e.status, LOG_STATUSES));
       tr.appendChild(st);
       tr.appendChild(td(show(e.attempts), 'num'));
       tr.appendChild(td(fmtDuration(e.duration_ms), 'num'));
@@ -204,7 +222,7 @@ export function initSyncLog({ showTab }) {
   /** @param {string} id */
   function fetchSelected(id) {
     api('GET', '/api/sync-logs/' + encodeURIComponent(id)).then(
-      (entry) => {
+      (/** @type {Schemas['SyncLogEntryDetailView']} */ entry) => {
         if (selected !== id) return;
         fetched = entry;
         const i = list.items.findIndex((x) => x.id === id);
@@ -244,7 +262,7 @@ export function initSyncLog({ showTab }) {
    * @param {URLSearchParams} params
    */
   function setFilters(params) {
-    $('log-status', HTMLSelectElement).value = params.get('status') || '';
+    chooseStatus(params.get('status') || '');
     $('log-crm', HTMLSelectElement).value = params.get('crm') || '';
     $('log-kind', HTMLInputElement).value = params.get('kind') || '';
     $('log-project', HTMLInputElement).value = params.get('project_id') || '';

@@ -1,24 +1,24 @@
 import { Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { idCursor, PageQueryDto, pageLimit, toPage, type PageOf } from '../common/pagination.js';
+import { ApiPageResponse, idCursor, PageQueryDto, pageLimit, toPage, type PageOf } from '../common/pagination.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { AlertRow } from './alert.repository.js';
 import { AlertRepository } from './alert.repository.js';
 import { alertHost, AlertsService, type AlertOutcome } from './alerts.service.js';
 
 /** One alert as the API shows it. */
-export interface AlertView {
-  id: string;
-  kind: string;
-  status: string;
-  count: number;
-  entries: string[];
-  text: string | null;
-  error: string | null;
-  http_status: number | null;
-  created_at: string;
-  sent_at: string | null;
+export class AlertView {
+  @ApiProperty() id: string;
+  @ApiProperty() kind: string;
+  @ApiProperty() status: string;
+  @ApiProperty() count: number;
+  @ApiProperty({ type: [String] }) entries: string[];
+  @ApiProperty({ type: String, nullable: true }) text: string | null;
+  @ApiProperty({ type: String, nullable: true }) error: string | null;
+  @ApiProperty({ type: Number, nullable: true }) http_status: number | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) sent_at: string | null;
 }
 
 export function alertView(row: AlertRow): AlertView {
@@ -57,7 +57,7 @@ export class AlertsController {
   @Get('alerts')
   @RequiresRole('viewer')
   @ApiOperation({ summary: 'Alerts sent, failed (with the reason) or recorded without an ALERT_WEBHOOK_URL; newest first.' })
-  @ApiOkResponse({ description: '`{ items: Alert[], next_cursor: string | null }`' })
+  @ApiPageResponse(AlertView)
   async list(@Query() query: PageQueryDto): Promise<PageOf<AlertView>> {
     const limit = pageLimit(query);
     const rows = await this.repository.list(limit + 1, idCursor(query));

@@ -1,12 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { existsSync } from 'node:fs';
+import { SwaggerModule } from '@nestjs/swagger';
 import { bullBoard } from '../operations/bull-board.js';
 import { adminConsole } from './console-static.js';
 import type { AppConfig } from '../config/app-config.js';
 import { AppModule } from './app.module.js';
+import { apiDocument } from './openapi.js';
 import { registerBodyParsers } from '../common/body-parsers.js';
 import { UntrustedForwarding } from '../auth/untrusted-forwarding.js';
 import { DomainExceptionFilter } from './domain-exception.filter.js';
@@ -41,19 +41,6 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   await app.register(adminConsole); // GET /admin: the console's static files
   await app.register(bullBoard(app)); // /admin/queues: Bull Board, admin role
 
-  // What the @nestjs/swagger CLI plugin read from the DTOs at build time (absent when running from sources).
-  const pluginMetadata = new URL('../metadata.js', import.meta.url);
-  if (existsSync(pluginMetadata)) {
-    await SwaggerModule.loadPluginMetadata(async () => ((await import(pluginMetadata.href)) as { default: () => Promise<Record<string, unknown>> }).default());
-  }
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('crm-sync')
-      .setDescription('Admin API of crm-sync, and the webhook endpoints the service calls.')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document);
+  SwaggerModule.setup('docs', app, await apiDocument(app));
   return app;
 }

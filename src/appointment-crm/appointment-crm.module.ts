@@ -1,7 +1,8 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
-import { MappingNamesService } from '../mappings/mapping-names.service.js';
+import { RecordNames, type RecordNaming } from '../mappings/mapping-names.service.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionsModule } from '../actions/actions.module.js';
@@ -42,21 +43,13 @@ import { ServicePushChecksService } from './service-push-checks.service.js';
   ],
   exports: [APPOINTMENT_CRM, AppointmentActionsService, SelectedAppointmentCrm, SalesforceOrgsService, AppointmentStatusesRepository],
 })
-export class AppointmentCrmModule implements OnModuleInit {
-  constructor(
-    private readonly names: MappingNamesService,
-    @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
-  ) {}
+export class AppointmentCrmModule {
+  constructor(@Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm) {}
 
-  onModuleInit(): void {
-    // An appointment is known by its customer's name.
-    this.names.registerReader(
-      'appointment',
-      async (mapping) => {
-        const appointment = readAppointment(await this.crm.getAppointment(mapping.appointmentId!));
-        return { name: appointment.customer?.name ?? null, webUrl: appointment.web_url ?? null };
-      },
-      { givesUrls: true },
-    );
+  /** An appointment is known by its customer's name; its CRM gives where it opens (MappingNamesService). */
+  @RecordNames('appointment', { givesUrls: true })
+  async appointmentName(mapping: Mapping): Promise<RecordNaming> {
+    const appointment = readAppointment(await this.crm.getAppointment(mapping.appointmentId!));
+    return { name: appointment.customer?.name ?? null, webUrl: appointment.web_url ?? null };
   }
 }

@@ -1,5 +1,5 @@
-import { BadRequestException } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators, BadRequestException, type Type as ClassType } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, MaxLength, Min } from 'class-validator';
 
@@ -26,6 +26,35 @@ export class PageQueryDto {
 export interface PageOf<T> {
   items: T[];
   next_cursor: string | null;
+}
+
+/** The OpenAPI answer of a list: `{ items: View[], next_cursor }` (the console's types are made from it). */
+export function ApiPageResponse(view: ClassType<unknown>, description?: string): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(view),
+    ApiOkResponse({
+      description,
+      schema: {
+        type: 'object',
+        required: ['items', 'next_cursor'],
+        properties: {
+          items: { type: 'array', items: { $ref: getSchemaPath(view) } },
+          next_cursor: { type: 'string', nullable: true, description: 'The `cursor` of the next page; null on the last.' },
+        },
+      },
+    }),
+  );
+}
+
+/** The OpenAPI answer of a list that is not paged: `{ items: View[] }`. */
+export function ApiItemsResponse(view: ClassType<unknown>, description?: string): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(view),
+    ApiOkResponse({
+      description,
+      schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: getSchemaPath(view) } } } },
+    }),
+  );
 }
 
 export function pageLimit(query: PageQueryDto): number {

@@ -42,6 +42,9 @@ export const ACTION_KINDS = {
 
 export type ActionKind = keyof typeof ACTION_KINDS;
 
+/** Every action kind, in ACTION_KINDS' order: the OpenAPI enum `ActionKind`, which the console's Kind filter lists. */
+export const ACTION_KIND_NAMES = Object.keys(ACTION_KINDS) as ActionKind[];
+
 /** `associate`: the mappings one A2 call (or one C1 call) associates. */
 export interface AssociatePayload {
   mapping_ids: string[];

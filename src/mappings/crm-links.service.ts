@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, SetMetadata, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { CrmName } from '../domain/actions.js';
 import { MappingRepository } from './mapping.repository.js';
 import { targetKey, type CrmTarget } from './target-names.service.js';
@@ -6,20 +7,59 @@ import { targetKey, type CrmTarget } from './target-names.service.js';
 /** A CRM's web addresses of its records: the address of each target it knows (`Module/record id`, an appointment id). */
 export type RecordLinker = (targets: string[]) => Promise<Map<string, string>>;
 
+const RECORD_LINKS = 'crm-sync:record-links';
+
+/** The CRM a method was marked with by `@RecordLinks`, if it was. */
+export function recordLinksOf(method: unknown): { crm: CrmName } | undefined {
+  return typeof method === 'function' ? (Reflect.getMetadata(RECORD_LINKS, method) as { crm: CrmName } | undefined) : undefined;
+}
+
+/**
+ * Marks a provider's method as the maker of `crm`'s record addresses (a CRM module's: mappings cannot import it).
+ * CrmLinksService finds it among the providers at start; two of one CRM stop the start.
+ */
+export function RecordLinks(crm: CrmName) {
+  return <M extends RecordLinker>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
+    SetMetadata(RECORD_LINKS, { crm })(target, key, descriptor);
+  };
+}
+
 /**
  * Where each CRM record opens in its CRM (`web_url` in the API's answers, docs/operations.md "Links to the CRMs").
- * Zoho's are made from the organization and the data centre (the record CRM module registers how, as mappings cannot
- * import it); an appointment's is the `web_url` its CRM gave, kept on its mapping when the appointment was read.
+ * Zoho's are made from the organization and the data centre (the record CRM module says how with a `@RecordLinks`
+ * method, as mappings cannot import it); an appointment's is the `web_url` its CRM gave, kept on its mapping when the appointment was read.
  */
 @Injectable()
-export class CrmLinksService {
+export class CrmLinksService implements OnModuleInit {
   private readonly logger = new Logger(CrmLinksService.name);
   private readonly linkers = new Map<CrmName, RecordLinker>();
+  /** Where each linker was found, for the start-up error. */
+  private readonly linkerSources = new Map<CrmName, string>();
 
-  constructor(private readonly mappings: MappingRepository) {}
+  constructor(
+    private readonly mappings: MappingRepository,
+    private readonly discovery: DiscoveryService,
+  ) {}
 
-  registerLinker(crm: CrmName, linker: RecordLinker): void {
-    this.linkers.set(crm, linker);
+  onModuleInit(): void {
+    const scanner = new MetadataScanner();
+    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, RecordLinker> | null | undefined) : undefined;
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as Record<string, RecordLinker> | null;
+      if (!prototype) continue;
+      for (const method of scanner.getAllMethodNames(prototype)) {
+        const marked = recordLinksOf(prototype[method]);
+        if (!marked) continue;
+        const source = `${instance.constructor.name}.${method}`;
+        const other = this.linkerSources.get(marked.crm);
+        if (other) throw new Error(`two record linkers of the ${marked.crm} CRM: ${other} and ${source}`);
+        this.linkerSources.set(marked.crm, source);
+        this.linkers.set(marked.crm, (targets) => instance[method](targets));
+      }
+    }
   }
 
   /** The web addresses known of these targets, by `crm:target`; a CRM that cannot say gives none (never an error). */

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, SetMetadata, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Mapping, MappingCrm } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
@@ -14,6 +15,29 @@ export interface RecordNaming {
 /** Reads the name (and, for a CRM that gives one, the web address) of a mapping's CRM record from its CRM. */
 export type RecordNameReader = (mapping: Mapping) => Promise<string | RecordNaming | null>;
 
+const RECORD_NAMES = 'crm-sync:record-names';
+
+interface RecordNamesMark {
+  crm: MappingCrm;
+  /** The CRM's records may carry a web address, read with the name. */
+  givesUrls?: boolean;
+}
+
+/** What a method was marked with by `@RecordNames`, if it was. */
+export function recordNamesOf(method: unknown): RecordNamesMark | undefined {
+  return typeof method === 'function' ? (Reflect.getMetadata(RECORD_NAMES, method) as RecordNamesMark | undefined) : undefined;
+}
+
+/**
+ * Marks a provider's method as the reader of `crm`'s record names (a CRM module's: mappings cannot import it).
+ * MappingNamesService finds it among the providers at start; two readers of one CRM stop the start.
+ */
+export function RecordNames(crm: MappingCrm, options: { givesUrls?: boolean } = {}) {
+  return <M extends RecordNameReader>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
+    SetMetadata(RECORD_NAMES, { crm, ...options })(target, key, descriptor);
+  };
+}
+
 /** Records read from their CRM in the background per list shown; the rest wait for the next showing. */
 const BACKGROUND_READS_PER_CALL = 10;
 /** A record its CRM could not name (no name, gone, the CRM away) is not read again for this long (lists refresh every 10 s). */
@@ -24,12 +48,14 @@ const UNNAMED_KEPT = 10_000;
 /**
  * Mappings as screens show them: with their project's name and their CRM record's name. A record's name comes with
  * the mapping when a picker made it; otherwise it is read from its CRM the first time the mapping is shown (the CRM
- * modules register how, in their onModuleInit, as mappings cannot import them) and kept on the mapping.
+ * modules say how with a `@RecordNames` method, as mappings cannot import them) and kept on the mapping.
  */
 @Injectable()
-export class MappingNamesService {
+export class MappingNamesService implements OnModuleInit {
   private readonly logger = new Logger(MappingNamesService.name);
   private readonly readers = new Map<MappingCrm, RecordNameReader>();
+  /** Where each reader was found, for the start-up error. */
+  private readonly readerSources = new Map<MappingCrm, string>();
   /** The CRMs whose records may carry a web address: a mapping without one is read (once in a while) for it too. */
   private readonly givesUrls = new Set<MappingCrm>();
   private readonly reading = new Set<string>();
@@ -40,11 +66,29 @@ export class MappingNamesService {
     private readonly repository: MappingRepository,
     private readonly projects: ProjectsService,
     private readonly links: CrmLinksService,
+    private readonly discovery: DiscoveryService,
   ) {}
 
-  registerReader(crm: MappingCrm, reader: RecordNameReader, options: { givesUrls?: boolean } = {}): void {
-    this.readers.set(crm, reader);
-    if (options.givesUrls) this.givesUrls.add(crm);
+  onModuleInit(): void {
+    const scanner = new MetadataScanner();
+    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, RecordNameReader> | null | undefined) : undefined;
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as Record<string, RecordNameReader> | null;
+      if (!prototype) continue;
+      for (const method of scanner.getAllMethodNames(prototype)) {
+        const marked = recordNamesOf(prototype[method]);
+        if (!marked) continue;
+        const source = `${instance.constructor.name}.${method}`;
+        const other = this.readerSources.get(marked.crm);
+        if (other) throw new Error(`two record name readers of the ${marked.crm} CRM: ${other} and ${source}`);
+        this.readerSources.set(marked.crm, source);
+        this.readers.set(marked.crm, (mapping) => instance[method](mapping));
+        if (marked.givesUrls) this.givesUrls.add(marked.crm);
+      }
+    }
   }
 
   /** Lists and the project view: names not known yet are read in the background, for the next showing. */

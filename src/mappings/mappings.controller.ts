@@ -37,7 +37,7 @@ import { Readable } from 'node:stream';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { AdminAuditService } from '../actions/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
-import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
+import { ApiPageResponse, idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { FieldError } from '../common/validation-errors.js';
 import { MappingInputDto, parseMappingInput, type MappingInput } from './dto/mapping-input.dto.js';
@@ -74,7 +74,7 @@ export class MappingsController {
 
   @Get()
   @ApiOperation({ summary: 'Mappings, newest first; filter by CRM, status and project.' })
-  @ApiOkResponse({ description: '`{ items: Mapping[], next_cursor: string | null }`' })
+  @ApiPageResponse(MappingView)
   @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
   async list(@Query() query: MappingsQueryDto): Promise<PageOf<MappingView>> {
     const page = await this.mappings.list({

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
 import { ActionsModule } from '../actions/actions.module.js';
@@ -18,7 +19,7 @@ import { TargetNamesService } from './target-names.service.js';
  * and MappingsService (`associatePending` for the reconciliation); MappingRepository holds every statement on `mapping`.
  */
 @Module({
-  imports: [ActionsModule, ServiceApiModule, ProjectsModule],
+  imports: [DiscoveryModule, ActionsModule, ServiceApiModule, ProjectsModule],
   controllers: [MappingsController],
   providers: [
     MappingRepository,

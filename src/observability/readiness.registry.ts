@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, SetMetadata, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 
 /**
  * What a module adds to `GET /health/ready`. `down` makes the daemon not ready (503); `degraded` is a warning that
@@ -6,15 +7,53 @@ import { Injectable } from '@nestjs/common';
  */
 export type ReadinessOutcome = { status: 'up' | 'degraded' | 'down'; message?: string };
 
-@Injectable()
-export class ReadinessRegistry {
-  private readonly checks = new Map<string, () => Promise<ReadinessOutcome>>();
+type Check = () => Promise<ReadinessOutcome>;
 
-  register(name: string, check: () => Promise<ReadinessOutcome>): void {
-    this.checks.set(name, check);
+const READINESS_CHECK = 'crm-sync:readiness-check';
+
+/** The check name a method was marked with, if it was. */
+export function readinessCheckOf(method: unknown): string | undefined {
+  return typeof method === 'function' ? (Reflect.getMetadata(READINESS_CHECK, method) as string | undefined) : undefined;
+}
+
+/**
+ * Marks a provider's method as a readiness check named `name` in `GET /health/ready`. ReadinessRegistry finds it among
+ * the providers at start; two checks of one name stop the start.
+ */
+export function ReadinessCheck(name: string) {
+  return <M extends Check>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
+    SetMetadata(READINESS_CHECK, name)(target, key, descriptor);
+  };
+}
+
+/** The `@ReadinessCheck` methods of the app's providers, found by scanning at start. */
+@Injectable()
+export class ReadinessRegistry implements OnModuleInit {
+  private readonly checks = new Map<string, { check: Check; source: string }>();
+
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    const scanner = new MetadataScanner();
+    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, Check> | null | undefined) : undefined;
+      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
+      seen.add(instance);
+      const prototype = Object.getPrototypeOf(instance) as Record<string, Check> | null;
+      if (!prototype) continue;
+      for (const method of scanner.getAllMethodNames(prototype)) {
+        const name = readinessCheckOf(prototype[method]);
+        if (!name) continue;
+        const source = `${instance.constructor.name}.${method}`;
+        const other = this.checks.get(name);
+        if (other) throw new Error(`two readiness checks named ${name}: ${other.source} and ${source}`);
+        this.checks.set(name, { check: () => instance[method](), source });
+      }
+    }
   }
 
-  entries(): Array<[string, () => Promise<ReadinessOutcome>]> {
-    return [...this.checks.entries()];
+  entries(): Array<[string, Check]> {
+    return [...this.checks.entries()].map(([name, { check }]) => [name, check]);
   }
 }

@@ -11,7 +11,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { idCursor, pageLimit, toPage, type PageOf } from '../common/pagination.js';
+import { ApiPageResponse, idCursor, pageLimit, toPage, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { AdminActor } from '../config/roles.js';
 import { viewFor } from '../http/redact-urls.js';
@@ -30,7 +30,7 @@ export class DeliveriesController {
     summary: 'The webhook inbox, newest first; filter by endpoint, event, status, project and receipt time.',
     description: '`status=duplicate` lists the deliveries the service sent more than once (`duplicates > 0`), whatever their status.',
   })
-  @ApiOkResponse({ description: '`{ items: Delivery[], next_cursor: string | null }`' })
+  @ApiPageResponse(DeliveryView)
   @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
   async list(@Query() query: DeliveriesQueryDto): Promise<PageOf<DeliveryView>> {
     const limit = pageLimit(query);

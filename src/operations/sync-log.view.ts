@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { StoredCall } from '../sync-log/call-trace.repository.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
-import { SYNC_TRIGGERS } from '../domain/actions.js';
+import { ACTION_KIND_NAMES, SYNC_TRIGGERS } from '../domain/actions.js';
 import { SYNC_STATUSES } from '../sync-log/sync-log.row.js';
 
 /** A sync log entry as the admin API shows it (docs/operations.md, "The admin API"): ids as strings, times ISO 8601 UTC. */
 export class SyncLogEntryView {
   @ApiProperty({ example: '42' }) id: string;
-  @ApiProperty({ example: 'associate' }) kind: string;
+  @ApiProperty({ enum: ACTION_KIND_NAMES, enumName: 'ActionKind' }) kind: string;
   @ApiProperty({ enum: SYNC_TRIGGERS }) trigger: string;
   @ApiProperty({ nullable: true, type: String, example: '36029621652695017' }) project_id: string | null;
   @ApiProperty({ nullable: true, type: String, example: 'Ruiz kitchen', description: "The project's name; null while unknown (or no project)." })
@@ -22,7 +22,7 @@ export class SyncLogEntryView {
     description: 'Where the target opens in its CRM; null when not known (docs/operations.md, "Links to the CRMs").',
   })
   target_web_url: string | null;
-  @ApiProperty({ enum: SYNC_STATUSES }) status: string;
+  @ApiProperty({ enum: SYNC_STATUSES, enumName: 'SyncStatus' }) status: string;
   @ApiProperty({ description: 'How many times the action ran.' }) attempts: number;
   @ApiProperty({ nullable: true, type: String, description: "The last failure's reason." }) error: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
@@ -39,6 +39,13 @@ export class SyncLogEntryView {
   @ApiPropertyOptional({ nullable: true, type: String }) inbox_id: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'The admin (token name) whose request created the entry; null for the daemon.' })
   actor: string | null;
+}
+
+/** `GET /api/sync-logs/filters`: the values the console's filters offer, so that a new kind needs no console edit. */
+export class SyncLogFilterChoicesView {
+  @ApiProperty({ enum: ACTION_KIND_NAMES, enumName: 'ActionKind', isArray: true, description: 'Every action kind, ACTION_KINDS in src/domain/actions.ts.' })
+  kinds: string[];
+  @ApiProperty({ enum: SYNC_STATUSES, enumName: 'SyncStatus', isArray: true }) statuses: string[];
 }
 
 /** One outbound HTTP call an action made: never a secret, a query string or a body. */

@@ -6,14 +6,16 @@ import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { AdminAuditService } from '../actions/admin-audit.service.js';
 import type { AdminActor } from '../config/roles.js';
-import { idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
+import { ApiPageResponse, idCursor, pageLimit, pageOf, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { viewFor } from '../http/redact-urls.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import { SyncLogQueryDto } from './sync-logs.dto.js';
 import { CrmLinksService } from '../mappings/crm-links.service.js';
 import { TargetNamesService } from '../mappings/target-names.service.js';
-import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView } from './sync-log.view.js';
+import { syncLogCallView, SyncLogEntryDetailView, syncLogEntryView, SyncLogEntryView, SyncLogFilterChoicesView } from './sync-log.view.js';
+import { ACTION_KIND_NAMES } from '../domain/actions.js';
+import { SYNC_STATUSES } from '../sync-log/sync-log.row.js';
 
 @ApiTags('sync-logs')
 @AdminRoute()
@@ -31,7 +33,7 @@ export class SyncLogsController {
 
   @Get()
   @ApiOperation({ summary: 'The sync log, newest first; filter by status, kind, project, CRM and creation time.' })
-  @ApiOkResponse({ description: '`{ items: SyncLogEntry[], next_cursor: string | null }`' })
+  @ApiPageResponse(SyncLogEntryView)
   @ApiBadRequestResponse({ description: 'A filter or the paging is invalid; the message names the field.' })
   async list(@Query() query: SyncLogQueryDto, @Actor() actor: AdminActor): Promise<PageOf<SyncLogEntryView>> {
     const page = await this.syncLog.list({
@@ -52,6 +54,13 @@ export class SyncLogsController {
       actor,
       pageOf(page.items, page.nextCursor, (e) => syncLogEntryView(e, names, targets, links)),
     );
+  }
+
+  @Get('filters')
+  @ApiOperation({ summary: 'The values of the Kind and Status filters: every action kind and every status.' })
+  @ApiOkResponse({ type: SyncLogFilterChoicesView })
+  filters(): SyncLogFilterChoicesView {
+    return { kinds: [...ACTION_KIND_NAMES], statuses: [...SYNC_STATUSES] };
   }
 
   @Get(':id')

@@ -1,12 +1,13 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module } from '@nestjs/common';
 import { AlertsModule } from '../alerts/alerts.module.js';
 import { AutomationSettingsModule } from '../crm-settings/automation-settings.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
-import { ReadinessRegistry, type ReadinessOutcome } from '../observability/readiness.registry.js';
+import { ReadinessCheck, type ReadinessOutcome } from '../observability/readiness.registry.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { ZohoFieldsClient } from './zoho/zoho-fields.client.js';
-import { CrmLinksService } from '../mappings/crm-links.service.js';
-import { MappingNamesService } from '../mappings/mapping-names.service.js';
+import { RecordLinks } from '../mappings/crm-links.service.js';
+import { RecordNames } from '../mappings/mapping-names.service.js';
+import type { Mapping } from '../mappings/mapping.row.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
 import { QueuesModule } from '../queues/queues.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
@@ -55,27 +56,27 @@ const READINESS_WAIT_MS = 2_000;
   ],
   exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoUsage],
 })
-export class RecordCrmModule implements OnModuleInit {
+export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };
 
-  constructor(
-    @Inject(RECORD_CRM) private readonly crm: RecordCrm,
-    private readonly checks: ReadinessRegistry,
-    private readonly names: MappingNamesService,
-    private readonly links: CrmLinksService,
-  ) {}
+  constructor(@Inject(RECORD_CRM) private readonly crm: RecordCrm) {}
 
-  onModuleInit(): void {
-    this.names.registerReader('record', (mapping) => this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! }));
-    this.links.registerLinker('record', async (targets) => {
-      const base = await this.crm.webBase();
-      return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
-    });
-    this.checks.register('record_crm', () => this.ready());
+  /** A mapped record's name, read from Zoho (MappingNamesService). */
+  @RecordNames('record')
+  async recordName(mapping: Mapping): Promise<string | null> {
+    return this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! });
+  }
+
+  /** Where each record opens in Zoho's web app (CrmLinksService). */
+  @RecordLinks('record')
+  async recordLinks(targets: string[]): Promise<Map<string, string>> {
+    const base = await this.crm.webBase();
+    return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
   }
 
   /** `degraded` (a warning; the daemon stays ready) when no Zoho token can be obtained. */
-  private async ready(): Promise<ReadinessOutcome> {
+  @ReadinessCheck('record_crm')
+  async ready(): Promise<ReadinessOutcome> {
     if (this.failed && Date.now() - this.failed.at < READINESS_CACHE_MS) return this.failed.outcome;
     const waiting = 'the Zoho accounts server has not answered yet';
     const problem = await Promise.race([

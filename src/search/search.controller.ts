@@ -1,16 +1,9 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBadGatewayResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
+import { ApiBadGatewayResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { SearchLimitGuard } from './search-limit.guard.js';
-import { CrmRecordSearchQueryDto, type CrmRecordHitView, type ProjectHitView, ProjectSearchQueryDto } from './search.dto.js';
+import { ApiItemsResponse } from '../common/pagination.js';
+import { CrmRecordHitView, CrmRecordSearchQueryDto, ProjectHitView, ProjectSearchQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
 
 /**
@@ -31,7 +24,7 @@ export class SearchController {
     summary: "Projects whose name contains q (the service's P5), newest first, at most 20.",
     description: "Each call is one P5 call, within the service's shared rate cap; the projects found are kept, so their names show elsewhere.",
   })
-  @ApiOkResponse({ description: '`{ items: [{ id, name, customer_name, created_at }] }`' })
+  @ApiItemsResponse(ProjectHitView)
   @ApiBadRequestResponse({ description: 'q is missing or too long.' })
   @ApiBadGatewayResponse({ description: 'The service failed; the message says why.' })
   async projects(@Query() query: ProjectSearchQueryDto): Promise<{ items: ProjectHitView[] }> {
@@ -43,7 +36,7 @@ export class SearchController {
     summary: "Records of a CRM matching q, by that CRM's own search, at most 20.",
     description: 'Appointment CRM: `GET /appointments?q=`. Zoho CRM: `GET /crm/v8/{module}/search?word=` (module required).',
   })
-  @ApiOkResponse({ description: '`{ items: [{ id, module, name, detail }] }`' })
+  @ApiItemsResponse(CrmRecordHitView)
   @ApiBadRequestResponse({ description: 'crm, module or q is missing or invalid; the message names the field.' })
   @ApiConflictResponse({ description: 'That CRM is not connected (`code: "not_connected"`).' })
   @ApiBadGatewayResponse({ description: 'The CRM failed; the message says why.' })

@@ -22,7 +22,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
-import { idCursor, pageLimit, type PageOf } from '../common/pagination.js';
+import { ApiPageResponse, idCursor, pageLimit, type PageOf } from '../common/pagination.js';
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import { OutboundError } from '../http/outbound-error.js';
 import type { AdminActor } from '../config/roles.js';
@@ -51,7 +51,7 @@ export class SuggestionsController {
     summary: 'Suggested mappings, newest first (open ones by default).',
     description: 'Open suggestions whose project was mapped meanwhile (by anyone) are closed first, so none is listed open.',
   })
-  @ApiOkResponse({ description: '`{ items: Suggestion[], next_cursor }`' })
+  @ApiPageResponse(SuggestionView)
   async list(@Query() query: SuggestionsQueryDto): Promise<PageOf<SuggestionView>> {
     const limit = pageLimit(query);
     const rows = await this.suggestions.list({ status: query.status ?? 'open', limit: limit + 1, cursor: idCursor(query) });
