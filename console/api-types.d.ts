@@ -373,8 +373,31 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The Zoho modules crm-sync can read and map: `{ items: [{ api_name, label }] }`. */
+    /**
+     * The Zoho modules crm-sync can automate (Deals, Quotes, Leads, Contacts), by the org’s labels (`GET /crm/v8/settings/modules`, kept a minute).
+     * @description `{ items: [{ api_name, label, in_org }] }`: `in_org` false for a module the org lacks or does not open to the API.
+     */
     get: operations['CrmMetadataController_modules'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/crm-metadata/record-crm/pipelines': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Deals’ pipelines with their stages: each layout’s (`GET /crm/v8/settings/layouts?module=Deals`), then its pipelines (`GET /crm/v8/settings/pipeline?layout_id=`).
+     * @description `{ items: [{ layout: { id, name }, name, default, stages: [{ value, sequence, forecast_type }] }] }`, stages in their pipeline’s order (`forecast_type`: Open, Closed Won, Closed Lost).
+     */
+    get: operations['CrmMetadataController_pipelines'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2372,12 +2395,6 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
       /** @description Missing or wrong admin token (or console session). */
       401: {
         headers: {
@@ -2387,6 +2404,59 @@ export interface operations {
       };
       /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Zoho CRM is not connected (`code: "not_connected"`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Zoho failed; the message says why. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  CrmMetadataController_pipelines: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Zoho CRM is not connected (`code: "not_connected"`). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Zoho failed (a connection without ZohoCRM.settings.layouts.READ is refused there); the message says why. */
+      502: {
         headers: {
           [name: string]: unknown;
         };
