@@ -463,6 +463,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/deliveries/filters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The values of the Endpoint and Status filters: every webhook endpoint and every delivery status. */
+    get: operations['DeliveriesController_filters'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/funnel': {
     parameters: {
       query?: never;
@@ -1083,6 +1100,12 @@ export interface components {
       /** @enum {string} */
       status: 'received' | 'routed' | 'ignored' | 'failed';
     };
+    DeliveryFilterChoicesView: {
+      endpoints: components['schemas']['WebhookEndpoint'][];
+      statuses: components['schemas']['DeliveryStatus'][];
+    };
+    /** @enum {string} */
+    DeliveryStatus: 'received' | 'routed' | 'ignored' | 'failed' | 'duplicate';
     DeliveryView: {
       /** @description Failed routing attempts. */
       attempts: number;
@@ -1566,6 +1589,8 @@ export interface components {
     };
     /** @enum {string} */
     SyncStatus: 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'waiting';
+    /** @enum {string} */
+    WebhookEndpoint: 'events' | 'appointment-prompt' | 'record-prompt';
     WebhooksConnectionDto: {
       appointment_prompt?: string[];
       /** @description The events webhook's secrets, newest first (two during a rotation); `…abcd` keeps a current one. */
@@ -2618,6 +2643,39 @@ export interface operations {
       };
       /** @description Routing needed the service, which failed; nothing was recorded. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DeliveriesController_filters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryFilterChoicesView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
         headers: {
           [name: string]: unknown;
         };

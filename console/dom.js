@@ -31,6 +31,37 @@ export function clearFields(ids) {
 }
 
 /**
+ * Gives a filter's select "any" and then the daemon's values, keeping the value chosen so far (added when the daemon's
+ * list lacks it, e.g. a link's filter that arrived before the list).
+ * @param {HTMLSelectElement} select
+ * @param {readonly string[]} values
+ */
+export function fillChoices(select, values) {
+  const current = select.value;
+  const any = el('option', '', 'any');
+  any.value = '';
+  select.replaceChildren(any, ...values.map(choiceOption));
+  chooseValue(select, current);
+}
+
+/**
+ * Sets a filter's select, adding the value when the daemon's list has not come yet.
+ * @param {HTMLSelectElement} select
+ * @param {string} value
+ */
+export function chooseValue(select, value) {
+  if (value && !Array.from(select.options).some((o) => o.value === value)) select.appendChild(choiceOption(value));
+  select.value = value;
+}
+
+/** @param {string} value */
+function choiceOption(value) {
+  const option = el('option', '', value);
+  option.value = value;
+  return option;
+}
+
+/**
  * Builds an element; text always goes in through textContent.
  * @template {keyof HTMLElementTagNameMap} K
  * @param {K} tag

@@ -4,8 +4,8 @@
  * delivery (`#inbox/<id>`, `GET /api/deliveries/:id`): its raw body with exact ids, the actions it produced, and
  * Replay (`POST /api/deliveries/:id/replay`) after a confirmation, showing the new sync log ids.
  */
-import { ApiError, AuthError, api, describe } from './api.js';
-import { $, clearFields, badge, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
+import { ApiError, AuthError, api, describe, failed } from './api.js';
+import { $, clearFields, badge, fillChoices, can, confirmInline, el, emptyRow, fmtTime, inlineMessage, link, projectLink, show, td, timeCell } from './dom.js';
 import { parseJson, pretty } from './json.js';
 import { PagedList } from './list.js';
 import { chainTree } from './project.js';
@@ -44,6 +44,17 @@ export function initInbox() {
   /** The last replay's answer, kept across the detail's re-rendering. */
   /** @type {{ id: string, ids: string[] } | null} */
   let replayed = null;
+
+  /** @type {Promise<void> | null} */
+  let choices = null;
+  /** Fills the Endpoint and Status options once, from the daemon (`GET /api/deliveries/filters`). */
+  function loadChoices() {
+    choices ??= api('GET', '/api/deliveries/filters').then((/** @type {import('./api.js').Schemas['DeliveryFilterChoicesView']} */ answer) => {
+      fillChoices($('inbox-endpoint', HTMLSelectElement), answer.endpoints);
+      fillChoices($('inbox-status', HTMLSelectElement), answer.statuses);
+    }, failed('Loading the endpoints and statuses of the filters failed'));
+    return choices;
+  }
 
   function readFilters() {
     const project = $('inbox-project', HTMLInputElement).value.trim();
@@ -241,6 +252,7 @@ export function initInbox() {
    * @param {boolean} [refresh]
    */
   function showScreen(id, refresh) {
+    void loadChoices();
     if (!refresh || id) openDetail(id || '');
     return list.load(false);
   }

@@ -4,7 +4,7 @@
  * counters.
  */
 import { api, failed, query } from './api.js';
-import { $, clearFields, badge, el, emptyRow, fmtDuration, notify, projectLink, show, targetOf, td, timeCell } from './dom.js';
+import { $, chooseValue, clearFields, badge, el, emptyRow, fillChoices, fmtDuration, notify, projectLink, show, targetOf, td, timeCell } from './dom.js';
 import { PagedList } from './list.js';
 import { entryDetail, LOG_STATUSES, retryAll } from './log-detail.js';
 
@@ -48,29 +48,14 @@ export function initSyncLog({ showTab }) {
           return option;
         }),
       );
-      const select = $('log-status', HTMLSelectElement);
-      const current = select.value;
-      const any = el('option', '', 'any');
-      any.value = '';
-      select.replaceChildren(any, ...answer.statuses.map(statusOption));
-      chooseStatus(current);
+      fillChoices($('log-status', HTMLSelectElement), answer.statuses);
     }, failed('Loading the kinds and statuses of the filters failed'));
     return choices;
   }
 
   /** @param {string} status */
-  function statusOption(status) {
-    const option = el('option', '', status);
-    option.value = status;
-    return option;
-  }
-
-  /** Sets the Status filter, adding the value when the daemon's list has not come yet (a link's filter). */
-  /** @param {string} status */
   function chooseStatus(status) {
-    const select = $('log-status', HTMLSelectElement);
-    if (status && !Array.from(select.options).some((o) => o.value === status)) select.appendChild(statusOption(status));
-    select.value = status;
+    chooseValue($('log-status', HTMLSelectElement), status);
   }
 
   // ---- counters ----

@@ -15,9 +15,10 @@ import { ApiPageResponse, idCursor, pageLimit, toPage, type PageOf } from '../co
 import { ParseIdPipe } from '../common/parse-id.pipe.js';
 import type { AdminActor } from '../config/roles.js';
 import { viewFor } from '../http/redact-urls.js';
-import { DeliveriesQueryDto } from './operations.dto.js';
+import { DELIVERY_STATUSES, DeliveriesQueryDto } from './operations.dto.js';
 import { OperationsService } from './operations.service.js';
-import { DeliveryDetailView, deliveryView, DeliveryView } from './operations.view.js';
+import { DeliveryDetailView, DeliveryFilterChoicesView, deliveryView, DeliveryView } from './operations.view.js';
+import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.row.js';
 
 @ApiTags('operations')
 @AdminRoute()
@@ -50,6 +51,13 @@ export class DeliveriesController {
       (r) => String(r.id),
       (r) => deliveryView(r, names),
     );
+  }
+
+  @Get('filters')
+  @ApiOperation({ summary: 'The values of the Endpoint and Status filters: every webhook endpoint and every delivery status.' })
+  @ApiOkResponse({ type: DeliveryFilterChoicesView })
+  filters(): DeliveryFilterChoicesView {
+    return { endpoints: [...WEBHOOK_ENDPOINTS], statuses: [...DELIVERY_STATUSES] };
   }
 
   @Get(':id')

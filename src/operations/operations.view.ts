@@ -2,9 +2,16 @@ import { ApiProperty } from '@nestjs/swagger';
 import { MappingView } from '../mappings/mapping.view.js';
 import { SyncLogEntryView } from './sync-log.view.js';
 import { WEBHOOK_ENDPOINTS } from '../webhooks/inbox.row.js';
+import { DELIVERY_STATUSES } from './operations.dto.js';
 import type { DeliveryRow } from '../webhooks/inbox.repository.js';
 
 const iso = (date: Date | null): string | null => (date ? new Date(date).toISOString() : null);
+
+/** `GET /api/deliveries/filters`: the values the inbox's filters offer, so that a new endpoint or status needs no console edit. */
+export class DeliveryFilterChoicesView {
+  @ApiProperty({ enum: WEBHOOK_ENDPOINTS, enumName: 'WebhookEndpoint', isArray: true }) endpoints: string[];
+  @ApiProperty({ enum: DELIVERY_STATUSES, enumName: 'DeliveryStatus', isArray: true }) statuses: string[];
+}
 
 /** A stored webhook delivery as the operations API lists it. */
 export class DeliveryView {

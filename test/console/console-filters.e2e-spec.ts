@@ -1,6 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { ACTION_KINDS } from '../../src/domain/actions.js';
 import { SYNC_STATUSES } from '../../src/sync-log/sync-log.row.js';
+import { DELIVERY_STATUSES } from '../../src/operations/operations.dto.js';
+import { WEBHOOK_ENDPOINTS } from '../../src/webhooks/inbox.row.js';
 import { browserTestOf, haveChromium, launchChromium, openConsolePage } from '../support/browser.js';
 import { ADMIN_TOKEN, startHarness, waitFor, type Harness } from '../support/harness.js';
 
@@ -13,7 +15,7 @@ type Json = any;
  */
 const browserIt = browserTestOf('console-filters.e2e-spec');
 
-describe('the console: the sync log filters come from the daemon', () => {
+describe('the console: the sync log and inbox filters come from the daemon', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
@@ -36,6 +38,38 @@ describe('the console: the sync log filters come from the daemon', () => {
     expect(docs.components.schemas.SyncStatus.enum).toEqual([...SYNC_STATUSES]);
     expect(JSON.stringify(docs.components.schemas.SyncLogEntryView.properties.kind)).toContain('"$ref":"#/components/schemas/ActionKind"');
   });
+
+  it('GET /api/deliveries/filters and the OpenAPI enums list every webhook endpoint and delivery status', async () => {
+    const res = await fetch(`${h.url}/api/deliveries/filters`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ endpoints: [...WEBHOOK_ENDPOINTS], statuses: [...DELIVERY_STATUSES] });
+    expect((await fetch(`${h.url}/api/deliveries/filters`)).status).toBe(401);
+
+    const docs = (await (await fetch(`${h.url}/docs-json`)).json()) as Json;
+    expect(docs.components.schemas.WebhookEndpoint.enum).toEqual([...WEBHOOK_ENDPOINTS]);
+    expect(docs.components.schemas.DeliveryStatus.enum).toEqual([...DELIVERY_STATUSES]);
+  });
+
+  browserIt(
+    "the inbox's Endpoint and Status filters offer every endpoint and status the daemon lists",
+    async () => {
+      const { context, page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '#inbox',
+        ready: '#inbox-filters',
+        refusedStatuses: [401],
+      });
+      const values = (selector: string) => page.locator(selector).evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+      await waitFor(async () => (await values('#inbox-status option')).length === DELIVERY_STATUSES.length + 1, 10_000);
+      expect(await values('#inbox-status option')).toEqual(['', ...DELIVERY_STATUSES]);
+      expect(await values('#inbox-endpoint option')).toEqual(['', ...WEBHOOK_ENDPOINTS]);
+      await page.screenshot({ path: '/tmp/shots/filters-inbox.png', fullPage: true });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
 
   browserIt(
     'the Kind filter suggests every kind of ACTION_KINDS, the Status filter offers every status, and a link keeps its status',
