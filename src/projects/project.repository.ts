@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 import type { ProjectFacts } from './project-facts.js';
 
+/** A project's facts and when they were true. */
+export type SeenProjectFacts = ProjectFacts & { seenAt: Date };
+
 interface ProjectRow {
   project_id: string;
   name: string;
@@ -17,17 +20,19 @@ export class ProjectRepository {
   constructor(private readonly database: DatabaseService) {}
 
   /**
-   * Stores the facts as seen at `seenAt`, in one statement. A row seen later is kept: a delivery routed late (a
-   * replay, a retry) or a P4 answer read before a rename never puts an old name back.
+   * Stores each project's facts as seen at its `seenAt`, in one statement (the latest of a project's when it comes
+   * twice). A row seen later is kept: a delivery routed late (a replay, a retry) or a P4 answer read before a rename
+   * never puts an old name back. Rows are written in project id order, so two replicas' statements never deadlock.
    */
-  async remember(facts: ProjectFacts[], seenAt: Date): Promise<void> {
-    if (facts.length === 0) return;
-    const col = <T>(pick: (f: ProjectFacts) => T) => facts.map(pick);
+  async remember(seen: SeenProjectFacts[]): Promise<void> {
+    if (seen.length === 0) return;
+    const col = <T>(pick: (f: SeenProjectFacts) => T) => seen.map(pick);
     await this.database.query(
       `INSERT INTO project (project_id, name, customer_name, customer_email, customer_phone, job_number, seen_at)
-       SELECT DISTINCT ON (t.project_id) t.project_id, t.name, t.customer_name, t.customer_email, t.customer_phone, t.job_number, $7::timestamptz
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-              AS t(project_id, name, customer_name, customer_email, customer_phone, job_number)
+       SELECT DISTINCT ON (t.project_id) t.project_id, t.name, t.customer_name, t.customer_email, t.customer_phone, t.job_number, t.seen_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+              AS t(project_id, name, customer_name, customer_email, customer_phone, job_number, seen_at)
+        ORDER BY t.project_id, t.seen_at DESC
        ON CONFLICT (project_id) DO UPDATE
           SET name = EXCLUDED.name, customer_name = EXCLUDED.customer_name, customer_email = EXCLUDED.customer_email,
               customer_phone = EXCLUDED.customer_phone, job_number = EXCLUDED.job_number, seen_at = EXCLUDED.seen_at, updated_at = now()
@@ -39,7 +44,7 @@ export class ProjectRepository {
         col((f) => f.customer.email),
         col((f) => f.customer.phone),
         col((f) => f.jobNumber),
-        seenAt,
+        col((f) => f.seenAt),
       ],
     );
   }

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import { factsOf, type ProjectFacts, type ProjectLike } from './project-facts.js';
-import { ProjectRepository } from './project.repository.js';
+import { GroupCommit } from '../common/group-commit.js';
+import { ProjectRepository, type SeenProjectFacts } from './project.repository.js';
 
 /** The values of a project that identify its customer or its job. */
 export type ProjectKey = 'job_number' | 'email' | 'phone';
@@ -30,15 +31,21 @@ export class ProjectsService {
   private readonly reading = new Set<string>();
   /** Projects whose last background read failed, and when. */
   private readonly unreadable = new Map<string, number>();
+  private readonly facts: GroupCommit<SeenProjectFacts>;
 
   constructor(
     private readonly repository: ProjectRepository,
     private readonly service: ServiceApiClient,
-  ) {}
+  ) {
+    this.facts = new GroupCommit((seen) => this.repository.remember(seen));
+  }
 
-  /** Keeps what an event, P4 or P5 said of projects, as true at `seenAt`. */
+  /**
+   * Keeps what an event, P4 or P5 said of projects, as true at `seenAt`. Routing calls this for every project event,
+   * several at once: concurrent calls share one statement.
+   */
   remember(projects: ProjectLike[], seenAt: Date): Promise<void> {
-    return this.repository.remember(projects.map(factsOf), seenAt);
+    return this.facts.add(projects.map((p) => ({ ...factsOf(p), seenAt })));
   }
 
   /**

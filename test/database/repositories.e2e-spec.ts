@@ -2,6 +2,8 @@ import { AppointmentDrawingPushRepository } from '../../src/appointment-crm/appo
 import type { MappingInput } from '../../src/mappings/dto/mapping-input.dto.js';
 import { MappingRepository } from '../../src/mappings/mapping.repository.js';
 import { SyncLogRepository } from '../../src/sync-log/sync-log.repository.js';
+import { ProjectRepository } from '../../src/projects/project.repository.js';
+import { ProjectsService } from '../../src/projects/projects.service.js';
 import { startHarness, type Harness } from '../support/harness.js';
 
 /** Ids of the service exceed 2^53: they stay exact strings. */
@@ -120,6 +122,50 @@ describe('repositories', () => {
       await pushes.replaceForAppointment('APT-1', [], at);
       expect(await pushes.findByAppointment('APT-1')).toEqual([]);
       expect(await pushes.findByAppointment('APT-other')).toEqual([{ appointmentId: 'APT-other', drawingId: BIG, drawingVersionId: '1', pushedAt: at }]);
+    });
+  });
+
+  describe(ProjectRepository.name, () => {
+    const facts = (projectId: string, name: string, seenAt: Date) => ({
+      projectId,
+      name,
+      customer: { name: null, email: null, phone: null },
+      jobNumber: null,
+      seenAt,
+    });
+
+    it('keeps the latest facts of a project, whether they come in one statement or after newer ones', async () => {
+      const projects = h.app.get(ProjectRepository);
+      const early = new Date('2026-11-27T01:00:00Z');
+      const late = new Date('2026-11-27T01:05:00Z');
+      await projects.remember([facts(BIG, 'Later name', late), facts(BIG, 'Earlier name', early), facts('p-2', 'Second', early)]);
+      await projects.remember([facts(BIG, 'Routed late', early)]);
+      const found = await projects.findByIds([BIG, 'p-2']);
+      expect(new Map(found.map((p) => [p.projectId, p.name]))).toEqual(
+        new Map([
+          [BIG, 'Later name'],
+          ['p-2', 'Second'],
+        ]),
+      );
+    });
+
+    it("shares one statement among concurrent callers, each keeping its own time (the routing's burst)", async () => {
+      const service = h.app.get(ProjectsService);
+      const at = (minute: number) => new Date(Date.UTC(2026, 10, 27, 2, minute));
+      const project = (id: string, name: string) => ({ id, name, tags: [], source: 'web' }) as never;
+      await Promise.all([
+        service.remember([project('c-10', 'Ten at 2')], at(2)),
+        service.remember([project('c-10', 'Ten at 1')], at(1)),
+        service.remember([project('c-11', 'Eleven')], at(1)),
+        service.remember([project('c-10', 'Ten at 3')], at(3)),
+      ]);
+      const found = await h.app.get(ProjectRepository).findByIds(['c-10', 'c-11']);
+      expect(new Map(found.map((p) => [p.projectId, p.name]))).toEqual(
+        new Map([
+          ['c-10', 'Ten at 3'],
+          ['c-11', 'Eleven'],
+        ]),
+      );
     });
   });
 
