@@ -25,10 +25,13 @@ export class ActionRecorderService {
   ) {}
 
   /**
-   * Records actions, marking a routed delivery (`routedInboxId`) in the same statement. Inside a caller's
+   * Records actions, marking a routed delivery (`routedInboxId`, with its project `routedProjectId`) in the same statement. Inside a caller's
    * transaction (`manager`), the relay is not told (it could not see the rows yet): call `committed()` after it.
    */
-  async record(actions: NewAction[], options: { manager?: EntityManager; routedInboxId?: string } = {}): Promise<RecordedAction[]> {
+  async record(
+    actions: NewAction[],
+    options: { manager?: EntityManager; routedInboxId?: string; routedProjectId?: string | null } = {},
+  ): Promise<RecordedAction[]> {
     const effective = actions.map((action): NewAction => {
       const unhandled = (action.status ?? 'queued') === 'queued' && !this.registry.handlerFor(action.kind, action.crm);
       return unhandled ? { ...action, status: 'failed', error: noHandlerFor(action.kind) } : action;

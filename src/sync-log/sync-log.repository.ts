@@ -94,14 +94,21 @@ export class SyncLogRepository {
    */
   async record(
     actions: NewAction[],
-    options: { manager?: EntityManager; routedInboxId?: string } = {},
+    options: { manager?: EntityManager; routedInboxId?: string; routedProjectId?: string | null } = {},
   ): Promise<Array<{ entry: SyncLogEntry; created: boolean }>> {
     if (actions.length === 0 && !options.routedInboxId) return [];
-    const sql = 'SELECT idx, created, entry FROM crm_sync_record_actions($1::jsonb, $2::bigint) ORDER BY idx';
-    const params = [JSON.stringify(actions.map(toRecordInput)), options.routedInboxId ?? null];
+    const input = JSON.stringify(actions.map(toRecordInput));
+    // A routed delivery is marked routed with its project in the same statement (one write of its row, not two).
+    const [name, sql, params] = options.routedInboxId
+      ? [
+          'crm_sync_record_routed',
+          'SELECT idx, created, entry FROM crm_sync_record_routed($1::jsonb, $2::bigint, $3::text) ORDER BY idx',
+          [input, options.routedInboxId, options.routedProjectId ?? null],
+        ]
+      : ['crm_sync_record_actions', 'SELECT idx, created, entry FROM crm_sync_record_actions($1::jsonb, $2::bigint) ORDER BY idx', [input, null]];
     const rows: Array<{ idx: number; created: boolean; entry: Record<string, unknown> }> = options.manager
       ? await options.manager.query(sql, params)
-      : await this.database.prepared('crm_sync_record_actions', sql, params);
+      : await this.database.prepared(name, sql, params);
     return rows.map((row) => ({ entry: this.fromJson(row.entry), created: row.created }));
   }
 

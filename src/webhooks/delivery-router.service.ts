@@ -67,9 +67,8 @@ export class DeliveryRouterService {
     } as RoutedDelivery;
     delivery.projectId = await this.projectOf(delivery);
     const wanted = await this.actionsFor(delivery, replay);
-    // The project is kept on the delivery (before it is marked routed) so a project's deliveries are found by index.
-    if (delivery.projectId !== null) await this.inbox.setProject(inboxId, delivery.projectId);
-    return this.actions.record(wanted, { routedInboxId: inboxId });
+    // The project is kept on the delivery, in the statement that marks it routed, so a project's deliveries are found by index.
+    return this.actions.record(wanted, { routedInboxId: inboxId, routedProjectId: delivery.projectId });
   }
 
   /** Routes a made-up delivery (reconciliation); returns how many actions it created (the rest existed). */

@@ -134,11 +134,6 @@ export class InboxRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The project a delivery concerns, found when it is routed. */
-  async setProject(id: string, projectId: string): Promise<void> {
-    await this.database.query(`UPDATE webhook_inbox SET project_id = $2 WHERE id = $1 AND project_id IS DISTINCT FROM $2`, [id, projectId]);
-  }
-
   async markEnqueued(id: string): Promise<void> {
     await this.database.query(`UPDATE webhook_inbox SET enqueued_at = now() WHERE id = $1`, [id]);
   }
