@@ -7,7 +7,7 @@ const KNOWN_SCOPE =
   /^ZohoCRM\.(modules(\.(Deals|Quotes|Leads|Contacts|Accounts|Products|Price_Books|attachments|notes))?|org|users|settings(\.\w+)?|coql|bulk|notifications)\.(ALL|READ|CREATE|UPDATE|DELETE)$/;
 
 /** What the configured (self-client) refresh token was made with: everything crm-sync could ask for. */
-export const SELF_CLIENT_SCOPES = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ'];
+export const SELF_CLIENT_SCOPES = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ', 'ZohoCRM.notifications.ALL'];
 
 export const isKnownScope = (scope: string): boolean => KNOWN_SCOPE.test(scope);
 
