@@ -41,7 +41,7 @@ export class ZohoNotificationsSim {
    * no limit, Zoho's pages name one (a day in recent versions); a test lowers it to exercise renewal.
    */
   maxLifetimeMs = 24 * 3600_000;
-  /** Every notification sent, in order. */
+  /** Every notification sent, in order; `status` is null until (unless) the notify URL answers. */
   readonly sent: SentNotification[] = [];
   private readonly channels = new Map<string, SimChannel>();
 
@@ -109,7 +109,9 @@ export class ZohoNotificationsSim {
       channel_id: Number(channel.channelId),
       token: channel.token,
     };
+    // Listed in the order sent; Zoho promises no order of arrival, and the answers may come back in any.
     const record: SentNotification = { channelId: channel.channelId, module, operation, ids, status: null };
+    this.sent.push(record);
     try {
       const response = await fetch(channel.notifyUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       record.status = response.status;
@@ -117,7 +119,6 @@ export class ZohoNotificationsSim {
     } catch {
       record.status = null;
     }
-    this.sent.push(record);
   }
 
   private write(req: SimRequest, how: 'enable' | 'replace' | 'patch'): SimResponse {
