@@ -77,7 +77,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Each CRM's automation: its settings, when its changes were last read (`last_run_at`), how far (`cursor`), the last error. */
+    /**
+     * Each CRM's automation: its settings, when its changes were last read (`last_run_at`), how far (`cursor`), the last error.
+     * @description The record CRM's also says how it learns of changes: `notifications.state` `notified` (Zoho's notification channel, until `channel_expiry`) or `polling` (with the `reason`, e.g. PUBLIC_URL unset).
+     */
     get: operations['AutomationsController_get'];
     put?: never;
     post?: never;
@@ -1789,7 +1792,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ "appointment_crm": {...}, "record_crm": {...} }` */
+      /** @description `{ "appointment_crm": {...}, "record_crm": {..., "notifications": {...}} }` */
       200: {
         headers: {
           [name: string]: unknown;

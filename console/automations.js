@@ -135,6 +135,14 @@ export function initAutomations() {
     fact('Owner', ownerText(v));
     fact('Last read', v.last_run_at ? fmtTime(show(v.last_run_at)) : 'never', 'last-run').title = show(v.last_run_at);
     fact('Read so far', cursorText(v.cursor), 'cursor').title = show(v.cursor);
+    if (def.crm === 'record' && v.notifications) {
+      const n = v.notifications;
+      const notified = n.state === 'notified';
+      const text = notified ? 'notified by Zoho (channel until ' + fmtTime(show(n.channel_expiry)) + ')' : 'polling: ' + show(n.reason);
+      fact('Changes arrive', text, 'notifications', notified ? '' : 'muted').title = notified
+        ? 'Zoho notifies crm-sync of each created or edited record; the schedule still reads the changes now and then'
+        : 'crm-sync reads the changes on its schedule';
+    }
     if (v.last_error) fact('Last error', show(v.last_error), 'last-error', 'err');
     else fact('Last error', 'none', 'last-error', 'muted');
     if (v.updated_at) fact('Settings saved', fmtTime(show(v.updated_at)) + (v.updated_by ? ' by ' + show(v.updated_by) : ''));

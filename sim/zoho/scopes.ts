@@ -7,7 +7,14 @@ const KNOWN_SCOPE =
   /^ZohoCRM\.(modules(\.(Deals|Quotes|Leads|Contacts|Accounts|Products|Price_Books|attachments|notes))?|org|users|settings(\.\w+)?|coql|bulk|notifications)\.(ALL|READ|CREATE|UPDATE|DELETE)$/;
 
 /** What the configured (self-client) refresh token was made with: everything crm-sync could ask for. */
-export const SELF_CLIENT_SCOPES = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ'];
+export const SELF_CLIENT_SCOPES = [
+  'ZohoCRM.modules.ALL',
+  'ZohoCRM.org.ALL',
+  'ZohoCRM.users.ALL',
+  'ZohoCRM.settings.ALL',
+  'ZohoCRM.coql.READ',
+  'ZohoCRM.notifications.ALL',
+];
 
 export const isKnownScope = (scope: string): boolean => KNOWN_SCOPE.test(scope);
 
@@ -30,7 +37,7 @@ export type ScopeReading = 'strict' | 'yaml';
 export type ScopedCall =
   | { call: 'get_records' | 'get_record' | 'list_notes' | 'list_attachments' | 'upload_attachment'; module: string }
   | { call: 'search_records' | 'create_record' | 'update_record' | 'coql'; module: string }
-  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' | 'pipelines' | 'layouts' | 'modules_metadata' };
+  | { call: 'add_note' | 'org' | 'current_user' | 'fields_metadata' | 'pipelines' | 'layouts' | 'modules_metadata' | 'notifications' };
 
 /** Every scope the call needs under the reading. */
 export function requiredScopes(target: ScopedCall, reading: ScopeReading): string[] {
@@ -66,6 +73,9 @@ export function requiredScopes(target: ScopedCall, reading: ScopeReading): strin
     case 'modules_metadata':
       // crm-oas v8.0/modules/modules.yaml, getModules.
       return ['ZohoCRM.settings.modules.READ'];
+    case 'notifications':
+      // crm-oas v8.0/notifications.json: every /actions/watch call.
+      return ['ZohoCRM.notifications.ALL'];
     case 'org':
       return ['ZohoCRM.org.READ'];
     case 'current_user':

@@ -6,6 +6,7 @@ import { searchRecords } from './zoho-search.js';
 import { runCoql, type QueryableModule } from './coql.js';
 import { APPROVE_PATH, AUTHORIZATION_CODE_LIFETIME_MS, AUTHORIZE_PATH, REJECT_PATH, ZohoAccounts } from './accounts.js';
 import { ZohoRelatedLists } from './related-lists.js';
+import { ZohoNotificationsSim } from './notifications.js';
 import {
   invalidModule,
   invalidRecord,
@@ -53,6 +54,8 @@ export class ZohoSim {
   readonly api = new SimServer('zoho-api');
   /** Products, Quotes and Deal updates (revenue.ts). */
   readonly revenue: ZohoRevenueSim;
+  /** Notification channels and the notifications they send (notifications.ts). */
+  readonly notifications = new ZohoNotificationsSim(() => this.apiDomain);
 
   readonly clientId: string;
   readonly clientSecret: string;
@@ -184,6 +187,12 @@ export class ZohoSim {
       indexed: (writtenAt) => this.indexed(writtenAt),
     });
     this.revenue.install(this.api);
+    this.notifications.install(this.api, (call, handler) =>
+      this.authed(
+        () => call,
+        (req) => handler(req),
+      ),
+    );
     this.api.route(
       'POST',
       '/crm/v8/Notes',
@@ -383,6 +392,7 @@ export class ZohoSim {
     const recordId = id ?? this.newId();
     const time = at.getTime();
     this.moduleRecords(module).set(recordId, { id: recordId, fields, createdAt: time, modifiedAt: time, attachments: [], notes: [] });
+    this.notifications.recordChanged(module, 'create', recordId);
     return recordId;
   }
 
@@ -392,6 +402,7 @@ export class ZohoSim {
     if (!record) throw new Error(`no ${module} record ${id}`);
     record.fields = { ...record.fields, ...changes };
     record.modifiedAt = at.getTime();
+    this.notifications.recordChanged(module, 'edit', id);
   }
 
   /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */

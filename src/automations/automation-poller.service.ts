@@ -18,6 +18,8 @@ import { appointmentQualifies, projectOfAppointment } from './appointment-change
 import { AppointmentStatusesRepository } from '../appointment-crm/appointment-statuses.repository.js';
 import { AutomationReadsRepository } from './automation-reads.repository.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
+import { NotificationChannelRepository } from './notification-channel.repository.js';
+import { notificationsFlowing } from './notifications-flowing.js';
 import { CONTACT_FIELDS, contactIdsOf, hasContactLookup, projectOfRecord, recordFields, recordQualifies } from './record-changes.js';
 
 /** Appointments per page of the changes listing: one page is in memory at a time. */
@@ -71,6 +73,7 @@ export class AutomationPollerService {
     private readonly statusesSeen: AppointmentStatusesRepository,
     private readonly mappings: MappingLookupService,
     private readonly actions: ActionRecorderService,
+    private readonly channels: NotificationChannelRepository,
   ) {}
 
   @MaintenanceTask('automation-poll-appointment', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
@@ -81,7 +84,18 @@ export class AutomationPollerService {
 
   @MaintenanceTask('automation-poll-record', { every: (config) => config.automationPollSeconds * 1000, firstRunAfterOnePeriod: true })
   async pollRecordCrmOnSchedule(): Promise<void> {
+    if (await this.notifiedRecently()) return;
     await this.poll('record');
+  }
+
+  /**
+   * While Zoho's notifications bring the record CRM's changes (record-notifications.service.ts), the schedule reads
+   * them only every AUTOMATION_NOTIFIED_POLL_SECONDS, as a safety net for a notification lost on the way.
+   */
+  private async notifiedRecently(): Promise<boolean> {
+    const [settings, channel, poll] = await Promise.all([this.settings.recordCrm(), this.channels.find(), this.polls.find('record')]);
+    if (!notificationsFlowing(channel, settings) || !poll.lastRunAt) return false;
+    return Date.now() - new Date(poll.lastRunAt).getTime() < this.config.automationNotifiedPollSeconds * 1000;
   }
 
   private scheduledRuns = 0;
@@ -198,7 +212,27 @@ export class AutomationPollerService {
     const page: ChangedRecordsPage = await this.retriedWithoutToken(token, (pageToken) =>
       this.recordCrm.listChangedRecords(module, { fields: recordFields(settings), modifiedSince, pageToken, perPage: RECORD_PAGE_SIZE }),
     );
-    const byId = new Map(page.records.filter((r) => recordQualifies(r, settings)).map((r) => [r.id, r]));
+    const { qualified, created } = await this.qualify(settings, page.records, parentId);
+    const latest = latestOf(page.records.map((r) => (typeof r.Modified_Time === 'string' ? r.Modified_Time : null)));
+    return { changed: page.records.length, qualified, created, latest, nextToken: page.notModified ? null : page.nextPageToken };
+  }
+
+  /**
+   * The records of these ids (a Zoho notification named them) read anew and qualified as a poll's page is: the
+   * projects to create become `create_project` entries under the same dedupe keys. Returns how many were recorded.
+   */
+  async qualifyRecords(module: RecordModule, ids: string[]): Promise<number> {
+    const settings = await this.settings.recordCrm();
+    if (!settings.create_projects || settings.module !== module || ids.length === 0) return 0;
+    const records = await this.recordCrm.getRecordsByIds(module, ids, recordFields(settings));
+    const { created } = await this.qualify(settings, records, null);
+    return created;
+  }
+
+  /** The qualifying records not mapped yet become `create_project` entries, with the Contacts they name as customers. */
+  private async qualify(settings: RecordCrmAutomation, records: ZohoRecord[], parentId: string | null): Promise<{ qualified: number; created: number }> {
+    const module: RecordModule = settings.module;
+    const byId = new Map(records.filter((r) => recordQualifies(r, settings)).map((r) => [r.id, r]));
     const mapped = byId.size > 0 ? await this.mappings.recordsMappedAmong(module, [...byId.keys()]) : new Set<string>();
     const fresh = [...byId.values()].filter((r) => !mapped.has(r.id));
     const contacts = new Map<string, ZohoRecord>();
@@ -211,8 +245,7 @@ export class AutomationPollerService {
       payload: projectOfRecord(module, r, settings, contacts),
     }));
     const created = await this.recordProjects('record', toCreate, parentId);
-    const latest = latestOf(page.records.map((r) => (typeof r.Modified_Time === 'string' ? r.Modified_Time : null)));
-    return { changed: page.records.length, qualified: byId.size, created, latest, nextToken: page.notModified ? null : page.nextPageToken };
+    return { qualified: byId.size, created };
   }
 
   /** A page; a page token the CRM no longer takes (400: expired, or bound to other parameters) starts the listing again. */

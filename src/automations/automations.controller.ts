@@ -15,6 +15,11 @@ import { AdminAuditService } from '../actions/admin-audit.service.js';
 import { AutomationPollRepository } from './automation-poll.repository.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { automationView, type AutomationView } from './automations.view.js';
+import { RecordNotificationsService, type NotificationsView } from './record-notifications.service.js';
+import { MaintenanceTasksService } from '../queues/maintenance.service.js';
+
+/** The record CRM's automation with how it learns of changes (Zoho's notifications or polling). */
+type RecordAutomationView = AutomationView<'record'> & { notifications: NotificationsView };
 
 /** The CRMs whose changes can be read now, by their name in the route. */
 const READERS: Record<string, AutomationCrm | undefined> = {
@@ -35,15 +40,22 @@ export class AutomationsController {
     private readonly polls: AutomationPollRepository,
     private readonly poller: AutomationPollerService,
     private readonly audit: AdminAuditService,
+    private readonly notifications: RecordNotificationsService,
+    private readonly tasks: MaintenanceTasksService,
   ) {}
 
   @Get()
   @RequiresRole('viewer')
-  @ApiOperation({ summary: "Each CRM's automation: its settings, when its changes were last read (`last_run_at`), how far (`cursor`), the last error." })
-  @ApiOkResponse({ description: '`{ "appointment_crm": {...}, "record_crm": {...} }`' })
-  async get(): Promise<{ appointment_crm: AutomationView<'appointment'>; record_crm: AutomationView<'record'> }> {
-    const [appointment, record] = await Promise.all([this.view('appointment'), this.view('record')]);
-    return { appointment_crm: appointment, record_crm: record };
+  @ApiOperation({
+    summary: "Each CRM's automation: its settings, when its changes were last read (`last_run_at`), how far (`cursor`), the last error.",
+    description:
+      "The record CRM's also says how it learns of changes: `notifications.state` `notified` (Zoho's notification channel, until " +
+      '`channel_expiry`) or `polling` (with the `reason`, e.g. PUBLIC_URL unset).',
+  })
+  @ApiOkResponse({ description: '`{ "appointment_crm": {...}, "record_crm": {..., "notifications": {...}} }`' })
+  async get(): Promise<{ appointment_crm: AutomationView<'appointment'>; record_crm: RecordAutomationView }> {
+    const [appointment, record, notifications] = await Promise.all([this.view('appointment'), this.view('record'), this.notifications.view()]);
+    return { appointment_crm: appointment, record_crm: { ...record, notifications } };
   }
 
   @Put('appointment-crm')
@@ -72,9 +84,12 @@ export class AutomationsController {
   @ApiBody({ schema: { type: 'object' } })
   @ApiOkResponse({ description: 'The automation as GET shows it.' })
   @ApiUnprocessableEntityResponse({ description: '`errors: [{ field, code, message }]`, one per bad field.' })
-  async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<AutomationView<'record'>> {
+  async putRecordCrm(@Body() body: unknown, @Actor() actor: AdminActor): Promise<RecordAutomationView> {
     const current = await this.settings.record('record');
-    return this.save('record', current.settings, validateRecordCrmAutomation(body, current.settings), actor);
+    const saved = await this.save('record', current.settings, validateRecordCrmAutomation(body, current.settings), actor);
+    // The notification channel follows the settings at once (made, moved to another module, or removed), not at its next check.
+    await this.tasks.runNow('zoho-notification-channel').catch(() => undefined);
+    return { ...saved, notifications: await this.notifications.view() };
   }
 
   @Post(':crm/run')

@@ -13,12 +13,34 @@ import { AutomationPollRepository } from './automation-poll.repository.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { AutomationsController } from './automations.controller.js';
 import { ProjectCreationService } from './project-creation.service.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
+import { NotificationChannelRepository } from './notification-channel.repository.js';
+import { RecordNotificationsController } from './record-notifications.controller.js';
+import { RecordNotificationsService } from './record-notifications.service.js';
 
 /** Projects from the CRMs (docs/automations.md): the settings' routes, the readers of each CRM's changes, `create_project`. */
 @Module({
-  imports: [AutomationSettingsModule, ActionsModule, SyncLogModule, QueuesModule, MappingsModule, ServiceApiModule, AppointmentCrmModule, RecordCrmModule],
-  controllers: [AutomationsController],
+  imports: [
+    AutomationSettingsModule,
+    ActionsModule,
+    SyncLogModule,
+    QueuesModule,
+    MappingsModule,
+    ServiceApiModule,
+    AppointmentCrmModule,
+    RecordCrmModule,
+    ConnectionsModule,
+  ],
+  controllers: [AutomationsController, RecordNotificationsController],
   exports: [AutomationReadsRepository],
-  providers: [AutomationPollRepository, AutomationReadsRepository, AutomationPollerService, ProjectCreationService, AutomationActionsService],
+  providers: [
+    AutomationPollRepository,
+    AutomationReadsRepository,
+    AutomationPollerService,
+    ProjectCreationService,
+    AutomationActionsService,
+    NotificationChannelRepository,
+    RecordNotificationsService,
+  ],
 })
 export class AutomationsModule {}

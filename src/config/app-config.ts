@@ -97,6 +97,10 @@ export interface AppConfig {
   reconcileIntervalSeconds: number;
   /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
   automationPollSeconds: number;
+  /** The record CRM's reads while its Zoho notification channel is live: the safety net, not the way Deals arrive. */
+  automationNotifiedPollSeconds: number;
+  /** The Zoho notification channel: the lifetime asked for each time it is made or renewed, and the period of its check (0: no channel). */
+  zohoNotifications: { channelMinutes: number; checkSeconds: number };
   /** Period of the scheduled full pass; 0: none (a changes pass may still be scheduled). */
   reconcileFullIntervalSeconds: number;
   /** `ZOHO_DAILY_CALL_ALLOWANCE`: the Zoho org's API calls a day, shown beside the day's count (docs/zoho-crm.md "Credits"). */
@@ -226,6 +230,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
+    zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
     alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },

@@ -230,6 +230,24 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' })
+  AUTOMATION_NOTIFIED_POLL_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  ZOHO_NOTIFICATION_CHANNEL_MINUTES?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
+  ZOHO_NOTIFICATION_CHECK_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
   ZOHO_DAILY_CALL_ALLOWANCE?: number;
 
   @toInt

@@ -23,6 +23,7 @@ import { RevenueSettingsService } from './revenue/revenue-settings.service.js';
 import { ZohoProductRepository } from './revenue/zoho-product.repository.js';
 import { ZohoQuoteRepository } from './revenue/zoho-quote.repository.js';
 import { ZohoRevenueClient } from './zoho/zoho-revenue.client.js';
+import { ZohoNotificationsClient } from './zoho/zoho-notifications.client.js';
 
 /**
  * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
@@ -48,13 +49,14 @@ const READINESS_WAIT_MS = 2_000;
     // Revenue in Zoho: the Deal follows the proposal, line items become a Quote.
     ZohoRevenueClient,
     ZohoFieldsClient,
+    ZohoNotificationsClient,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoUsage],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoNotificationsClient, ZohoUsage],
 })
 export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };

@@ -61,6 +61,8 @@ describe('the Automations screen in a browser', () => {
       expect(await text(page, '#auto-appointment-cursor')).toContain('changes up to 2026-11-24');
       expect(await text(page, '#auto-appointment-last-error')).toBe('none');
       expect(await text(page, '#auto-record-last-error')).toContain('401 INVALID_TOKEN');
+      // No PUBLIC_URL here: Zoho cannot notify, and the card says what is missing.
+      expect(await text(page, '#auto-record-notifications')).toMatch(/^polling: notifications need PUBLIC_URL/);
       expect(await page.locator('#auto-appointment-run').isDisabled()).toBe(true);
       await shot(page, 'off');
 

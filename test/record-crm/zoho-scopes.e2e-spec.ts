@@ -82,7 +82,14 @@ describe('Zoho scopes and the connected account', () => {
     }
     // A scope wider than asked holds the narrower one (Zoho's naming).
     expect(
-      await clientWith(['ZohoCRM.modules.ALL', 'ZohoCRM.org.ALL', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ']).accessProblem(),
+      await clientWith([
+        'ZohoCRM.modules.ALL',
+        'ZohoCRM.org.ALL',
+        'ZohoCRM.users.ALL',
+        'ZohoCRM.settings.ALL',
+        'ZohoCRM.coql.READ',
+        'ZohoCRM.notifications.ALL',
+      ]).accessProblem(),
     ).toBeNull();
   });
 

@@ -24,6 +24,7 @@ import { Funnel1763700016300 } from './1763700016300-funnel.js';
 import { RecordUrls1763700016400 } from './1763700016400-record-urls.js';
 import { SyncLogWaiting1763700016500 } from './1763700016500-sync-log-waiting.js';
 import { AppointmentStatusesSeen1763700016600 } from './1763700016600-appointment-statuses-seen.js';
+import { RecordNotificationChannel1763800020000 } from './1763800020000-record-notification-channel.js';
 import { RecordRouted1763800070000 } from './1763800070000-record-routed.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
@@ -54,5 +55,6 @@ export const MIGRATIONS = [
   RecordUrls1763700016400,
   SyncLogWaiting1763700016500,
   AppointmentStatusesSeen1763700016600,
+  RecordNotificationChannel1763800020000,
   RecordRouted1763800070000,
 ];

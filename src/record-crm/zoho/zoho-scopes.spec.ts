@@ -15,11 +15,17 @@ describe('Zoho scopes', () => {
     expect(missingScopes(ZOHO_SCOPES.split(','))).toEqual([]);
     const broad = ['ZohoCRM.modules.ALL', 'ZohoCRM.org.READ', 'ZohoCRM.users.ALL', 'ZohoCRM.settings.fields.READ'];
     // A grant made before revenue read pipelines and queried with COQL, and before the Automations screen listed the
-    // Deals' layouts and the org's modules: reconnecting grants these.
-    const later = ['ZohoCRM.settings.pipeline.READ', 'ZohoCRM.settings.layouts.READ', 'ZohoCRM.settings.modules.READ', 'ZohoCRM.coql.READ'];
+    // Deals' layouts and the org's modules, and before the automation's notification channel: reconnecting grants these.
+    const later = [
+      'ZohoCRM.settings.pipeline.READ',
+      'ZohoCRM.settings.layouts.READ',
+      'ZohoCRM.settings.modules.READ',
+      'ZohoCRM.coql.READ',
+      'ZohoCRM.notifications.ALL',
+    ];
     expect(missingScopes(broad)).toEqual(later);
     expect(missingScopes([...broad, ...later])).toEqual([]);
-    expect(missingScopes([...broad, 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ'])).toEqual([]);
+    expect(missingScopes([...broad, 'ZohoCRM.settings.ALL', 'ZohoCRM.coql.READ', 'ZohoCRM.notifications.ALL'])).toEqual([]);
     expect(missingScopes(['ZohoCRM.modules.attachments.CREATE', 'ZohoCRM.modules.Deals.READ'])).toEqual(ZOHO_SCOPE_LIST);
   });
 

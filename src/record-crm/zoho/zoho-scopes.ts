@@ -36,6 +36,8 @@ export const ZOHO_SCOPE_ENDPOINTS = {
   'ZohoCRM.settings.modules.READ': ['GET /settings/modules'],
   // Revenue: a drawing's Quote and products by Product_Code, read without search-index lag (v8.0/coql/coql.yaml).
   'ZohoCRM.coql.READ': ['POST /coql'],
+  // The record CRM automation's notification channel (v8.0/notifications.json, /actions/watch: its one scope).
+  'ZohoCRM.notifications.ALL': ['POST /actions/watch', 'PATCH /actions/watch', 'GET /actions/watch', 'DELETE /actions/watch'],
   'ZohoCRM.org.READ': ['GET /org'],
   'ZohoCRM.users.READ': ['GET /users?type=CurrentUser'],
 } as const satisfies Record<string, readonly string[]>;

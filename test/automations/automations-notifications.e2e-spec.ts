@@ -1,0 +1,134 @@
+import { AutomationPollerService } from '../../src/automations/automation-poller.service.js';
+import { RecordNotificationsService } from '../../src/automations/record-notifications.service.js';
+import { readChangesNow } from '../support/automations.js';
+import { CapturingLogger, startHarness, waitFor, type Harness } from '../support/harness.js';
+
+type Json = Record<string, any>;
+const json = async (res: Response): Promise<Json> => (await res.json()) as Json;
+
+/**
+ * Deals within seconds: Zoho's notifications (the simulator's /actions/watch) bring a qualifying Deal in while the
+ * schedule's reads are an hour apart, so only a notification can explain a project made at once.
+ */
+describe('automations: Zoho notifications on the record CRM automation', () => {
+  let h: Harness;
+  const logs = new CapturingLogger();
+  beforeAll(async () => {
+    h = await startHarness({
+      redisDb: 11,
+      recordCrm: true,
+      logger: logs,
+      env: { AUTOMATION_POLL_SECONDS: '3600', AUTOMATION_NOTIFIED_POLL_SECONDS: '3600', ZOHO_NOTIFICATION_CHECK_SECONDS: '3600' },
+    });
+    // Zoho must reach the daemon: its own address stands for PUBLIC_URL.
+    h.config.publicUrl = h.url;
+    const res = await h.admin('/api/automations/record-crm', {
+      method: 'PUT',
+      json: { create_projects: true, module: 'Deals', field: 'Stage', values: ['Closed Won'], owner: 'owner@example.com' },
+    });
+    expect(res.status).toBe(200);
+  });
+  afterAll(() => h.close());
+
+  const zoho = () => h.zoho!;
+  const channels = () => h.app.get(RecordNotificationsService);
+  const notifications = async () => (await json(await h.admin('/api/automations'))).record_crm.notifications as Json;
+  const watchCalls = (method: string) => zoho().api.requests.filter((r) => r.method === method && r.path === '/crm/v8/actions/watch').length;
+  const projectsOf = (recordId: string) => [...h.service.projects.values()].filter((p) => p.name.endsWith(`(${recordId})`));
+
+  it('makes the channel on the module (create and edit) and says "notified" with its expiry', async () => {
+    const state = await waitFor(async () => ((await notifications()).state === 'notified' ? notifications() : null), 10_000, 'the channel');
+    expect(Date.parse(state.channel_expiry)).toBeGreaterThan(Date.now());
+    const [channel] = zoho().notifications.live;
+    expect(channel).toMatchObject({ events: ['Deals.create', 'Deals.edit'], notifyUrl: `${h.url}/webhooks/record-crm/notifications` });
+    expect(channel.token).toMatch(/^[\w-]{43}$/);
+  });
+
+  it('turns a Deal edited to a qualifying stage into a mapped project within 10 s, with no read of the changes', async () => {
+    const listsBefore = zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Deals' && !r.query.has('ids')).length;
+    const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'Roof', Stage: 'Qualification' });
+    zoho().modifyRecord('Deals', deal, { Stage: 'Closed Won' });
+    const mapping = await waitFor(
+      async () => ((await json(await h.admin('/api/mappings?crm=record'))).items as Json[]).find((m) => m.record_crm_record_id === deal),
+      10_000,
+      'the mapping of the notified Deal',
+    );
+    expect(mapping).toMatchObject({ record_crm_module: 'Deals', source: 'automation' });
+    expect(projectsOf(deal)).toHaveLength(1);
+    // Found by the notification: the module's changes were never listed.
+    expect(zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Deals' && !r.query.has('ids')).length).toBe(listsBefore);
+    expect(
+      zoho()
+        .notifications.sent.filter((s) => s.ids.includes(deal))
+        .map((s) => [s.operation, s.status ?? 'unanswered']),
+    ).toEqual([
+      ['insert', 200],
+      ['update', 200],
+    ]);
+  });
+
+  it('refuses a notification with a wrong token, and logs neither token', async () => {
+    const [channel] = zoho().notifications.live;
+    const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'Forged', Stage: 'Closed Won' });
+    const forged = await fetch(`${h.url}/webhooks/record-crm/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ channel_id: Number(channel.channelId), token: 'wrong-token-of-a-forger', module: 'Deals', operation: 'update', ids: [deal] }),
+    });
+    expect(forged.status).toBe(401);
+    const unknown = await fetch(`${h.url}/webhooks/record-crm/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ channel_id: 1, token: channel.token, module: 'Deals', ids: [deal] }),
+    });
+    expect(unknown.status).toBe(401);
+    const text = logs.lines.join('\n');
+    expect(text).not.toContain('wrong-token-of-a-forger');
+    expect(text).not.toContain(channel.token!);
+    const sealed = await h.database.query<Json[]>(`SELECT sealed_token FROM record_notification_channel`);
+    expect(sealed[0].sealed_token).not.toContain(channel.token!);
+  });
+
+  it('renews the channel by PATCH before it expires, and makes it anew when Zoho dropped it', async () => {
+    zoho().notifications.maxLifetimeMs = 4_000;
+    zoho().notifications.dropChannel();
+    const postsBefore = watchCalls('POST');
+    await channels().keepChannel();
+    expect(watchCalls('POST')).toBe(postsBefore + 1);
+    const [made] = zoho().notifications.live;
+    expect(made.events).toEqual(['Deals.create', 'Deals.edit']);
+    expect((await notifications()).state).toBe('notified');
+
+    const patchesBefore = watchCalls('PATCH');
+    await waitFor(
+      async () => {
+        await channels().keepChannel();
+        return watchCalls('PATCH') > patchesBefore;
+      },
+      8_000,
+      'the renewal',
+    );
+    expect(Date.now()).toBeLessThan(made.expiresAt);
+    const [renewed] = zoho().notifications.live;
+    expect(renewed.channelId).toBe(made.channelId);
+    expect(renewed.expiresAt).toBeGreaterThan(made.expiresAt);
+    expect(Date.parse((await notifications()).channel_expiry)).toBe(Math.floor(renewed.expiresAt / 1000) * 1000);
+    zoho().notifications.maxLifetimeMs = 24 * 3600_000;
+  });
+
+  it('reads at the longer period while notified, at the normal one without PUBLIC_URL (and says so)', async () => {
+    const poller = h.app.get(AutomationPollerService);
+    const lists = () => zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Deals' && !r.query.has('ids')).length;
+    await readChangesNow(h, 'record-crm');
+    const before = lists();
+    await poller.pollRecordCrmOnSchedule();
+    expect(lists()).toBe(before);
+
+    h.config.publicUrl = null;
+    await channels().keepChannel();
+    expect(zoho().notifications.live).toEqual([]);
+    expect(await notifications()).toMatchObject({ state: 'polling', reason: expect.stringContaining('PUBLIC_URL') });
+    await poller.pollRecordCrmOnSchedule();
+    expect(lists()).toBe(before + 1);
+  });
+});
