@@ -337,7 +337,9 @@ async function zohoIdleDay(): Promise<{ lines: string[]; met: boolean }> {
     const kindsAfter = await callsByKind(daemons);
     for (const [kind, count] of kindsAfter) kinds.set(kind, count - (kindsBefore.get(kind) ?? 0));
     const perDay = (calls * 24) / hours;
-    const share = perDay / ZOHO_DAILY_CREDITS;
+    // Zoho's credits are spent by "API calls in Zoho CRM" (API Limits page); token requests go to the accounts server.
+    const credits = ((calls - (kinds.get('token') ?? 0)) * 24) / hours;
+    const share = credits / ZOHO_DAILY_CREDITS;
     const tokens = ((zoho.accounts.requests.length - tokensBefore) * 24) / hours;
     const byKind = [...kinds].filter(([, c]) => c > 0).map(([kind, c]) => `${kind} ${n(Math.round((c * 24) / hours))}`);
     return {
@@ -345,7 +347,8 @@ async function zohoIdleDay(): Promise<{ lines: string[]; met: boolean }> {
       lines: [
         `Zoho: an idle day measured (${hours} h at ${speedup}x, ${replicas} replicas, readiness probed every minute, one qualifying Deal at the cursor), ` +
           `poll every ${pollSeconds} s, connection check every 900 s, account recheck ${env.RECORD_CRM_ACCOUNT_RECHECK_SECONDS} s x ${speedup}: ` +
-          `${n(Math.round(perDay))} Zoho calls a day (${byKind.join(', ')}; tokens from the accounts server ${n(Math.round(tokens))}) ` +
+          `${n(Math.round(perDay))} Zoho calls a day counted (${byKind.join(', ')}; the simulator saw ${n(Math.round(tokens))} token requests), ` +
+          `${(100 * (perDay / ZOHO_DAILY_CREDITS)).toFixed(2)} % of ${n(ZOHO_DAILY_CREDITS)}; API credits (all but tokens) ${n(Math.round(credits))} ` +
           `= ${(100 * share).toFixed(2)} % of ${n(ZOHO_DAILY_CREDITS)} (goal < ${goal * 100} %)`,
       ],
     };
