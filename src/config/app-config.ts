@@ -105,6 +105,11 @@ export interface AppConfig {
   reconcileFullIntervalSeconds: number;
   /** `ZOHO_DAILY_CALL_ALLOWANCE`: the Zoho org's API calls a day, shown beside the day's count (docs/zoho-crm.md "Credits"). */
   zohoDailyCallAllowance: number;
+  /**
+   * How old a reading of the Zoho organization and user (`/org`, `/users`) may be before readiness or the scheduled
+   * connection check reads them again, shared by every replica (docs/zoho-crm.md "Credits").
+   */
+  recordCrmAccountRecheckMs: number;
   /** The daemon's own address (`PUBLIC_URL`), without a trailing slash; null when unset. */
   publicUrl: string | null;
   /**
@@ -193,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       keyFile: v.CONNECTIONS_KEY_FILE ?? 'data/connections.key',
       refreshMs: 2_000,
       stateTtlSeconds: 600,
-      checkEveryMs: 15 * 60_000,
+      checkEveryMs: (v.CONNECTION_CHECK_SECONDS ?? 900) * 1000,
     },
     salesforce: {
       allowCustomDomains: v.APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
@@ -233,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
     zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,
+    recordCrmAccountRecheckMs: (v.RECORD_CRM_ACCOUNT_RECHECK_SECONDS ?? 7_200) * 1000,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
     alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
     retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },

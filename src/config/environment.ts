@@ -229,6 +229,18 @@ export class EnvironmentVariables {
   @toInt
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be 1 or more' })
+  CONNECTION_CHECK_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be 1 or more' })
+  RECORD_CRM_ACCOUNT_RECHECK_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' })
   AUTOMATION_NOTIFIED_POLL_SECONDS?: number;
 

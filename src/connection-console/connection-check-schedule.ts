@@ -23,7 +23,7 @@ export class ConnectionCheckSchedule {
     for (const state of await this.connections.states()) {
       // Unset, or unreadable (a wrong key): the console already says so; a check would only repeat it.
       if (!state.settings || state.problem) continue;
-      const outcome = await this.checks.checkAndRecord(state.name);
+      const outcome = await this.checks.checkAndRecord(state.name, true);
       if (!outcome.ok) this.logger.warn(`the ${state.name} connection failed its check: ${outcome.detail}`);
     }
   }

@@ -66,9 +66,13 @@ export class ConnectionChecksService {
     this.serviceCap = serviceRateCap(shared, config.service.maxRps);
   }
 
-  /** Checks the connection in effect and records the outcome (the console's "last checked"). */
-  async checkAndRecord(name: ConnectionName): Promise<CheckOutcome> {
-    const outcome = await this.checkCurrent(name);
+  /**
+   * Checks the connection in effect and records the outcome (the console's "last checked"). The schedule's check
+   * (`scheduled`) takes Zoho's organization and user as read within the account recheck period by any replica, so
+   * the checks add no Zoho call of their own; the Test button reads them anew.
+   */
+  async checkAndRecord(name: ConnectionName, scheduled = false): Promise<CheckOutcome> {
+    const outcome = await this.checkCurrent(name, scheduled);
     await this.connections.recordCheck(name, outcome.ok, outcome.code, outcome.detail);
     return outcome;
   }
@@ -133,7 +137,7 @@ export class ConnectionChecksService {
     return { ok: true, code: null, detail };
   }
 
-  private async checkCurrent(name: ConnectionName): Promise<CheckOutcome> {
+  private async checkCurrent(name: ConnectionName, scheduled: boolean): Promise<CheckOutcome> {
     if (name === 'service') return this.ifConfigured(await this.connections.get('service'), (c) => this.service(c));
     if (name === 'appointment_crm') return this.ifConfigured(await this.connections.get('appointment_crm'), (c) => this.appointmentCrm(c));
     if (name === 'webhooks') return this.ifConfigured(await this.connections.get('webhooks'), (c) => Promise.resolve(this.webhooks(c)));
@@ -146,10 +150,12 @@ export class ConnectionChecksService {
         const detail = outcome.message ?? outcome.status;
         return { ok: false, code: recordCrmProblemCode(detail), detail };
       }
-      // Who is connected, read anew on every check (the card names the organization and the user), but once: when
-      // the readiness check above just read it, that reading is the check's (one `/org` and one `/users` a run).
+      // Who is connected (the card names the organization and the user): on a Test, read anew but once (when the
+      // readiness check above just read it, that reading is the Test's); on the schedule, the shared reading of the
+      // recheck period, which the readiness check above has just renewed when it was older.
       try {
-        const account = await this.recordCrmAdapter.connectedAccount(Date.now() - startedAt);
+        const maxAgeMs = scheduled ? this.config.recordCrmAccountRecheckMs : Date.now() - startedAt;
+        const account = await this.recordCrmAdapter.connectedAccount(maxAgeMs);
         if (!account) return { ok: false, code: 'no_crm_org', detail: NO_CRM_ORGANIZATION };
         return { ok: true, code: null, detail: describeAccount(account) };
       } catch (err) {

@@ -31,6 +31,23 @@ describe('Zoho calls: counted, and the organization read once whatever the repli
     expect([reads('/crm/v8/org') - org, reads('/crm/v8/users') - users]).toEqual([2, 2]);
   });
 
+  it('reads them again only once the account recheck period (RECORD_CRM_ACCOUNT_RECHECK_SECONDS) has passed', async () => {
+    const prefix = `crm-sync-test-${randomBytes(4).toString('hex')}`;
+    const client = clients.client({ QUEUE_PREFIX: prefix, RECORD_CRM_ACCOUNT_RECHECK_SECONDS: '1' });
+    const [org, users] = [reads('/crm/v8/org'), reads('/crm/v8/users')];
+
+    expect(await client.accessProblem()).toBeNull();
+    // The scheduled check asks for a reading no older than the period: within it, the readiness reading serves.
+    await client.connectedAccount(1_000);
+    expect(await client.accessProblem()).toBeNull();
+    expect([reads('/crm/v8/org') - org, reads('/crm/v8/users') - users]).toEqual([1, 1]);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await client.accessProblem()).toBeNull();
+    await client.connectedAccount(1_000);
+    expect([reads('/crm/v8/org') - org, reads('/crm/v8/users') - users]).toEqual([2, 2]);
+  });
+
   it("counts each call by kind in the metric and every replica's calls in the day's total", async () => {
     const [a, b] = replicas();
     const usageA = clients.usage.get(a)!;

@@ -42,8 +42,6 @@ const PAGE_SIZE = 200;
 const SEARCH_PAGE = 20;
 /** An exact-value search reads every hit: 10 pages of 200 reach the 2,000 records Zoho's page numbers reach. */
 const EXACT_SEARCH_PAGES = 10;
-/** How long readiness trusts the organization it read: two calls per this long, whatever the probes. */
-const ACCOUNT_RECHECK_MS = 10 * 60_000;
 /** Get Records takes at most 100 ids per call. */
 const IDS_PER_CALL = 100;
 const MAX_PAGES = 500;
@@ -289,7 +287,8 @@ export class ZohoClient implements RecordCrm {
   /**
    * Why no call can succeed now (no token, a scope Zoho's token answer leaves out or Zoho refused, no CRM
    * organization), or null; null too when Zoho CRM is not connected (nothing is wrong then). Asks the accounts server
-   * only when there is neither a valid token nor a remembered refusal, and the organization every 10 minutes.
+   * only when there is neither a valid token nor a remembered refusal, and the organization once per
+   * `RECORD_CRM_ACCOUNT_RECHECK_SECONDS` (2 hours), whatever the replicas.
    */
   async accessProblem(): Promise<string | null> {
     const credentials = await this.connections.get('record_crm');
@@ -302,7 +301,7 @@ export class ZohoClient implements RecordCrm {
         return `${RECONNECT_TO_GRANT} ${missing.join(', ')} (the token Zoho issued lacks them): connect Zoho CRM again from the console`;
       }
       if (grant.scopeProblem) return grant.scopeProblem;
-      const account = await this.accountReadWithin(grant, ACCOUNT_RECHECK_MS);
+      const account = await this.accountReadWithin(grant, this.config.recordCrmAccountRecheckMs);
       return account ? null : NO_CRM_ORGANIZATION;
     } catch (err) {
       if (grant.scopeProblem) return grant.scopeProblem;
@@ -328,13 +327,13 @@ export class ZohoClient implements RecordCrm {
       if (fresh(kept)) return (grant.account = kept)!.value;
     }
     grant.account = { value: await this.readAccount(), at: Date.now() };
-    if (this.shared.reachable) await grant.store.saveAccount(grant.account, ACCOUNT_RECHECK_MS).catch(() => undefined);
+    if (this.shared.reachable) await grant.store.saveAccount(grant.account, this.config.recordCrmAccountRecheckMs).catch(() => undefined);
     return grant.account.value;
   }
 
   /**
    * Where the org's records open in Zoho's web app: `https://crm.zoho.<tld>/crm/org<org id>` (the data centre from the
-   * token's API domain, the org from GET /org, read every 10 minutes at most); null when Zoho is not connected or
+   * token's API domain, the org from GET /org, read once per account recheck at most); null when Zoho is not connected or
    * cannot be asked now. A record is then at `/tab/<module>/<id>` (docs/zoho-crm.md, "Links to records").
    */
   async webBase(): Promise<string | null> {
@@ -343,7 +342,7 @@ export class ZohoClient implements RecordCrm {
     const grant = this.grantFor(credentials);
     try {
       const token = await grant.auth.get();
-      const orgId = (await this.accountReadWithin(grant, ACCOUNT_RECHECK_MS))?.orgId;
+      const orgId = (await this.accountReadWithin(grant, this.config.recordCrmAccountRecheckMs))?.orgId;
       return orgId ? `${crmWebOriginOf(token.apiDomain)}/crm/org${encodeURIComponent(orgId)}` : null;
     } catch {
       return null;
