@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { SalesforceOrgsService, describeIdentity } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
-import { salesforceHostProblem, withoutTrailingSlash } from '../appointment-crm/adapters/salesforce/salesforce-hosts.js';
+import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from '../appointment-crm/adapters/salesforce/salesforce-hosts.js';
 import { describeProblems } from '../appointment-crm/adapters/salesforce/schema-check.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isSalesforce, type SalesforceAppointmentCrmConnection } from '../config/connection-settings.js';
@@ -196,6 +196,8 @@ export class SalesforceConnectService {
         reason: `Salesforce refused the authorization code (${error.slice(0, 160)}): check the consumer secret and the callback URL, then connect again`,
       };
     }
+    const noApi = apiScopeProblem(answer.scope);
+    if (noApi) return { reason: `${noApi}; nothing was saved` };
     if (typeof answer.refresh_token !== 'string' || answer.refresh_token === '')
       return { reason: 'Salesforce issued no refresh token: add the "refresh_token, offline_access" scope to the Connected App, then connect again' };
     if (typeof answer.instance_url !== 'string') return { reason: 'Salesforce named no instance_url' };
