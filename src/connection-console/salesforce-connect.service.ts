@@ -147,7 +147,7 @@ export class SalesforceConnectService {
   }
 
   /** Revokes a connection's refresh token at its login host; false (and logged) when that fails. */
-  async revoke(connection: SalesforceAppointmentCrmConnection): Promise<{ revoked: boolean; detail: string }> {
+  async revoke(connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'refreshToken'>): Promise<{ revoked: boolean; detail: string }> {
     try {
       await this.login.request({
         endpoint: 'POST /services/oauth2/revoke',
@@ -197,7 +197,12 @@ export class SalesforceConnectService {
       };
     }
     const noApi = apiScopeProblem(answer.scope);
-    if (noApi) return { reason: `${noApi}; nothing was saved` };
+    if (noApi) {
+      // Refused now, not after data calls that would only ever answer INVALID_SESSION_ID; the grant is given back.
+      if (typeof answer.refresh_token === 'string' && answer.refresh_token)
+        await this.revoke({ loginUrl: pending.loginUrl, refreshToken: answer.refresh_token });
+      return { reason: `${noApi}; nothing was saved` };
+    }
     if (typeof answer.refresh_token !== 'string' || answer.refresh_token === '')
       return { reason: 'Salesforce issued no refresh token: add the "refresh_token, offline_access" scope to the Connected App, then connect again' };
     if (typeof answer.instance_url !== 'string') return { reason: 'Salesforce named no instance_url' };

@@ -85,9 +85,11 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       .map((p) => ({ value: String(p.value), label: text(p.label) ?? String(p.value) }));
   }
 
+  /** The appointment's result, and its record page (the mappings' link to it). */
   async getAppointment(appointmentId: string): Promise<Appointment> {
     const row = await this.record(appointmentId, `${this.field('Id')}, ${this.field(this.n.appointment_result)}`);
-    return { id: String(row.Id ?? appointmentId), status: text(row[this.n.appointment_result]) ?? '' };
+    const id = String(row.Id ?? appointmentId);
+    return { id, status: text(row[this.n.appointment_result]) ?? '', web_url: await this.webUrlOf(id) };
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
