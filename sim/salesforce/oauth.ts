@@ -251,6 +251,8 @@ export class SalesforceOAuth {
       signature: createHmac('sha256', app.clientSecret)
         .update(id + issuedAt)
         .digest('base64'),
+      // The scopes the consent granted, space-separated; a client learns here whether it may call the REST API (`api`)
+      // (Salesforce Help, "OAuth Tokens and Scopes": https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_tokens_scopes.htm).
       scope: scopes.join(' '),
       instance_url: this.org.instanceUrl(),
       id,

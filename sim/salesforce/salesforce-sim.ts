@@ -540,6 +540,8 @@ export class SalesforceSim {
           length: f.length ?? 0,
           referenceTo: f.referenceTo?.filter((t) => t !== '*') ?? [],
           relationshipName: f.relationshipName ?? null,
+          // Every value of a pick list, inactive ones too, with `active` saying which (REST API Developer Guide, sObject
+          // Describe, resources_sobject_describe.htm; the PicklistEntry shape of the SOAP API's describeSObjects).
           picklistValues: (f.picklistValues ?? []).map((v) => ({
             value: v.value,
             label: v.label,

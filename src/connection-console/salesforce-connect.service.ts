@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { SalesforceOrgsService, describeIdentity } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
-import { salesforceHostProblem, withoutTrailingSlash } from '../appointment-crm/adapters/salesforce/salesforce-hosts.js';
+import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from '../appointment-crm/adapters/salesforce/salesforce-hosts.js';
 import { describeProblems } from '../appointment-crm/adapters/salesforce/schema-check.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isSalesforce, type SalesforceAppointmentCrmConnection } from '../config/connection-settings.js';
@@ -147,7 +147,7 @@ export class SalesforceConnectService {
   }
 
   /** Revokes a connection's refresh token at its login host; false (and logged) when that fails. */
-  async revoke(connection: SalesforceAppointmentCrmConnection): Promise<{ revoked: boolean; detail: string }> {
+  async revoke(connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'refreshToken'>): Promise<{ revoked: boolean; detail: string }> {
     try {
       await this.login.request({
         endpoint: 'POST /services/oauth2/revoke',
@@ -195,6 +195,13 @@ export class SalesforceConnectService {
       return {
         reason: `Salesforce refused the authorization code (${error.slice(0, 160)}): check the consumer secret and the callback URL, then connect again`,
       };
+    }
+    const noApi = apiScopeProblem(answer.scope);
+    if (noApi) {
+      // Refused now, not after data calls that would only ever answer INVALID_SESSION_ID; the grant is given back.
+      if (typeof answer.refresh_token === 'string' && answer.refresh_token)
+        await this.revoke({ loginUrl: pending.loginUrl, refreshToken: answer.refresh_token });
+      return { reason: `${noApi}; nothing was saved` };
     }
     if (typeof answer.refresh_token !== 'string' || answer.refresh_token === '')
       return { reason: 'Salesforce issued no refresh token: add the "refresh_token, offline_access" scope to the Connected App, then connect again' };

@@ -1,5 +1,6 @@
 import { makePdf } from '../../sim/common/sim-server.js';
 import { SalesforceSim } from '../../sim/salesforce/index.js';
+import { SalesforceOrgsService } from '../../src/appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { SelectedAppointmentCrm } from '../../src/appointment-crm/selected-appointment-crm.js';
 import { CandidateSearchService } from '../../src/suggestions/candidate-search.service.js';
 import { allActionsFinished, deliverPrompt, settled } from '../support/appointment-crm.js';
@@ -166,6 +167,13 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(queries.length).toBe(2);
     expect(decodeURIComponent(queries[0].query.get('q') ?? '')).toContain('i360__Prospect__r.i360__Primary_Email__c');
     expect(sim.instance.requests.filter((r) => new RegExp(`/sobjects/(${PROSPECT}|i360__Staff__c)/a0`).test(r.path))).toHaveLength(0);
+    // The mapping's link (read in the background after a listing) opens the appointment's record page in the org.
+    const link = await waitFor(
+      async () => (await json(await h.admin('/api/mappings?crm=appointment'))).items.find((m: Json) => m.appointment_id === id && m.web_url)?.web_url,
+      10_000,
+      "the mapping's link",
+    );
+    expect(link).toBe(`${sim.instanceUrl}/lightning/r/${APPOINTMENT}/${id}/view`);
   });
 
   it('finds appointments for pickers by customer name, e-mail and phone, and for suggestions by e-mail and phone', async () => {
@@ -175,6 +183,11 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(await picker('Bea Quill\\Smith')).toContain(id);
     expect(await picker('bea@example.com')).toContain(id);
     expect(await picker('555-0199')).toContain(id);
+    // A phone written with an extension after it: the LIKE pattern's trailing % and the digits compared without it.
+    const withExtension = addAppointment({ first: 'Cy', last: 'Extension', email: 'cy@example.com', phone: '(512) 555-0177 ext. 42' });
+    expect(await picker('512 555 0177')).toEqual([withExtension]);
+    const [found] = await h.app.get(SelectedAppointmentCrm).searchAppointments({ phone: '5125550177' });
+    expect(found).toMatchObject({ id: withExtension, web_url: `${sim.instanceUrl}/lightning/r/${APPOINTMENT}/${withExtension}/view` });
     expect(await picker(`Bea' OR Name != '`)).toEqual([]);
 
     const candidates = h.app.get(CandidateSearchService);
@@ -337,5 +350,73 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
       sim.apiEnabled = true;
     }
     expect((await appointmentCard()).updated_at).toBe(before.updated_at);
+  });
+  it("lists the org's result pick list for the status picker: active values with their labels, from describe", async () => {
+    const before = sim.schema.field(APPOINTMENT, 'i360__Result__c')!;
+    sim.schema.changeField(APPOINTMENT, 'i360__Result__c', {
+      picklistValues: [
+        { value: 'Sold', label: 'Sold (signed)', active: true },
+        { value: 'Demo No Sale', label: 'Demo, no sale', active: true },
+        { value: 'Retired', label: 'Retired', active: false },
+      ],
+    });
+    try {
+      const statuses = await json(await h.admin('/api/crm-metadata/appointment-crm/statuses'));
+      expect(statuses).toEqual({
+        source: 'crm',
+        items: [
+          { value: 'Sold', label: 'Sold (signed)' },
+          { value: 'Demo No Sale', label: 'Demo, no sale' },
+        ],
+      });
+    } finally {
+      sim.schema.changeField(APPOINTMENT, 'i360__Result__c', { picklistValues: before.picklistValues });
+    }
+  });
+
+  it('refuses a consent whose scope lacks api with the reason, gives the grant back, and keeps the connection it had', async () => {
+    const before = await appointmentCard();
+    const scopes = [...sim.connectedApp.scopes];
+    sim.setScopes(scopes.filter((s) => s !== 'api' && s !== 'full'));
+    try {
+      const start = await h.admin('/api/connections/appointment-crm/salesforce', { method: 'PUT', json: { login_url: sim.loginUrl, client_id: sim.clientId } });
+      const { authorize_url } = await json(start);
+      const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0];
+      const back = await consent(authorize_url);
+      const tokensBefore = sim.login.requestsTo('POST', '/services/oauth2/token').length;
+      const revokedBefore = sim.login.requestsTo('POST', '/services/oauth2/revoke').length;
+      const done = await fetch(`${h.url}${back.pathname}${back.search}`, { redirect: 'manual', headers: { cookie } });
+      expect(done.status).toBe(502);
+      const page = await done.text();
+      expect(page).toContain('gives no API access');
+      expect(page).toContain('Manage user data via APIs (api)');
+      // One code exchange, no data call and no refresh after it; the refresh token it gave is revoked.
+      expect(sim.login.requestsTo('POST', '/services/oauth2/token').length).toBe(tokensBefore + 1);
+      expect(sim.login.requestsTo('POST', '/services/oauth2/revoke').length).toBe(revokedBefore + 1);
+    } finally {
+      sim.setScopes(scopes);
+    }
+    expect((await appointmentCard()).updated_at).toBe(before.updated_at);
+  });
+
+  it('stops at the first refresh whose token lacks the api scope, with the reason, instead of refreshing again and again', async () => {
+    const orgs = h.app.get(SalesforceOrgsService);
+    const adapter = orgs.build({
+      kind: 'salesforce',
+      loginUrl: sim.loginUrl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      refreshToken: sim.issueRefreshToken(['refresh_token']),
+      instanceUrl: sim.instanceUrl,
+      preset: 'improveit360-classic',
+      names: {},
+      soldValue: 'Sold',
+      pushes: 'crm-sync',
+    });
+    const tokensBefore = sim.login.requestsTo('POST', '/services/oauth2/token').length;
+    const dataBefore = sim.instance.requests.length;
+    await expect(adapter.listChangedAppointments(null, null, 10)).rejects.toThrow(/lacks "api"/);
+    expect(sim.login.requestsTo('POST', '/services/oauth2/token').length).toBe(tokensBefore + 1);
+    expect(sim.instance.requests.length).toBe(dataBefore);
   });
 });

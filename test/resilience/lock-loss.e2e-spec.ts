@@ -3,6 +3,7 @@ import pg from 'pg';
 import { deliverPrompt, mapAppointment } from '../support/appointment-crm.js';
 import { events, recordPrompt, WebhookSender } from '../../sim/service/index.js';
 import { mapRecord } from '../support/zoho-records.js';
+import { terminateHolderWhileAnotherWaits as terminateHolder } from '../support/advisory-locks.js';
 import { syncLogEntries } from '../support/tables.js';
 import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from '../support/harness.js';
 
@@ -38,29 +39,8 @@ describe('a lock lost in the middle of its work', () => {
     await h.close();
   });
 
-  /** The backends holding (granted) or waiting for the advisory lock of `key`, as withAdvisoryLock takes it. */
-  async function lockSessions(key: string): Promise<Array<{ pid: number; granted: boolean }>> {
-    const { rows } = await db.query<{ pid: number; granted: boolean }>(
-      `SELECT pid, granted FROM pg_locks
-        WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`,
-      [key],
-    );
-    return rows;
-  }
-
-  /** Waits until one session holds the lock and another waits for it, then terminates the holder. */
   async function terminateHolderWhileAnotherWaits(key: string): Promise<void> {
-    const holder = await waitFor(
-      async () => {
-        const sessions = await lockSessions(key);
-        return sessions.some((s) => !s.granted) ? sessions.find((s) => s.granted) : null;
-      },
-      20_000,
-      `a session holding ${key} and another waiting for it`,
-    );
-    const { rows } = await db.query<{ done: boolean }>(`SELECT pg_terminate_backend($1) AS done`, [holder.pid]);
-    expect(rows[0].done).toBe(true);
+    expect(await terminateHolder(db, key)).toBe(true);
   }
 
   const entries = (where: Where) => syncLogEntries(h, where);

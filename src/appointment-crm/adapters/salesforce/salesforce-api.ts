@@ -3,7 +3,7 @@ import type { MetricsService } from '../../../observability/metrics.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
 import { withRetries } from '../../../http/retry.js';
-import { salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
+import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
 
 /** The REST API version every call names (REST API Developer Guide, "Versions"). */
 export const API_VERSION = 'v62.0';
@@ -184,6 +184,9 @@ export class SalesforceApi {
         `Salesforce refused the refresh token (${reason.slice(0, 160)}); connect again`,
       );
     }
+    // A token without the api scope is refused by every data call with INVALID_SESSION_ID: refreshing again cannot help.
+    const noApi = apiScopeProblem(answer.scope);
+    if (noApi) throw new OutboundError('appointment_crm', 'POST /services/oauth2/token', 'unauthorized', 400, `${noApi}; connect again`);
     const instanceUrl = withoutTrailingSlash(answer.instance_url);
     const problem = salesforceHostProblem('instance_url', instanceUrl, this.options.allowCustomDomains);
     if (problem)

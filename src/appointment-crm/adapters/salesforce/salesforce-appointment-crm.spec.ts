@@ -5,7 +5,10 @@ import { namesOf } from './salesforce-schema.js';
 /** The adapter's SOQL, against a stub API that records each query and answers the rows given. */
 function adapter(rows: Array<Record<string, unknown>> = []) {
   const queries: string[] = [];
-  const api = { query: (_endpoint: string, soql: string) => (queries.push(soql), Promise.resolve(rows)) } as unknown as SalesforceApi;
+  const api = {
+    query: (_endpoint: string, soql: string) => (queries.push(soql), Promise.resolve(rows)),
+    session: () => Promise.resolve({ accessToken: 'token', instanceUrl: 'https://acme.my.salesforce.com', identityUrl: null }),
+  } as unknown as SalesforceApi;
   return { crm: new SalesforceAppointmentCrm(api, { names: namesOf('improveit360-classic', {}), soldValue: 'Sold' }), queries };
 }
 
@@ -39,6 +42,7 @@ describe('SalesforceAppointmentCrm', () => {
       updated_at: '2026-11-25T09:12:44.000Z',
       customer: { name: 'Ana Ruiz', email: 'ana@example.com', phone: '(512) 555-0100', address: { city: 'Austin' } },
       sales_rep: { name: 'Sam Ortiz', email: 'sam@example.com' },
+      web_url: 'https://acme.my.salesforce.com/lightning/r/i360__Appointment__c/a0A000000000001AAA/view',
     });
     expect(page.next_cursor).not.toBeNull();
 
@@ -69,9 +73,10 @@ describe('SalesforceAppointmentCrm', () => {
 
   it('finds a phone by its last 10 digits whatever the formatting, and compares them exactly', async () => {
     const other = { ...row, Id: 'a0A000000000002AAA', i360__Prospect__r: { ...row.i360__Prospect__r, i360__Phone_1__c: '9512 555 0100 7' } };
-    const { crm, queries } = adapter([row, other]);
+    const withExtension = { ...row, Id: 'a0A000000000003AAA', i360__Prospect__r: { ...row.i360__Prospect__r, i360__Phone_1__c: '512-555-0100 ext. 12' } };
+    const { crm, queries } = adapter([row, other, withExtension]);
     const found = await crm.searchAppointments({ phone: '+1 512.555.0100' });
-    expect(queries[0]).toContain(`i360__Prospect__r.i360__Phone_1__c LIKE '%512%555%0100'`);
-    expect(found.map((a) => a.id)).toEqual(['a0A000000000001AAA']);
+    expect(queries[0]).toContain(`i360__Prospect__r.i360__Phone_1__c LIKE '%512%555%0100%'`);
+    expect(found.map((a) => a.id)).toEqual(['a0A000000000001AAA', 'a0A000000000003AAA']);
   });
 });

@@ -9,6 +9,7 @@ import {
   type AppointmentNote,
   type AppointmentPage,
   type AppointmentSearch,
+  type AppointmentStatusOption,
   type FileCategory,
   type Sale,
   type UploadFile,
@@ -52,15 +53,43 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     return this.schema.names;
   }
 
-  /** The appointment's page in Lightning Experience, for people (alerts). */
+  /** The appointment's page in Lightning Experience, for people (alerts, links from the console). */
   async webUrlOf(appointmentId: string): Promise<string> {
-    const { instanceUrl } = await this.api.session();
+    return this.recordPage((await this.api.session()).instanceUrl, appointmentId);
+  }
+
+  /**
+   * A record page's URL: `/lightning/r/{objectApiName}/{recordId}/view` on the org's host (Lightning Aura Components
+   * Developer Guide, "pageReference Types", Record Page Type, URL format,
+   * https://developer.salesforce.com/docs/atlas.en-us.lightning.meta/lightning/components_navigation_page_definitions.htm).
+   */
+  private recordPage(instanceUrl: string, appointmentId: string): string {
     return `${instanceUrl}/lightning/r/${this.n.appointment}/${encodeURIComponent(appointmentId)}/view`;
   }
 
+  /**
+   * The values of the org's result pick list, active ones only, with their labels: from the appointment object's
+   * describe (REST API Developer Guide, "sObject Describe", resources_sobject_describe.htm: each field's
+   * `picklistValues` with `value`, `label`, `active`). Null when the result field is not a pick list (free text).
+   */
+  async listStatuses(): Promise<AppointmentStatusOption[] | null> {
+    const { data } = await this.api.request<{ fields?: Row[] }>({
+      endpoint: 'GET /sobjects/:object/describe',
+      method: 'GET',
+      path: `/sobjects/${soqlName(this.n.appointment)}/describe`,
+    });
+    const result = (data?.fields ?? []).find((f) => f?.name === this.n.appointment_result);
+    if (!result || (result.type !== 'picklist' && result.type !== 'multipicklist') || !Array.isArray(result.picklistValues)) return null;
+    return (result.picklistValues as Row[])
+      .filter((p) => p?.active !== false && typeof p?.value === 'string')
+      .map((p) => ({ value: String(p.value), label: text(p.label) ?? String(p.value) }));
+  }
+
+  /** The appointment's result, and its record page (the mappings' link to it). */
   async getAppointment(appointmentId: string): Promise<Appointment> {
     const row = await this.record(appointmentId, `${this.field('Id')}, ${this.field(this.n.appointment_result)}`);
-    return { id: String(row.Id ?? appointmentId), status: text(row[this.n.appointment_result]) ?? '' };
+    const id = String(row.Id ?? appointmentId);
+    return { id, status: text(row[this.n.appointment_result]) ?? '', web_url: await this.webUrlOf(id) };
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
@@ -73,7 +102,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     else if (since) where.push(`SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`);
     const soql = `${this.appointmentSelect()}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp, Id LIMIT ${Math.max(1, Math.min(limit, 2000))}`;
     const rows = await this.api.query<Row>('SOQL changed appointments', soql);
-    const items = rows.map((row) => this.details(row));
+    const { instanceUrl } = await this.api.session();
+    const items = rows.map((row) => this.details(row, instanceUrl));
     const last = rows[rows.length - 1];
     const next = rows.length >= limit && last ? encodeKeyset({ t: soqlDateTime(new Date(String(last.SystemModstamp))), id: String(last.Id) }) : null;
     return { items, next_cursor: next };
@@ -112,9 +142,12 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       where = words.map((word) => `(${fields.map((f) => `${soqlName(f)} LIKE ${soqlContains(word)}`).join(' OR ')})`).join(' AND ');
     }
     const soql = `${this.appointmentSelect()} WHERE ${where} ORDER BY SystemModstamp DESC LIMIT ${Math.max(1, Math.min(limit, 100))}`;
-    const found = (await this.api.query<Row>('SOQL search appointments', soql)).map((row) => this.details(row));
-    // The LIKE pattern matched the digits in order; the phone must also end in them (its last ten, when ten were given).
-    return phoneDigits ? found.filter((a) => (a.customer?.phone ?? '').replace(/\D/g, '').slice(-10).endsWith(phoneDigits!)) : found;
+    const rows = await this.api.query<Row>('SOQL search appointments', soql);
+    const { instanceUrl } = await this.api.session();
+    const found = rows.map((row) => this.details(row, instanceUrl));
+    // The LIKE pattern matched the digits in order with anything between and after; the phone, its extension set
+    // aside (`512-555-0100 x12`, `… ext. 12`), must end in them.
+    return phoneDigits ? found.filter((a) => phoneDigitsOf(a.customer?.phone ?? '').endsWith(phoneDigits!)) : found;
   }
 
   async listFiles(appointmentId: string): Promise<AppointmentFile[]> {
@@ -364,7 +397,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     return `SELECT ${[...new Set(fields)].map(soqlName).join(', ')} FROM ${soqlName(n.appointment)}`;
   }
 
-  private details(row: Row): AppointmentDetails {
+  private details(row: Row, instanceUrl: string): AppointmentDetails {
     const n = this.n;
     const customer = row[relationshipOf(n.appointment_customer)] as Row | null | undefined;
     const rep = n.appointment_sales_rep ? (row[relationshipOf(n.appointment_sales_rep)] as Row | null | undefined) : null;
@@ -396,12 +429,16 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
           }
         : null,
       sales_rep: rep ? { name: of(rep, 'sales_rep_name'), email: of(rep, 'sales_rep_email'), phone: null } : null,
+      web_url: this.recordPage(instanceUrl, String(row.Id)),
     };
   }
 }
 
 /** Free text that is a phone number: digits (7 or more) and the usual separators only. */
 const looksLikePhone = (q: string): boolean => /^[\d\s().+-]+$/.test(q.trim()) && q.replace(/\D/g, '').length >= 7;
+
+/** A phone's digits without its extension (`x12`, `ext. 12`, `extension 12`, `#12` at the end). */
+const phoneDigitsOf = (phone: string): string => phone.replace(/\s*(?:x|ext\.?|extension|#)\s*\d+\s*$/i, '').replace(/\D/g, '');
 
 const isId = (value: string): boolean => /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/.test(value);
 

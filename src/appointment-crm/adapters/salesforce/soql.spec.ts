@@ -14,9 +14,9 @@ describe('SOQL literals', () => {
   });
 
   it('matches a phone by its last 10 digits in the usual groupings', () => {
-    expect(soqlPhonePattern('5125550100')).toBe(`'%512%555%0100'`);
-    expect(soqlPhonePattern('555-0100')).toBe(`'%555%0100'`);
-    expect(soqlPhonePattern('+1 512 555 0100')).toBe(`'%512%555%0100'`);
+    expect(soqlPhonePattern('5125550100')).toBe(`'%512%555%0100%'`);
+    expect(soqlPhonePattern('555-0100')).toBe(`'%555%0100%'`);
+    expect(soqlPhonePattern('+1 512 555 0100')).toBe(`'%512%555%0100%'`);
   });
 
   it('writes date-times in UTC, with milliseconds only when there are some', () => {

@@ -32,14 +32,18 @@ function escaped(value: string): string {
 }
 
 /**
- * A LIKE pattern for a phone's last 10 digits whatever the org's formatting: `(512) 555-0100`, `512.555.0100` and
- * `+1 512 555 0100` all match `%512%555%0100`. The caller compares the digits exactly afterwards.
+ * A LIKE pattern for a phone's last 10 digits whatever the org's formatting: `(512) 555-0100`, `512.555.0100`,
+ * `+1 512 555 0100` and `512-555-0100 (cell)` all match `%512%555%0100%`: `%` is any run of characters, also at the
+ * end (SOQL and SOSL Reference, "Comparison Operators", LIKE,
+ * https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_comparisonoperators.htm).
+ * The digits are the only characters of the pattern, so nothing in it needs escaping. The caller compares the digits
+ * exactly afterwards.
  */
 export function soqlPhonePattern(lastTenDigits: string): string {
   const d = lastTenDigits.replace(/\D/g, '').slice(-10);
   // Grouped from the end as North American numbers are written: 3, 3, 4.
   const parts = [d.slice(0, -7), d.slice(-7, -4), d.slice(-4)].filter(Boolean);
-  return soqlString(`%${parts.join('%')}`);
+  return soqlString(`%${parts.join('%')}%`);
 }
 
 /**
