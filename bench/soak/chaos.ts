@@ -102,7 +102,10 @@ async function loseLocks(): Promise<void> {
   stats.locksLost += rows.length;
 }
 
-/** Entries running when a crash happens; the crash's work has resumed when each has finished or started again. */
+/**
+ * Entries running when a crash happens; the crash's work has resumed when each has finished or started again. A crash
+ * with nothing running (`idle`) is measured to the first entry started after it that finished: new work gets done again.
+ */
 export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>): Promise<void> {
   stats.crashes[kind] = (stats.crashes[kind] ?? 0) + 1;
   const running = await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`);
@@ -119,15 +122,22 @@ export async function crash(kind: string, act: () => Promise<void>, after: () =>
             `SELECT id, kind, crm, attempts, error FROM sync_log WHERE id = ANY($1::bigint[]) AND status = 'running' AND started_at <= to_timestamp($2 / 1000.0)`,
             [running.map((r) => r.id), at],
           )
-        : (await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE finished_at > to_timestamp($1 / 1000.0)`, [at])).filter((r) => r.n === '0');
+        : // Nothing was running, so no work of the crash's to resume: what is measured is the time until the cluster
+          // finishes work again, an entry started after the crash reaching its end (traffic goes on all the while).
+          (
+            await query<{ n: string }>(
+              `SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`,
+              [at],
+            )
+          ).filter((r) => r.n === '0');
       if (rows.length === 0) {
-        resumptions.push({ kind, ms: now() - at, slow });
+        resumptions.push({ kind, ms: now() - at, slow, idle: running.length === 0 });
         return;
       }
       if (slow.length === 0 && now() - at > RECOVERY_GOAL_MS) slow.push(...rows.map((r) => JSON.stringify(r)));
       await sleep(100);
     }
-    resumptions.push({ kind, ms: null, slow });
+    resumptions.push({ kind, ms: null, slow, idle: running.length === 0 });
   })();
   background.add(watching);
 }

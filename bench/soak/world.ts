@@ -127,6 +127,8 @@ export interface Resumption {
   ms: number | null;
   /** The entries that took longer than 15 s, as they were then. */
   slow: string[];
+  /** Nothing was running at the crash: `ms` is the time until an entry started after it finished. */
+  idle: boolean;
 }
 
 /** Appointments and Deals made for the automations, by id: whether they ever qualified (one project each), never (none). */
