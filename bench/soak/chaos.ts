@@ -125,10 +125,7 @@ export async function crash(kind: string, act: () => Promise<void>, after: () =>
         : // Nothing was running, so no work of the crash's to resume: what is measured is the time until the cluster
           // finishes work again, an entry started after the crash reaching its end (traffic goes on all the while).
           (
-            await query<{ n: string }>(
-              `SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`,
-              [at],
-            )
+            await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`, [at])
           ).filter((r) => r.n === '0');
       if (rows.length === 0) {
         resumptions.push({ kind, ms: now() - at, slow, idle: running.length === 0 });
