@@ -1,11 +1,14 @@
 /** The soak's faults: random CRM faults, crashes of replicas, Postgres and Redis, a CRM outage. */
+import { Redis } from 'ioredis';
 import type { Fault, SimServer } from '../../sim/common/sim-server.js';
+import { ACTION_QUEUES } from '../../src/queues/queues.js';
 import { retryFailed } from './traffic.js';
 import {
   FAULTS_PER_SECOND,
   LOCK_LOSSES_PER_SECOND,
   HTTP_TIMEOUT_MS,
   OUTAGE_BODY,
+  QUEUE_PREFIX,
   RECOVERY_GOAL_MS,
   SECONDS,
   UPLOAD_TIMEOUT_MS,
@@ -103,12 +106,15 @@ async function loseLocks(): Promise<void> {
 }
 
 /**
- * Entries running when a crash happens; the crash's work has resumed when each has finished or started again. A crash
- * with nothing running (`idle`) is measured to the first entry started after it that finished: new work gets done again.
+ * Entries running when a crash happens (a replica's: those it ran, `only`); the crash's work has resumed when each has
+ * finished or started again. A crash with nothing running (`idle`) is measured to the first entry started after it
+ * that finished: new work gets done again.
  */
-export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>): Promise<void> {
+export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>, only?: string[]): Promise<void> {
   stats.crashes[kind] = (stats.crashes[kind] ?? 0) + 1;
-  const running = await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`);
+  const running = (await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`)).filter(
+    (r) => !only || only.includes(r.id),
+  );
   const at = now();
   console.log(`  ${((at - started) / 1000).toFixed(0).padStart(4)} s  ${kind} (${running.length} action(s) running)`);
   await act();
@@ -139,6 +145,27 @@ export async function crash(kind: string, act: () => Promise<void>, after: () =>
   background.add(watching);
 }
 
+/**
+ * The entries a replica is running: the action jobs active in Redis that its worker took (BullMQ writes the worker's
+ * name, `<host>:<pid>`, in the job's `pb` field). A replica's crash is measured on its own work: the entries the other
+ * replicas run meanwhile are not its to resume, and one of them in a slow CRM's retries would count as a slow recovery.
+ */
+async function entriesRunBy(pid: number): Promise<string[]> {
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const ids: string[] = [];
+    for (const queue of ACTION_QUEUES) {
+      for (const jobId of await client.lrange(`${QUEUE_PREFIX}:${queue}:active`, 0, -1)) {
+        const [by, data] = await client.hmget(`${QUEUE_PREFIX}:${queue}:${jobId}`, 'pb', 'data');
+        if (by?.endsWith(`:${pid}`) && data) ids.push(String((JSON.parse(data) as { entryId: string }).entryId));
+      }
+    }
+    return ids;
+  } finally {
+    client.disconnect();
+  }
+}
+
 export async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
   const replica = pick(live());
   if (!replica) return;
@@ -149,6 +176,7 @@ export async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> 
       await sleep(1_000 + random() * 2_000);
       await startReplica(replica);
     },
+    await entriesRunBy(replica.daemon!.process.pid!),
   );
 }
 

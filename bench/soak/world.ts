@@ -216,12 +216,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 // ---- the daemon's replicas -----------------------------------------------------------------------------------------
 
+export const QUEUE_PREFIX = 'crm-sync-soak';
+
 export function daemonEnv(port: number): Record<string, string> {
   return {
     PORT: String(port),
     DATABASE_URL: `${cluster.url}/crm_sync`,
     REDIS_URL: redis.url,
-    QUEUE_PREFIX: 'crm-sync-soak',
+    QUEUE_PREFIX,
     ...service.daemonEnv(),
     SERVICE_API_MAX_RPS: '200',
     WEBHOOK_SECRETS_EVENTS: SECRETS.events,

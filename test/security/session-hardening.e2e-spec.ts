@@ -10,6 +10,8 @@ const OPERATOR = 'operator-token-0123456789';
 const ADMIN_TOKENS = `vera:viewer:${VIEWER},otto:operator:${OPERATOR}`;
 const LIFETIME = 12 * 3600;
 const TOKEN_LINE = /the daemon made this admin token: (\S+) —/;
+/** A wait for two harnesses to start, not a promise about it. */
+const HARNESS_START_MS = 120_000;
 
 interface Answer {
   status: number;
@@ -69,7 +71,8 @@ describe('console sessions: a server secret, a bounded expiry, revocation; sign-
       databaseUrl: h.databaseUrl,
       logger: logs,
     });
-  });
+    // Two apps started in one hook: on the loaded 2-core machine a start has taken over 30 s (as in alerts.e2e-spec).
+  }, HARNESS_START_MS);
   afterAll(async () => {
     await replica?.close();
     await h?.close();
