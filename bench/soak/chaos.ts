@@ -1,11 +1,14 @@
 /** The soak's faults: random CRM faults, crashes of replicas, Postgres and Redis, a CRM outage. */
+import { Redis } from 'ioredis';
 import type { Fault, SimServer } from '../../sim/common/sim-server.js';
+import { ACTION_QUEUES } from '../../src/queues/queues.js';
 import { retryFailed } from './traffic.js';
 import {
   FAULTS_PER_SECOND,
   LOCK_LOSSES_PER_SECOND,
   HTTP_TIMEOUT_MS,
   OUTAGE_BODY,
+  QUEUE_PREFIX,
   RECOVERY_GOAL_MS,
   SECONDS,
   UPLOAD_TIMEOUT_MS,
@@ -102,15 +105,23 @@ async function loseLocks(): Promise<void> {
   stats.locksLost += rows.length;
 }
 
-/** Entries running when a crash happens; the crash's work has resumed when each has finished or started again. */
-export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>): Promise<void> {
+/**
+ * Entries running when a crash happens (a replica's: those it ran, `only`); the crash's work has resumed when each has
+ * finished or started again, watched from the crash on (`after`, the restart, runs meanwhile). A crash with nothing running (`idle`) is measured to the first entry started after it
+ * that finished: new work gets done again.
+ */
+export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>, only?: string[]): Promise<void> {
   stats.crashes[kind] = (stats.crashes[kind] ?? 0) + 1;
-  const running = await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`);
+  const running = (await query<{ id: string; attempts: number }>(`SELECT id, attempts FROM sync_log WHERE status = 'running'`)).filter(
+    (r) => !only || only.includes(r.id),
+  );
   const at = now();
   console.log(`  ${((at - started) / 1000).toFixed(0).padStart(4)} s  ${kind} (${running.length} action(s) running)`);
   await act();
+  // The restart of what crashed goes on beside the watch: a killed replica's work resumes on the others, and its own
+  // start (up to a minute on a loaded machine) must not count. Waiting for it first added its start time to each measure.
+  background.add(after());
   const watching = (async () => {
-    await after();
     const deadline = at + 180_000;
     const slow: string[] = [];
     while (now() < deadline) {
@@ -119,17 +130,42 @@ export async function crash(kind: string, act: () => Promise<void>, after: () =>
             `SELECT id, kind, crm, attempts, error FROM sync_log WHERE id = ANY($1::bigint[]) AND status = 'running' AND started_at <= to_timestamp($2 / 1000.0)`,
             [running.map((r) => r.id), at],
           )
-        : (await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE finished_at > to_timestamp($1 / 1000.0)`, [at])).filter((r) => r.n === '0');
+        : // Nothing was running, so no work of the crash's to resume: what is measured is the time until the cluster
+          // finishes work again, an entry started after the crash reaching its end (traffic goes on all the while).
+          (
+            await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`, [at])
+          ).filter((r) => r.n === '0');
       if (rows.length === 0) {
-        resumptions.push({ kind, ms: now() - at, slow });
+        resumptions.push({ kind, ms: now() - at, slow, idle: running.length === 0 });
         return;
       }
       if (slow.length === 0 && now() - at > RECOVERY_GOAL_MS) slow.push(...rows.map((r) => JSON.stringify(r)));
       await sleep(100);
     }
-    resumptions.push({ kind, ms: null, slow });
+    resumptions.push({ kind, ms: null, slow, idle: running.length === 0 });
   })();
   background.add(watching);
+}
+
+/**
+ * The entries a replica is running: the action jobs active in Redis that its worker took (BullMQ writes the worker's
+ * name, `<host>:<pid>`, in the job's `pb` field). A replica's crash is measured on its own work: the entries the other
+ * replicas run meanwhile are not its to resume, and one of them in a slow CRM's retries would count as a slow recovery.
+ */
+async function entriesRunBy(pid: number): Promise<string[]> {
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const ids: string[] = [];
+    for (const queue of ACTION_QUEUES) {
+      for (const jobId of await client.lrange(`${QUEUE_PREFIX}:${queue}:active`, 0, -1)) {
+        const [by, data] = await client.hmget(`${QUEUE_PREFIX}:${queue}:${jobId}`, 'pb', 'data');
+        if (by?.endsWith(`:${pid}`) && data) ids.push(String((JSON.parse(data) as { entryId: string }).entryId));
+      }
+    }
+    return ids;
+  } finally {
+    client.disconnect();
+  }
 }
 
 export async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
@@ -142,6 +178,7 @@ export async function killReplica(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> 
       await sleep(1_000 + random() * 2_000);
       await startReplica(replica);
     },
+    await entriesRunBy(replica.daemon!.process.pid!),
   );
 }
 

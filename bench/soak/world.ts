@@ -127,6 +127,8 @@ export interface Resumption {
   ms: number | null;
   /** The entries that took longer than 15 s, as they were then. */
   slow: string[];
+  /** Nothing was running at the crash: `ms` is the time until an entry started after it finished. */
+  idle: boolean;
 }
 
 /** Appointments and Deals made for the automations, by id: whether they ever qualified (one project each), never (none). */
@@ -214,12 +216,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 // ---- the daemon's replicas -----------------------------------------------------------------------------------------
 
+export const QUEUE_PREFIX = 'crm-sync-soak';
+
 export function daemonEnv(port: number): Record<string, string> {
   return {
     PORT: String(port),
     DATABASE_URL: `${cluster.url}/crm_sync`,
     REDIS_URL: redis.url,
-    QUEUE_PREFIX: 'crm-sync-soak',
+    QUEUE_PREFIX,
     ...service.daemonEnv(),
     SERVICE_API_MAX_RPS: '200',
     WEBHOOK_SECRETS_EVENTS: SECRETS.events,

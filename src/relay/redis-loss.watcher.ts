@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { SharedRedisService } from '../queues/shared-redis.service.js';
 import { RelayRecoveryService } from './relay-recovery.service.js';
@@ -20,6 +21,12 @@ export class RedisLossWatcher implements OnApplicationBootstrap, OnApplicationSh
   private checking = false;
   /** Whether this process has looked once: a marker missing at its start is the start-up recovery's concern. */
   private looked = false;
+  /**
+   * The values of the SET NXs whose answer never came (the client's one-second time-out under load, a dropped
+   * connection): Redis may still have run one, so a marker found later with one of them was set by this replica after
+   * a loss that nobody has handled yet. Without this, the time-out hid the loss for good (the marker was back).
+   */
+  private readonly unanswered = new Set<string>();
 
   constructor(
     private readonly redis: SharedRedisService,
@@ -41,12 +48,18 @@ export class RedisLossWatcher implements OnApplicationBootstrap, OnApplicationSh
     if (this.checking || !this.redis.reachable) return false;
     this.checking = true;
     const marker = this.redis.key('redis-marker');
+    const value = `${new Date().toISOString()} ${randomUUID()}`;
     let recovering = false;
     try {
-      const set = await this.redis.client.set(marker, new Date().toISOString(), 'NX');
+      const setByThisLook = await this.redis.client.set(marker, value, 'NX').catch((err: Error) => {
+        this.unanswered.add(value);
+        throw err;
+      });
+      const setBefore = setByThisLook !== 'OK' && this.unanswered.size > 0 && this.unanswered.has((await this.redis.client.get(marker)) ?? '');
+      this.unanswered.clear();
       const first = !this.looked;
       this.looked = true;
-      if (set !== 'OK' || first) return false;
+      if ((setByThisLook !== 'OK' && !setBefore) || first) return false;
       recovering = true;
       this.logger.warn('Redis lost its data (restarted empty or flushed): the periodic tasks are scheduled again and the jobs of unfinished work put back');
       await this.tasks.schedule();

@@ -192,12 +192,17 @@ describe('automations: a project for each qualifying appointment, once', () => {
     }
   });
 
-  it('cleans names to the service rules: no : / \\, no leading dot, at most 200 characters, emoji whole', async () => {
+  it('cleans names to the service rules: no : / \\, no leading dot, at most 200 characters, emoji whole; NFKC, no control, format or bidi characters', async () => {
     const cases = [
       { name: 'Smith: kitchen/bath\\rear', expected: (id: string) => `Smith kitchen bath rear (${id})` },
       { name: '.hidden Co', expected: (id: string) => `hidden Co (${id})` },
       { name: 'L'.repeat(300), expected: (id: string) => `${'L'.repeat(200 - id.length - 3)} (${id})` },
       { name: 'Casa 🏡 Feliz', expected: (id: string) => `Casa 🏡 Feliz (${id})` },
+      // A right-to-left override would show "Evil exe.pdf Co" reversed; zero-width and control characters make two names look alike.
+      { name: 'Evil\u202Efdp.exe\u202C Co', expected: (id: string) => `Evil fdp.exe Co (${id})` },
+      { name: 'Zero\u200Bwidth\u2060Ltd\u0007\uFEFF', expected: (id: string) => `Zero width Ltd (${id})` },
+      { name: '\uFF21\uFF22\uFF23 \uFF32oofing \uFB01ne', expected: (id: string) => `ABC Roofing fine (${id})` },
+      { name: 'The 👩\u200D👩\u200D👧 Family', expected: (id: string) => `The 👩\u200D👩\u200D👧 Family (${id})` },
     ];
     const ids = cases.map((c) => {
       const id = nextId();

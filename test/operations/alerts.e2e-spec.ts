@@ -96,16 +96,16 @@ describe('alerts', () => {
     await receiver.stop();
   });
 
-  /** A send whose sale the CRM refuses with a 400: its push_line_items entry fails for good at once. */
-  async function failingSend(): Promise<string> {
-    const project = h.service.addProject();
+  /** A send whose sale the CRM refuses with a 400 (saying `error`): its push_line_items entry fails for good at once. */
+  async function failingSend(error = 'unknown unit "ft"', name?: string): Promise<string> {
+    const project = h.service.addProject(name ? { name } : {});
     const drawing = h.service.addDrawing(project.id);
     const appointmentId = `90071992547409${100 + seq++}`;
     h.appointmentCrm!.addAppointment(appointmentId);
     await mapAppointment(h, project.id, appointmentId);
     // Shown once (crm-sync knows it by its mapping), so its name is known (P4) and the alert names it.
     expect((await h.admin(`/api/projects/${project.id}`)).status).toBe(200);
-    h.appointmentCrm!.injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 400, body: { error: 'unknown unit "ft"' }, times: 1 });
+    h.appointmentCrm!.injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 400, body: { error }, times: 1 });
     const res = await h.admin('/api/appointment-crm/send', { method: 'POST', json: { project_id: project.id, drawing_id: drawing.id } });
     expect(res.status).toBe(202);
     const [entry] = await settled(h, project.id, ['push_line_items']);
@@ -182,6 +182,17 @@ describe('alerts', () => {
     expect(row).toMatchObject({ count: 1, entries: [id], error: null });
     await new Promise((r) => setTimeout(r, 1_300));
     expect(receiver.of('action_failed')).toHaveLength(1);
+  });
+
+  it('escapes what the CRM and the service wrote in the text: no <!channel>, mention or link of theirs reaches Slack', async () => {
+    await quietInterval();
+    const injected = '<!channel> see <https://evil.example|your invoice> & pay';
+    const id = await failingSend(`unit ${injected}`, 'Smith <!here> <@U024BE7LH>');
+    const message = await waitFor(() => receiver.of('action_failed').find((m) => m.body.entries.includes(id)), 15_000, 'the alert');
+    const { text } = message.body;
+    expect(text).toContain('&lt;!channel&gt; see &lt;https://evil.example|your invoice&gt; &amp; pay');
+    expect(text).toContain('Smith &lt;!here&gt; &lt;@U024BE7LH&gt;');
+    expect(text).not.toMatch(/[<>]/);
   });
 
   it('sends one message for a burst now and counts the rest into the next, after the interval', async () => {

@@ -10,6 +10,8 @@ const OPERATOR = 'operator-token-0123456789';
 const ADMIN_TOKENS = `vera:viewer:${VIEWER},otto:operator:${OPERATOR}`;
 const LIFETIME = 12 * 3600;
 const TOKEN_LINE = /the daemon made this admin token: (\S+) —/;
+/** A wait for two harnesses to start, not a promise about it. */
+const HARNESS_START_MS = 120_000;
 
 interface Answer {
   status: number;
@@ -69,7 +71,8 @@ describe('console sessions: a server secret, a bounded expiry, revocation; sign-
       databaseUrl: h.databaseUrl,
       logger: logs,
     });
-  });
+    // Two apps started in one hook: on the loaded 2-core machine a start has taken over 30 s (as in alerts.e2e-spec).
+  }, HARNESS_START_MS);
   afterAll(async () => {
     await replica?.close();
     await h?.close();
@@ -152,6 +155,15 @@ describe('console sessions: a server secret, a bounded expiry, revocation; sign-
     expect((await signIn(h.url, 'wrong-token-z-0123456789', from, { 'x-forwarded-for': '198.51.100.99' })).status).toBe(429);
   });
 
+  it('warns in the log that X-Forwarded-For arrived without TRUST_PROXY, once however many come', async () => {
+    const warning = 'carries X-Forwarded-For but TRUST_PROXY is unset';
+    for (let i = 0; i < 3; i++) expect((await signIn(h.url, VIEWER, '127.0.0.9', { 'x-forwarded-for': `198.51.100.${200 + i}` })).status).toBe(204);
+    const line = await waitFor(() => logs.lines.find((l) => l.includes(warning)), 10_000, 'the warning');
+    expect(line).toContain('set TRUST_PROXY');
+    // Once per ten minutes: the three requests above (and the tests before) gave one line.
+    expect(logs.lines.filter((l) => l.includes(warning))).toHaveLength(1);
+  });
+
   it('logs a failed sign-in with the address and without the token', async () => {
     const secret = 'a-guessed-token-that-must-not-be-logged-4711';
     expect((await signIn(h.url, secret, '127.0.0.7')).status).toBe(401);
@@ -177,6 +189,14 @@ describe('behind a proxy named in TRUST_PROXY', () => {
     const secure = await signIn(h.url, OPERATOR, '127.0.0.1', { 'x-forwarded-for': '203.0.113.8', 'x-forwarded-proto': 'https' });
     expect(secure.status).toBe(204);
     expect(setCookieOf(secure)).toMatch(/^__Host-crm_sync_session=otto\.0\.\d+\.[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200; Secure$/);
+  });
+
+  it('counts an IPv6 client by its /64: another address of that /64 is held back, the next /64 is not', async () => {
+    for (let i = 0; i < 10; i++) {
+      expect((await signIn(h.url, `wrong-token-${i}-0123456789`, '127.0.0.1', { 'x-forwarded-for': `2001:db8:5:6::${i + 1}` })).status).toBe(401);
+    }
+    expect((await signIn(h.url, OPERATOR, '127.0.0.1', { 'x-forwarded-for': '2001:db8:5:6:ffff:ffff:ffff:fffe' })).status).toBe(429);
+    expect((await signIn(h.url, OPERATOR, '127.0.0.1', { 'x-forwarded-for': '2001:db8:5:7::1' })).status).toBe(204);
   });
 
   it('believes no X-Forwarded-For from a peer it was not told about', async () => {
