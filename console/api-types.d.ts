@@ -140,7 +140,7 @@ export interface paths {
     get?: never;
     /**
      * Sets the record CRM's (Zoho's) automation; a field left out keeps its value.
-     * @description `create_projects`, `module`, `field`, `values`, `owner`, `owner_from_sales_rep`, `match_on`, `match_fields`, `auto_accept`, `deal_stage_on_approved`, `deal_stage_on_lost`, `quote_line_items`, `fallback_product_id`.
+     * @description `create_projects`, `module`, `field`, `values`, `owner`, `owner_from_sales_rep`, `match_on`, `match_fields`, `auto_accept`, `deal_stage_on_approved`, `deal_stage_on_lost`, `quote_line_items`, `fallback_product_id`, `trigger` (which of `workflow`, `approval`, `blueprint` crm-sync's writes fire; all three: as Zoho does when none is sent).
      */
     put: operations['AutomationsController_putRecordCrm'];
     post?: never;

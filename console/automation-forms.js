@@ -12,7 +12,7 @@ import { wireStatusPicker } from './appointment-status-pickers.js';
 import { wireZohoPickers } from './zoho-pickers.js';
 
 /** @typedef {'appointment' | 'record'} AutomationCrm */
-/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'product' | 'module' | 'keys' | 'time'} FieldType */
+/** @typedef {'check' | 'list' | 'text' | 'email' | 'digits' | 'product' | 'module' | 'keys' | 'triggers' | 'time'} FieldType */
 /**
  * One input of a form: `name` is the API's field (`match_fields.job_number` for a nested one).
  * @typedef {{ name: string, type: FieldType, label: string, hint?: string, placeholder?: string }} FieldDef
@@ -26,6 +26,14 @@ const MATCH_KEYS = [
   ['email', 'customer e-mail'],
   ['phone', 'customer phone'],
 ];
+/** Zoho's automations a write of crm-sync's may fire (record.yaml's `trigger`); all ticked is what Zoho does when none is sent. */
+const ZOHO_TRIGGERS = [
+  ['workflow', 'workflow rules'],
+  ['approval', 'approval processes'],
+  ['blueprint', 'blueprints'],
+];
+/** The choices of each field ticked as a group of checkboxes. */
+const CHOICES = { keys: MATCH_KEYS, triggers: ZOHO_TRIGGERS };
 
 /** @type {Record<AutomationCrm, Array<FieldDef | SectionDef>>} */
 export const FIELDS = {
@@ -116,6 +124,7 @@ export const FIELDS = {
       placeholder: 'none: such items are left out',
       hint: 'Type part of a product’s name or code and choose it, or paste its id.',
     },
+    { name: 'trigger', type: 'triggers', label: 'Let crm-sync’s writes to Zoho run the org’s' },
   ],
 };
 
@@ -151,19 +160,21 @@ function checkbox(prefix, def, checked) {
 }
 
 /**
- * The match keys as one checkbox each; the group carries the field's id so its error is marked on it.
+ * A field's choices (match keys, Zoho triggers) as one checkbox each; the group carries the field's id so its error
+ * is marked on it.
  * @param {string} prefix
  * @param {FieldDef} def
  * @param {unknown} value
+ * @param {string[][]} choices
  */
-function keyBoxes(prefix, def, value) {
+function choiceBoxes(prefix, def, value, choices) {
   const chosen = Array.isArray(value) ? value.map(show) : [];
   const group = el('div', 'auto-keys wide');
   group.appendChild(el('span', 'conn-label', def.label));
   const row = el('div', 'auto-keys-row');
   row.id = prefix + '-' + def.name;
   row.setAttribute('role', 'group');
-  for (const [key, words] of MATCH_KEYS) {
+  for (const [key, words] of choices) {
     const label = el('label', 'auto-key');
     const input = /** @type {HTMLInputElement} */ (el('input'));
     input.type = 'checkbox';
@@ -225,8 +236,8 @@ export function buildFields(fields, prefix, crm, view) {
       const box = checkbox(prefix, def, value === true);
       fields.appendChild(box);
       readers.push([def, () => box.input.checked]);
-    } else if (def.type === 'keys') {
-      const group = keyBoxes(prefix, def, value);
+    } else if (def.type === 'keys' || def.type === 'triggers') {
+      const group = choiceBoxes(prefix, def, value, CHOICES[def.type]);
       fields.appendChild(group);
       readers.push([def, () => [...group.querySelectorAll('input:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value)]);
     } else if (def.type === 'module') {

@@ -97,7 +97,11 @@ export class ZohoRevenueSim {
    * API and Query API pages). The shape of `$has_more` is not in crm-oas: unsure.
    */
   subformRowsShown = 200;
-  /** How a row's bare-number Discount is read: an amount, or a percentage (unsure in Zoho's material; see rowFigures). */
+  /**
+   * How a row's bare-number Discount is read: an amount, or a percentage. Unsure in Zoho's material: crm-oas
+   * `v8.0/record.json` has no line-item example (its only `discount` is `PricingDetails`'s, a price book tier);
+   * record.yaml's Invoice example adds up as a percentage, the SDK samples write one as `"12.5%"` (see rowFigures).
+   */
   rowDiscountUnit: 'amount' | 'percent' = 'amount';
   /** The API names this org's Quoted_Items fields have (read exactly: another spelling is not the field). */
   subformKeys: Record<SubformKey, string> = {

@@ -79,7 +79,8 @@ export class AutomationsController {
     summary: "Sets the record CRM's (Zoho's) automation; a field left out keeps its value.",
     description:
       '`create_projects`, `module`, `field`, `values`, `owner`, `owner_from_sales_rep`, `match_on`, `match_fields`, `auto_accept`, ' +
-      '`deal_stage_on_approved`, `deal_stage_on_lost`, `quote_line_items`, `fallback_product_id`.',
+      '`deal_stage_on_approved`, `deal_stage_on_lost`, `quote_line_items`, `fallback_product_id`, ' +
+      "`trigger` (which of `workflow`, `approval`, `blueprint` crm-sync's writes fire; all three: as Zoho does when none is sent).",
   })
   @ApiBody({ schema: { type: 'object' } })
   @ApiOkResponse({ description: 'The automation as GET shows it.' })

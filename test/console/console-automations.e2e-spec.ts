@@ -130,6 +130,16 @@ describe('the Automations screen in a browser', () => {
       await page.locator('#auto-record-message .conn-msg.ok').waitFor();
       expect((await automations()).record_crm.deal_stage_on_lost).toBeNull();
 
+      // Which of the org's automations crm-sync's Zoho writes fire: all three by default (as Zoho without `trigger`);
+      // every box emptied, then approvals alone ticked, is what is saved.
+      const triggerBox = (name: string) => page.locator(`#auto-record-trigger input[value="${name}"]`);
+      for (const name of ['workflow', 'approval', 'blueprint']) expect(await triggerBox(name).isChecked()).toBe(true);
+      for (const name of ['workflow', 'approval', 'blueprint']) await triggerBox(name).uncheck();
+      await triggerBox('approval').check();
+      await page.click('#auto-record-submit');
+      await page.locator('#auto-record-message .conn-msg.ok').waitFor();
+      expect((await automations()).record_crm.trigger).toEqual(['approval']);
+
       // The fallback product picked by search (Zoho's Products search by word): part of its name, then its code.
       h.zoho!.revenue.addProduct('Chain link panel', 'CL-6');
       const labour = h.zoho!.revenue.addProduct('Installation labour', 'SVC-LAB');
