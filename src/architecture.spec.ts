@@ -81,7 +81,8 @@ function describeCycle(graph: FolderGraph, cycle: string[]): string {
  * folders of one layer do not import each other). A new folder is placed here and there.
  */
 export const LAYERS = [
-  ['config', 'logging', 'observability'],
+  ['config', 'discovery', 'logging'],
+  ['observability'],
   ['database', 'http'],
   ['common', 'connections', 'queues'],
   ['auth', 'health', 'service-api'],

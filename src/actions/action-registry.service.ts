@@ -1,18 +1,16 @@
 import { Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService } from '@nestjs/core';
+import { decoratedMethods } from '../discovery/decorated-methods.js';
 import { ACTION_KINDS, type ActionKind, type CrmName } from '../domain/actions.js';
 import type { ActionQueueName } from '../queues/queues.js';
-import type { ActionOutcome, RegisteredHandler } from './action.types.js';
+import type { RegisteredHandler } from './action.types.js';
 import { runsActionOf } from './runs-action.decorator.js';
-import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 
 const ANY_CRM = '*';
 const keyOf = (kind: string, crm: string | null | undefined) => `${crm ?? ANY_CRM}:${kind}`;
 
 /** The reason of an action that no handler runs (a kind recorded by another version of crm-sync). */
 export const noHandlerFor = (kind: string): string => `no handler for action kind ${kind}`;
-
-type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutcome>>;
 
 /**
  * Which handler runs which action: the `@RunsAction` methods of every provider of the application, found at start
@@ -25,23 +23,16 @@ type ActionMethods = Record<string, (entry: SyncLogEntry) => Promise<ActionOutco
 @Injectable()
 export class ActionRegistryService implements OnModuleInit, OnApplicationBootstrap {
   private readonly handlers = new Map<string, RegisteredHandler>();
-  private readonly scanner = new MetadataScanner();
 
   constructor(private readonly discovery: DiscoveryService) {}
 
   /** Adds every `@RunsAction` method of every provider instance. */
   onModuleInit(): void {
-    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as ActionMethods | null | undefined) : undefined;
-      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
-      seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as ActionMethods | null;
-      if (!prototype) continue;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const options = runsActionOf(prototype[method]);
-        if (options) this.add({ ...options, name: `${instance.constructor.name}.${method}`, run: (entry) => instance[method](entry) });
-      }
+    for (const { mark, source, call } of decoratedMethods<NonNullable<ReturnType<typeof runsActionOf>>, RegisteredHandler['run']>(
+      this.discovery,
+      runsActionOf,
+    )) {
+      this.add({ ...mark, name: source, run: call });
     }
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger, SetMetadata, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService } from '@nestjs/core';
+import { decoratedMethods } from '../discovery/decorated-methods.js';
 import type { CrmName } from '../domain/actions.js';
 import { MappingRepository } from './mapping.repository.js';
 import { targetKey, type CrmTarget } from './target-names.service.js';
@@ -42,23 +43,11 @@ export class CrmLinksService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const scanner = new MetadataScanner();
-    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, RecordLinker> | null | undefined) : undefined;
-      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
-      seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as Record<string, RecordLinker> | null;
-      if (!prototype) continue;
-      for (const method of scanner.getAllMethodNames(prototype)) {
-        const marked = recordLinksOf(prototype[method]);
-        if (!marked) continue;
-        const source = `${instance.constructor.name}.${method}`;
-        const other = this.linkerSources.get(marked.crm);
-        if (other) throw new Error(`two record linkers of the ${marked.crm} CRM: ${other} and ${source}`);
-        this.linkerSources.set(marked.crm, source);
-        this.linkers.set(marked.crm, (targets) => instance[method](targets));
-      }
+    for (const { mark, source, call } of decoratedMethods<{ crm: CrmName }, RecordLinker>(this.discovery, recordLinksOf)) {
+      const other = this.linkerSources.get(mark.crm);
+      if (other) throw new Error(`two record linkers of the ${mark.crm} CRM: ${other} and ${source}`);
+      this.linkerSources.set(mark.crm, source);
+      this.linkers.set(mark.crm, call);
     }
   }
 

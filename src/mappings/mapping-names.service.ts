@@ -1,5 +1,6 @@
 import { Injectable, Logger, SetMetadata, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService } from '@nestjs/core';
+import { decoratedMethods } from '../discovery/decorated-methods.js';
 import { ProjectsService } from '../projects/projects.service.js';
 import type { Mapping, MappingCrm } from './mapping.row.js';
 import { MappingRepository } from './mapping.repository.js';
@@ -70,24 +71,12 @@ export class MappingNamesService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const scanner = new MetadataScanner();
-    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, RecordNameReader> | null | undefined) : undefined;
-      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
-      seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as Record<string, RecordNameReader> | null;
-      if (!prototype) continue;
-      for (const method of scanner.getAllMethodNames(prototype)) {
-        const marked = recordNamesOf(prototype[method]);
-        if (!marked) continue;
-        const source = `${instance.constructor.name}.${method}`;
-        const other = this.readerSources.get(marked.crm);
-        if (other) throw new Error(`two record name readers of the ${marked.crm} CRM: ${other} and ${source}`);
-        this.readerSources.set(marked.crm, source);
-        this.readers.set(marked.crm, (mapping) => instance[method](mapping));
-        if (marked.givesUrls) this.givesUrls.add(marked.crm);
-      }
+    for (const { mark, source, call } of decoratedMethods<RecordNamesMark, RecordNameReader>(this.discovery, recordNamesOf)) {
+      const other = this.readerSources.get(mark.crm);
+      if (other) throw new Error(`two record name readers of the ${mark.crm} CRM: ${other} and ${source}`);
+      this.readerSources.set(mark.crm, source);
+      this.readers.set(mark.crm, call);
+      if (mark.givesUrls) this.givesUrls.add(mark.crm);
     }
   }
 

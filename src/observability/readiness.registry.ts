@@ -1,5 +1,6 @@
 import { Injectable, SetMetadata, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService } from '@nestjs/core';
+import { decoratedMethods } from '../discovery/decorated-methods.js';
 
 /**
  * What a module adds to `GET /health/ready`. `down` makes the daemon not ready (503); `degraded` is a warning that
@@ -34,22 +35,10 @@ export class ReadinessRegistry implements OnModuleInit {
   constructor(private readonly discovery: DiscoveryService) {}
 
   onModuleInit(): void {
-    const scanner = new MetadataScanner();
-    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as Record<string, Check> | null | undefined) : undefined;
-      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
-      seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as Record<string, Check> | null;
-      if (!prototype) continue;
-      for (const method of scanner.getAllMethodNames(prototype)) {
-        const name = readinessCheckOf(prototype[method]);
-        if (!name) continue;
-        const source = `${instance.constructor.name}.${method}`;
-        const other = this.checks.get(name);
-        if (other) throw new Error(`two readiness checks named ${name}: ${other.source} and ${source}`);
-        this.checks.set(name, { check: () => instance[method](), source });
-      }
+    for (const { mark: name, source, call } of decoratedMethods<string, Check>(this.discovery, readinessCheckOf)) {
+      const other = this.checks.get(name);
+      if (other) throw new Error(`two readiness checks named ${name}: ${other.source} and ${source}`);
+      this.checks.set(name, { check: call, source });
     }
   }
 

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService } from '@nestjs/core';
+import { decoratedMethods } from '../discovery/decorated-methods.js';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
@@ -22,8 +23,6 @@ export interface MaintenanceTask {
   run(trigger: MaintenanceTrigger, data: Record<string, unknown>): Promise<void>;
 }
 
-type TaskMethods = Record<string, MaintenanceTask['run']>;
-
 /**
  * Periodic work (sweeps, reconciliation): the `@MaintenanceTask` methods of every provider, found at start. Each task
  * is a BullMQ job scheduler: however many replicas run, one job per period is produced, and whichever worker is free
@@ -33,7 +32,6 @@ type TaskMethods = Record<string, MaintenanceTask['run']>;
 export class MaintenanceTasksService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(MaintenanceTasksService.name);
   private readonly tasks = new Map<string, MaintenanceTask>();
-  private readonly scanner = new MetadataScanner();
 
   constructor(
     @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
@@ -43,28 +41,14 @@ export class MaintenanceTasksService implements OnModuleInit, OnApplicationBoots
   ) {}
 
   onModuleInit(): void {
-    const seen = new Set<object>(); // an alias (useExisting) is the same instance under a second token
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.isDependencyTreeStatic() ? (wrapper.instance as TaskMethods | null | undefined) : undefined;
-      if (!instance || typeof instance !== 'object' || seen.has(instance)) continue;
-      seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance) as TaskMethods | null;
-      if (!prototype) continue;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const task = maintenanceTaskOf(prototype[method]);
-        if (!task) continue;
-        const other = this.tasks.get(task.name);
-        if (other) throw new Error(`two maintenance tasks named ${task.name}: ${other.source} and ${instance.constructor.name}.${method}`);
-        const { name, every, atStartup, firstRunAfterOnePeriod } = task;
-        this.tasks.set(name, {
-          name,
-          everyMs: every(this.config),
-          atStartup,
-          firstRunAfterOnePeriod,
-          source: `${instance.constructor.name}.${method}`,
-          run: (trigger, data) => instance[method](trigger, data),
-        });
-      }
+    for (const { mark: task, source, call } of decoratedMethods<NonNullable<ReturnType<typeof maintenanceTaskOf>>, MaintenanceTask['run']>(
+      this.discovery,
+      maintenanceTaskOf,
+    )) {
+      const other = this.tasks.get(task.name);
+      if (other) throw new Error(`two maintenance tasks named ${task.name}: ${other.source} and ${source}`);
+      const { name, every, atStartup, firstRunAfterOnePeriod } = task;
+      this.tasks.set(name, { name, everyMs: every(this.config), atStartup, firstRunAfterOnePeriod, source, run: call });
     }
   }
 
