@@ -11,7 +11,8 @@
  *
  * Knobs: SOAK_SECONDS, SOAK_SEED (the random choices; printed), SOAK_RUNS (runs in a row, each with a seed of its own,
  * the first SOAK_SEED when set; each reported, then a table of them), SOAK_SETTLE_SECONDS (deadline of the settling,
- * 300), SOAK_RECOVERY_GOAL_SECONDS (set: a crash whose work resumes later than that fails the run; unset: 10 s, only named), SOAK_KEEP=1 (keep the
+ * 300), SOAK_RECOVERY_GOAL_SECONDS (set: a crash whose work resumes later than that fails the run; unset: 10 s, only named), SOAK_ZOHO_SEARCH_LAG_SECONDS (how long
+ * a record Zoho wrote is not found by its search, 30), SOAK_KEEP=1 (keep the
  * temporary folder with the replicas' and Postgres' logs).
  *
  * The parts: world.ts (knobs, servers, replicas, shared records), traffic.ts, chaos.ts (faults and crashes),

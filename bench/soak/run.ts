@@ -12,6 +12,7 @@ import {
   SECONDS,
   SEED,
   SETTLE_MS,
+  ZOHO_SEARCH_LAG_MS,
   admin,
   appointments,
   background,
@@ -32,10 +33,13 @@ import {
   zoho,
 } from './world.js';
 async function main(): Promise<number> {
-  console.log(`crm-sync soak: ${SECONDS} s of traffic and faults, ${REPLICAS} replicas, seed ${SEED} (SOAK_SEED=${SEED} repeats the choices)`);
+  console.log(
+    `crm-sync soak: ${SECONDS} s of traffic and faults, ${REPLICAS} replicas, seed ${SEED} (SOAK_SEED=${SEED} repeats the choices), Zoho's search ${ZOHO_SEARCH_LAG_MS / 1000} s behind its writes`,
+  );
   await cluster.init();
   await redis.start();
   await Promise.all([service.start(), appointments.start(), zoho.start()]);
+  zoho.searchLagMs = ZOHO_SEARCH_LAG_MS;
   service.addTemplate('Standard proposal');
   for (let i = 0; i < 3; i++) skus.push(service.addProduct().sku);
   for (const sku of skus.slice(0, 2)) zoho.revenue.addProduct(`Zoho ${sku}`, sku);

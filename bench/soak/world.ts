@@ -16,6 +16,11 @@ export const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 1
 export const KEEP = process.env.SOAK_KEEP === '1';
 /** The goal of crash to resumption of the crashed work (docs/guarantees.md): a slower one fails the run. */
 export const RECOVERY_GOAL_MS = Number(process.env.SOAK_RECOVERY_GOAL_SECONDS ?? 10) * 1000;
+/**
+ * How long a record Zoho wrote stays out of its search index (module_search.yaml: "204 … due to indexing delays"):
+ * a Quote whose create answer was lost must be found without search, or a second one is made.
+ */
+export const ZOHO_SEARCH_LAG_MS = Number(process.env.SOAK_ZOHO_SEARCH_LAG_SECONDS ?? 30) * 1000;
 /** The service's retry schedule and the daemon's job backoff run 30 times faster than in production. */
 export const TIME_SCALE = 1 / 30;
 export const REPLICAS = 3;
