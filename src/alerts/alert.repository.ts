@@ -178,7 +178,7 @@ export class AlertRepository {
   async deleteOlderThan(cutoff: Date, batchSize: number): Promise<number> {
     const rows = await this.database.returning<{ id: string }>(
       `DELETE FROM alert WHERE id IN (
-         SELECT id FROM alert WHERE created_at < $1 AND status <> 'pending' ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         SELECT id FROM alert WHERE created_at < $1 AND status <> 'pending' ORDER BY alert.id LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
       [cutoff, batchSize],
     );

@@ -110,7 +110,7 @@ export class MappingRepository {
            OR (crm = 'appointment' AND project_id = ANY($2::text[]))
            OR (crm = 'record' AND (record_crm_module, record_crm_record_id) IN (SELECT * FROM unnest($3::text[], $4::text[])))
            OR (crm = 'record' AND project_id = ANY($5::text[]))
-        ORDER BY id`,
+        ORDER BY mapping.id`,
       [
         appointments.map((i) => i.appointmentId),
         appointments.map((i) => i.projectId),
@@ -141,7 +141,7 @@ export class MappingRepository {
 
   /** Every mapping of a project, oldest first. */
   async findAllByProject(projectId: string): Promise<Mapping[]> {
-    const rows = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping WHERE project_id = $1 ORDER BY id`, [projectId]);
+    const rows = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping WHERE project_id = $1 ORDER BY mapping.id`, [projectId]);
     return rows.map(rowToMapping);
   }
 
@@ -153,7 +153,7 @@ export class MappingRepository {
     if (filter.projectId) where.add('project_id = ?', filter.projectId);
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit);
-    const rows = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping ${where.sql()} ORDER BY id DESC LIMIT ${limit}`, where.params);
+    const rows = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping ${where.sql()} ORDER BY mapping.id DESC LIMIT ${limit}`, where.params);
     return rows.map(rowToMapping);
   }
 
@@ -180,7 +180,7 @@ export class MappingRepository {
     const rows: MappingRow[] = await manager.query(
       `SELECT ${MAPPING_COLUMNS} FROM mapping
         WHERE crm = $1 AND status = 'pending' AND claimed_by IS NULL AND ($2::text IS NULL OR project_id = $2) AND id > $4
-        ORDER BY id LIMIT $3
+        ORDER BY mapping.id LIMIT $3
         FOR UPDATE SKIP LOCKED`,
       [crm, projectId, limit, after],
     );

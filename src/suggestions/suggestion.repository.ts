@@ -103,7 +103,7 @@ export class SuggestionRepository {
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit);
     const rows = await this.database.query<SuggestionRow[]>(
-      `SELECT ${COLUMNS} FROM mapping_suggestion ${where.sql()} ORDER BY id DESC LIMIT ${limit}`,
+      `SELECT ${COLUMNS} FROM mapping_suggestion ${where.sql()} ORDER BY mapping_suggestion.id DESC LIMIT ${limit}`,
       where.params,
     );
     return rows.map(toSuggestion);

@@ -39,7 +39,7 @@ export class CallTraceRepository {
   async forEntry(entryId: string): Promise<StoredCall[]> {
     const rows = await this.database.query<Record<string, unknown>[]>(
       `SELECT run, seq, system, method, path, status, duration_ms, error, at
-         FROM sync_log_call WHERE entry_id = $1 ORDER BY run, seq, id`,
+         FROM sync_log_call WHERE entry_id = $1 ORDER BY run, seq, sync_log_call.id`,
       [entryId],
     );
     return rows.map((r) => ({

@@ -73,7 +73,7 @@ const APPROVALS_OF_FACTS = `
     UNION ALL
     SELECT id, crm, payload->>'proposalId', CASE WHEN kind = 'update_deal' THEN payload->>'amount' END, created_at FROM facts
      WHERE dedupe_key LIKE 'record:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')) a
-   ORDER BY crm, proposal, amount IS NULL, id DESC`;
+   ORDER BY crm, proposal, amount IS NULL, a.id DESC`;
 
 const ERROR_MAX = 2000;
 
@@ -208,7 +208,7 @@ export class SyncLogRepository {
       const rows: UnqueuedEntry[] = await m.query(
         `SELECT id::text, kind, crm, retry_base AS "retryBase",
                 GREATEST(0, CEIL(EXTRACT(EPOCH FROM COALESCE(not_before, now()) - now()) * 1000))::int AS "delayMs"
-           FROM sync_log WHERE status = 'queued' AND enqueued_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+           FROM sync_log WHERE status = 'queued' AND enqueued_at IS NULL ORDER BY sync_log.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (rows.length === 0) return 0;
@@ -227,7 +227,7 @@ export class SyncLogRepository {
       `SELECT * FROM sync_log
         WHERE status = ANY($4::text[]) AND enqueued_at IS NOT NULL
           AND updated_at <= now() - make_interval(secs => $1) AND id > $2::bigint
-        ORDER BY id LIMIT $3`,
+        ORDER BY sync_log.id LIMIT $3`,
       [olderThanMs / 1000, afterId, limit, statuses],
     );
     return rows.map((row) => rowToEntry(row));
@@ -243,7 +243,7 @@ export class SyncLogRepository {
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit + 1);
     const rows = await this.database.query<Array<Record<string, unknown>>>(
-      `SELECT * FROM sync_log ${where.sql()} ORDER BY id DESC LIMIT ${limit}`,
+      `SELECT * FROM sync_log ${where.sql()} ORDER BY sync_log.id DESC LIMIT ${limit}`,
       where.params,
     );
     const items = rows.slice(0, filter.limit).map((row) => rowToEntry(row));
@@ -252,7 +252,7 @@ export class SyncLogRepository {
 
   /** A project's newest entries. */
   async findNewestByProject(projectId: string, limit: number): Promise<SyncLogEntry[]> {
-    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE project_id = $1 ORDER BY id DESC LIMIT $2`, [
+    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE project_id = $1 ORDER BY sync_log.id DESC LIMIT $2`, [
       projectId,
       limit,
     ]);
@@ -261,7 +261,7 @@ export class SyncLogRepository {
 
   /** The entries a delivery's routing recorded, oldest first. */
   async findByInbox(inboxId: string): Promise<SyncLogEntry[]> {
-    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE inbox_id = $1 ORDER BY id`, [inboxId]);
+    const rows = await this.database.query<Array<Record<string, unknown>>>(`SELECT * FROM sync_log WHERE inbox_id = $1 ORDER BY sync_log.id`, [inboxId]);
     return rows.map((row) => rowToEntry(row));
   }
 
@@ -405,7 +405,7 @@ export class SyncLogRepository {
   async findOldestFailedIds(filter: FailedFilter, limit: number): Promise<string[]> {
     const where = failedWhere(filter);
     const rows = await this.database.query<Array<{ id: string }>>(
-      `SELECT id::text AS id FROM sync_log ${where.sql()} ORDER BY id LIMIT ${where.param(limit)}`,
+      `SELECT id::text AS id FROM sync_log ${where.sql()} ORDER BY sync_log.id LIMIT ${where.param(limit)}`,
       where.params,
     );
     return rows.map((r) => r.id);

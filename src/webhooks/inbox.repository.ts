@@ -112,7 +112,7 @@ export class InboxRepository {
   async claimUnqueued(limit: number, enqueue: (ids: string[]) => Promise<void>): Promise<number> {
     return this.database.transaction(async (m) => {
       const rows: Array<{ id: string }> = await m.query(
-        `SELECT id::text FROM webhook_inbox WHERE status = 'received' AND enqueued_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id::text FROM webhook_inbox WHERE status = 'received' AND enqueued_at IS NULL ORDER BY webhook_inbox.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (rows.length === 0) return 0;
@@ -128,7 +128,7 @@ export class InboxRepository {
     const rows: Array<{ id: string }> = await this.database.query(
       `SELECT id::text FROM webhook_inbox
         WHERE status = 'received' AND enqueued_at <= now() - make_interval(secs => $1) AND id > $3
-        ORDER BY id LIMIT $2`,
+        ORDER BY webhook_inbox.id LIMIT $2`,
       [olderThanMs / 1000, limit, afterId],
     );
     return rows.map((r) => r.id);
@@ -153,7 +153,7 @@ export class InboxRepository {
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox
         WHERE id IN (SELECT id FROM webhook_inbox WHERE project_id = $1
                      UNION SELECT inbox_id FROM sync_log WHERE project_id = $1 AND inbox_id IS NOT NULL)
-        ORDER BY id DESC LIMIT $2`,
+        ORDER BY webhook_inbox.id DESC LIMIT $2`,
       [projectId, limit],
     );
   }
@@ -169,7 +169,7 @@ export class InboxRepository {
     if (filter.since) where.add('received_at >= ?', filter.since);
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit + 1);
-    return this.database.query<DeliveryRow[]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox ${where.sql()} ORDER BY id DESC LIMIT ${limit}`, where.params);
+    return this.database.query<DeliveryRow[]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox ${where.sql()} ORDER BY webhook_inbox.id DESC LIMIT ${limit}`, where.params);
   }
 
   /** A delivery as the operations API shows it, with its body. */

@@ -108,7 +108,7 @@ describe('SQL functions', () => {
     const row = async (id: string) =>
       (await db.query('SELECT id::text, endpoint, event, body, body_hash, status, duplicates FROM webhook_inbox WHERE id = $1', [id])).rows[0];
     const rowsOf = async (body: Buffer) =>
-      (await db.query('SELECT id::text, endpoint, duplicates FROM webhook_inbox WHERE body = $1 ORDER BY id', [body])).rows;
+      (await db.query('SELECT id::text, endpoint, duplicates FROM webhook_inbox WHERE body = $1 ORDER BY webhook_inbox.id', [body])).rows;
 
     it('stores a delivery and answers its id', async () => {
       const d = delivery(uniqueBody(), 'events', 'ignored');

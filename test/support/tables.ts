@@ -50,7 +50,7 @@ export async function inboxDeliveries(
   const { body, ...fields } = where;
   const { sql, params } = whereOf(INBOX_FILTERS, fields);
   const byBody = body === undefined ? '' : `${sql ? ' AND' : 'WHERE'} body = $${params.push(Buffer.isBuffer(body) ? body : Buffer.from(body))}`;
-  const ids = await h.database.query<Array<{ id: string }>>(`SELECT id::text AS id FROM webhook_inbox ${sql}${byBody} ORDER BY id`, params);
+  const ids = await h.database.query<Array<{ id: string }>>(`SELECT id::text AS id FROM webhook_inbox ${sql}${byBody} ORDER BY webhook_inbox.id`, params);
   const inbox = h.app.get(InboxRepository);
   const deliveries = await Promise.all(ids.map(({ id }) => inbox.get(id)));
   return deliveries.filter((d): d is InboxDelivery => d !== null);
