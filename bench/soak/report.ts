@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { faultKind } from './chaos.js';
 import type { Check, Figures } from './invariants.js';
 import { FailedEntry, failures } from './traffic.js';
-import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointments, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
+import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointmentCrm, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
 
 export interface RunSummary {
   seed: number;
@@ -30,7 +30,8 @@ export async function report(run: {
 }): Promise<number> {
   const { checks, figures, trafficMs, settleMs, failedBeforeRetry } = run;
   const faultCounts = new Map<string, number>();
-  for (const hit of [...appointments.faultsHit, ...zoho.api.faultsHit]) faultCounts.set(faultKind(hit.fault), (faultCounts.get(faultKind(hit.fault)) ?? 0) + 1);
+  for (const hit of [...appointmentCrm.server.faultsHit, ...zoho.api.faultsHit])
+    faultCounts.set(faultKind(hit.fault), (faultCounts.get(faultKind(hit.fault)) ?? 0) + 1);
   const [outcomes] = await query<{ succeeded: string; skipped: string; failed: string; total: string }>(
     `SELECT count(*) FILTER (WHERE status = 'succeeded') AS succeeded, count(*) FILTER (WHERE status = 'skipped') AS skipped,
             count(*) FILTER (WHERE status = 'failed') AS failed, count(*) AS total FROM sync_log`,
@@ -39,7 +40,9 @@ export async function report(run: {
   const resumed = resumptions.filter((r) => r.ms !== null).map((r) => r.ms!);
 
   const row = (label: string, value: string) => console.log(`${label.padEnd(38)} ${value}`);
-  console.log(`\nsoak figures (seed ${SEED}, ${(trafficMs / 1000).toFixed(0)} s of traffic, settled in ${(settleMs / 1000).toFixed(0)} s)`);
+  console.log(
+    `\nsoak figures (seed ${SEED}, appointment CRM ${appointmentCrm.label}, ${(trafficMs / 1000).toFixed(0)} s of traffic, settled in ${(settleMs / 1000).toFixed(0)} s)`,
+  );
   row(
     'projects mapped',
     `${projects.length} (${projects.filter((p) => p.crm === 'appointment').length} appointment, ${projects.filter((p) => p.crm === 'record').length} Zoho)`,
