@@ -103,8 +103,9 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   readonly sim = new SalesforceSim();
   readonly server = this.sim.instance;
   readonly uploads = /\/sobjects\/ContentVersion$/;
-  // The adapter lists the appointment's notes (SOQL on Note) and looks there before adding one again.
-  readonly lateWritesFound = [/\/sobjects\/Note$/];
+  // The adapter lists the appointment's notes (SOQL on Note) before adding one again, and runs a sale's replace again
+  // after a create left unanswered (composite/sobjects), its listing of older sales then holding the one that landed.
+  readonly lateWritesFound = [/\/sobjects\/Note$/, /\/composite\/sobjects$/];
   readonly notesMayDoubleOnKill = false;
   /** The org's Sold value: the settings' default, one of the result pick list's values. */
   readonly soldValue = 'Sold';
