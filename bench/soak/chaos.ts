@@ -13,7 +13,7 @@ import {
   SECONDS,
   UPLOAD_TIMEOUT_MS,
   admin,
-  appointments,
+  appointmentCrm,
   background,
   chance,
   cluster,
@@ -35,16 +35,16 @@ import {
 // ---- faults ---------------------------------------------------------------------------------------------------------
 
 export type Crm = 'appointment' | 'zoho';
-export const crmServer = (crm: Crm): SimServer => (crm === 'appointment' ? appointments : zoho.api);
+export const crmServer = (crm: Crm): SimServer => (crm === 'appointment' ? appointmentCrm.server : zoho.api);
 let outageOf: Crm | null = null;
 
 export function randomFault(crm: Crm): Fault {
-  const uploads = crm === 'appointment' ? /\/files$/ : /\/Attachments$/;
+  const uploads = crm === 'appointment' ? appointmentCrm.uploads : /\/Attachments$/;
   switch (pick(['5xx', '429', 'timeout', 'reset', 'slow upload'] as const)) {
     case '5xx':
       return { times: 1, status: pick([500, 502, 503]) };
     case '429':
-      return { times: 1, status: 429, retryAfterSeconds: 1 };
+      return crm === 'appointment' ? appointmentCrm.rateLimitFault() : { times: 1, status: 429, retryAfterSeconds: 1 };
     case 'timeout':
       return chance(0.5) ? { times: 1, method: 'GET', delayMs: HTTP_TIMEOUT_MS + 1_000 } : writeTimeout(crm, uploads);
     case 'reset':
@@ -57,12 +57,13 @@ export function randomFault(crm: Crm): Fault {
 
 /**
  * A write the CRM applies a second after the daemon stopped waiting for its answer: within the time the daemon then
- * waits before looking for it (docs/guarantees.md). Not the appointment CRM's notes: its interface cannot list them.
- * Zoho's: a note, or a Quote's create (found by its Subject before another is made).
+ * waits before looking for it (docs/guarantees.md). An upload, or a write the adapter finds again: Zoho's note or a
+ * Quote's create (found by its Subject before another is made); the appointment CRM's, as its seam names them.
  */
 export function writeTimeout(crm: Crm, uploads: RegExp): Fault {
-  return crm === 'zoho' && chance(0.5)
-    ? { times: 1, method: 'POST', path: chance(0.5) ? /\/Notes$/ : /\/Quotes$/, delayMs: HTTP_TIMEOUT_MS + 1_000 }
+  const found = crm === 'zoho' ? [/\/Notes$/, /\/Quotes$/] : appointmentCrm.lateWritesFound;
+  return found.length > 0 && chance(0.5)
+    ? { times: 1, method: 'POST', path: pick(found), delayMs: HTTP_TIMEOUT_MS + 1_000 }
     : { times: 1, method: 'POST', path: uploads, delayMs: UPLOAD_TIMEOUT_MS + 1_000 };
 }
 
@@ -70,6 +71,7 @@ export function faultKind(fault: Fault): string {
   if (fault.body === OUTAGE_BODY) return 'outage 503';
   if (fault.dropConnection) return 'connection reset';
   if (fault.status === 429) return '429 Retry-After';
+  if (fault.status === 403) return '403 REQUEST_LIMIT_EXCEEDED';
   if (fault.status) return '5xx';
   if (fault.method === 'GET') return 'time-out';
   return (fault.delayMs ?? 0) > HTTP_TIMEOUT_MS ? 'write time-out' : 'slow upload';
@@ -79,7 +81,7 @@ export async function faultLoop(): Promise<void> {
   while (state.faultsOn) {
     for (const crm of ['appointment', 'zoho'] as const) {
       const server = crmServer(crm);
-      const pending = state.injected - appointments.faultsHit.length - zoho.api.faultsHit.length;
+      const pending = state.injected - appointmentCrm.server.faultsHit.length - zoho.api.faultsHit.length;
       if (outageOf !== crm && pending < 4 && chance(FAULTS_PER_SECOND / 5)) {
         server.injectFault(randomFault(crm));
         state.injected++;

@@ -1,11 +1,12 @@
 /** Settling, then the invariants the soak checks (docs/guarantees.md). */
+import { appointmentProblems } from './appointment-invariants.js';
 import { FailedEntry, failures } from './traffic.js';
 import {
   AUTOMATION_POLL_SECONDS,
   INJECTED_FAILURE,
   WON_STAGE,
   admin,
-  appointments,
+  appointmentCrm,
   automated,
   dealMapped,
   delivered,
@@ -90,43 +91,20 @@ export async function checkInvariants(): Promise<{ checks: Check[]; figures: Fig
 
   // Exactly once, against what the service's data implies.
   const once: string[] = [];
-  const noteMayDouble = (stats.crashes['replica SIGKILL'] ?? 0) > 0;
+  const noteMayDouble = appointmentCrm.notesMayDoubleOnKill && (stats.crashes['replica SIGKILL'] ?? 0) > 0;
   for (const p of projects) {
     const payments = p.proposals.flatMap((proposal) => (service.payments.get(proposal.proposal_id) ?? []).map((pay) => ({ proposal, pay })));
     if (p.crm === 'appointment') {
-      const appt = appointments.get(p.appointmentId!)!;
-      const drawingFiles = appt.files.filter((f) => f.category === 'drawing');
-      for (const drawingId of p.drawings) {
-        const pdf = service.drawings.get(drawingId)!.pdf;
-        const n = drawingFiles.filter((f) => f.bytes.equals(pdf)).length;
-        if (n === 0) once.push(lost(`appointment ${appt.id}: the latest PDF of drawing ${drawingId}`));
-        if (n > 1) once.push(doubled(`appointment ${appt.id}: drawing ${drawingId}'s PDF`, n));
-      }
-      if (drawingFiles.length > p.drawings.length) once.push(`appointment ${appt.id}: ${drawingFiles.length} drawing files for ${p.drawings.length} drawings`);
-      figures.pushes += drawingFiles.length;
-      const sold = p.exportedYes || p.proposals.length > 0;
-      const proposalFiles = appt.files.filter((f) => f.category === 'proposal').length;
-      if (sold) {
-        if (proposalFiles === 0) once.push(lost(`appointment ${appt.id}: its proposal PDF`));
-        if (proposalFiles > 1) once.push(doubled(`appointment ${appt.id}: proposal PDF`, proposalFiles));
-        if (appt.sale === null) once.push(lost(`appointment ${appt.id}: its sale`));
-        if (appt.status !== 'Sold') once.push(lost(`appointment ${appt.id}: status Sold (it is ${appt.status})`));
-        figures.pushes += 3;
-      } else if (proposalFiles > 0 || appt.sale !== null) {
-        once.push(`appointment ${appt.id}: a proposal or sale though no export was answered yes and no proposal approved`);
-      }
-      for (const { pay } of payments) {
-        const n = appt.notes.filter((note) => note.text.includes(`date: ${pay.paid_time};`)).length;
-        figures.pushes += Math.min(n, 1);
-        if (n === 0) once.push(lost(`appointment ${appt.id}: the note of the payment at ${pay.paid_time}`));
-        // The interface cannot list notes: a replica killed between the POST and its record adds it again (documented
-        // in docs/guarantees.md, "Limits").
-        if (n > 1 && noteMayDouble) figures.appointmentNotesDoubledByLimit += n - 1;
-        else if (n > 1) once.push(doubled(`appointment ${appt.id}: the note of the payment at ${pay.paid_time}`, n));
-      }
-      if (appt.notes.length > payments.length + figures.appointmentNotesDoubledByLimit) {
-        once.push(`appointment ${appt.id}: ${appt.notes.length} notes for ${payments.length} payments`);
-      }
+      once.push(
+        ...appointmentProblems(
+          p,
+          payments.map(({ pay }) => pay.paid_time!),
+          figures,
+          lost,
+          doubled,
+          noteMayDouble,
+        ),
+      );
     } else {
       const attachments = zoho.attachmentsOf(p.module!, p.recordId!);
       const notes = zoho.notesOf(p.module!, p.recordId!);

@@ -9,14 +9,15 @@
  *
  *   npm run soak                      SOAK_SECONDS=60 npm run soak:ci                SOAK_RUNS=10 npm run soak:ci
  *
- * Knobs: SOAK_SECONDS, SOAK_SEED (the random choices; printed), SOAK_RUNS (runs in a row, each with a seed of its own,
+ * Knobs: SOAK_APPOINTMENT_CRM (`rest`, the default, or `salesforce`: an improveit 360 org with crm-sync pushing;
+ * appointment-crm.ts), SOAK_SECONDS, SOAK_SEED (the random choices; printed), SOAK_RUNS (runs in a row, each with a seed of its own,
  * the first SOAK_SEED when set; each reported, then a table of them), SOAK_SETTLE_SECONDS (deadline of the settling,
  * 300), SOAK_RECOVERY_GOAL_SECONDS (set: a crash whose work resumes later than that fails the run; unset: 10 s, only named), SOAK_ZOHO_SEARCH_LAG_SECONDS (how long
  * a record Zoho wrote is not found by its search, 30), SOAK_KEEP=1 (keep the
  * temporary folder with the replicas' and Postgres' logs).
  *
- * The parts: world.ts (knobs, servers, replicas, shared records), traffic.ts, chaos.ts (faults and crashes),
- * invariants.ts, report.ts, run.ts (one run).
+ * The parts: world.ts (knobs, servers, replicas, shared records), appointment-crm.ts (the appointment CRM's seam),
+ * traffic.ts, chaos.ts (faults and crashes), invariants.ts and appointment-invariants.ts, report.ts, run.ts (one run).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,9 +1,10 @@
 /** What a run of the soak prints, and the summary it leaves for a series of runs (SOAK_RESULT). */
 import { writeFileSync } from 'node:fs';
+import type { Fault } from '../../sim/common/sim-server.js';
 import { faultKind } from './chaos.js';
 import type { Check, Figures } from './invariants.js';
 import { FailedEntry, failures } from './traffic.js';
-import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointments, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
+import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointmentCrm, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
 
 export interface RunSummary {
   seed: number;
@@ -29,8 +30,11 @@ export async function report(run: {
   failedBeforeRetry: FailedEntry[];
 }): Promise<number> {
   const { checks, figures, trafficMs, settleMs, failedBeforeRetry } = run;
-  const faultCounts = new Map<string, number>();
-  for (const hit of [...appointments.faultsHit, ...zoho.api.faultsHit]) faultCounts.set(faultKind(hit.fault), (faultCounts.get(faultKind(hit.fault)) ?? 0) + 1);
+  const faultCounts = (hits: Array<{ fault: Fault }>) => {
+    const counts = new Map<string, number>();
+    for (const hit of hits) counts.set(faultKind(hit.fault), (counts.get(faultKind(hit.fault)) ?? 0) + 1);
+    return [...counts].map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  };
   const [outcomes] = await query<{ succeeded: string; skipped: string; failed: string; total: string }>(
     `SELECT count(*) FILTER (WHERE status = 'succeeded') AS succeeded, count(*) FILTER (WHERE status = 'skipped') AS skipped,
             count(*) FILTER (WHERE status = 'failed') AS failed, count(*) AS total FROM sync_log`,
@@ -39,7 +43,9 @@ export async function report(run: {
   const resumed = resumptions.filter((r) => r.ms !== null).map((r) => r.ms!);
 
   const row = (label: string, value: string) => console.log(`${label.padEnd(38)} ${value}`);
-  console.log(`\nsoak figures (seed ${SEED}, ${(trafficMs / 1000).toFixed(0)} s of traffic, settled in ${(settleMs / 1000).toFixed(0)} s)`);
+  console.log(
+    `\nsoak figures (seed ${SEED}, appointment CRM ${appointmentCrm.label}, ${(trafficMs / 1000).toFixed(0)} s of traffic, settled in ${(settleMs / 1000).toFixed(0)} s)`,
+  );
   row(
     'projects mapped',
     `${projects.length} (${projects.filter((p) => p.crm === 'appointment').length} appointment, ${projects.filter((p) => p.crm === 'record').length} Zoho)`,
@@ -61,7 +67,8 @@ export async function report(run: {
     `${failures.size} failures seen before admin retries (${byOutage} ran out of tries in the outage), ${failedBeforeRetry.length} failed when the faults had stopped`,
   );
   row('admin', `${stats.adminCalls} calls, ${stats.adminRetries} entries retried, ${stats.reconciles} reconciliations`);
-  row('faults hit', [...faultCounts].map(([k, n]) => `${k} ${n}`).join(', ') || 'none');
+  row('faults hit in the appointment CRM', faultCounts(appointmentCrm.server.faultsHit));
+  row('faults hit in Zoho', faultCounts(zoho.api.faultsHit));
   row(
     'crashes',
     Object.entries(stats.crashes)

@@ -6,6 +6,7 @@ import { checkInvariants, settle, settleAutomations } from './invariants.js';
 import { report } from './report.js';
 import { FailedEntry, retryFailed, trafficLoop } from './traffic.js';
 import {
+  APPOINTMENT_CRM,
   QUALIFYING_STAGE,
   QUALIFYING_STATUS,
   REPLICAS,
@@ -14,7 +15,7 @@ import {
   SETTLE_MS,
   ZOHO_SEARCH_LAG_MS,
   admin,
-  appointments,
+  appointmentCrm,
   background,
   cleanup,
   cluster,
@@ -36,9 +37,10 @@ async function main(): Promise<number> {
   console.log(
     `crm-sync soak: ${SECONDS} s of traffic and faults, ${REPLICAS} replicas, seed ${SEED} (SOAK_SEED=${SEED} repeats the choices), Zoho's search ${ZOHO_SEARCH_LAG_MS / 1000} s behind its writes`,
   );
+  console.log(`appointment CRM: ${appointmentCrm.label} (SOAK_APPOINTMENT_CRM=${APPOINTMENT_CRM})`);
   await cluster.init();
   await redis.start();
-  await Promise.all([service.start(), appointments.start(), zoho.start()]);
+  await Promise.all([service.start(), appointmentCrm.start(), zoho.start()]);
   zoho.searchLagMs = ZOHO_SEARCH_LAG_MS;
   service.addTemplate('Standard proposal');
   for (let i = 0; i < 3; i++) skus.push(service.addProduct().sku);
@@ -81,7 +83,7 @@ async function main(): Promise<number> {
   await Promise.all([trafficLoop(until, chaos), chaosLoop(until).finally(() => (chaos.done = true))]);
   state.faultsOn = false;
   await faults;
-  appointments.clearFaults();
+  appointmentCrm.clearFaults();
   zoho.api.clearFaults();
   const trafficMs = now() - trafficStart;
   console.log(`  ${((now() - started) / 1000).toFixed(0).padStart(4)} s  faults stopped; settling (deadline ${SETTLE_MS / 1000} s)`);

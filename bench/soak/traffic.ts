@@ -10,7 +10,7 @@ import {
   SoakProject,
   addDrawing,
   admin,
-  appointments,
+  appointmentCrm,
   automated,
   chance,
   dealMapped,
@@ -65,8 +65,7 @@ export async function mapProjects(count: number): Promise<void> {
       exportedDrawings: new Set(),
     };
     if (soak.crm === 'appointment') {
-      soak.appointmentId = `APT-${state.counter}`;
-      appointments.addAppointment(soak.appointmentId);
+      soak.appointmentId = appointmentCrm.addAppointment(`APT-${state.counter}`);
     } else {
       soak.module = pick(['Deals', 'Quotes'] as const);
       // Zoho requires a Quote's Account_Name: a Deal's Quote takes the Deal's.
@@ -108,7 +107,10 @@ export function exportPrompt(): void {
   const yes = chance(0.6);
   if (p.crm === 'appointment') {
     const body = appointmentPrompt({ project_id: p.id, drawing_id: drawingId, appointment_id: p.appointmentId!, yes_no: yes });
-    deliver('/webhooks/appointment-crm/export-prompt', body, SECRETS.appointment, () => (p.exportedYes ||= yes));
+    deliver('/webhooks/appointment-crm/export-prompt', body, SECRETS.appointment, () => {
+      p.exportedYes ||= yes;
+      if (yes) p.exportedDrawings.add(drawingId);
+    });
   } else {
     const body = recordPrompt({ drawing_id: drawingId, record_crm_module: p.module!, record_crm_record_id: p.recordId!, yes_no: yes });
     deliver('/webhooks/record-crm/export-prompt', body, SECRETS.record, (raw) => {
@@ -175,26 +177,22 @@ export function automationTraffic(): void {
   const roll = random();
   if (waiting.length > 0 && roll < 0.35) {
     const id = pick(waiting);
-    if (crm === 'appointment') appointments.editAppointment(id, { status: QUALIFYING_STATUS });
+    if (crm === 'appointment') appointmentCrm.setStatus(id, QUALIFYING_STATUS);
     else zoho.modifyRecord('Deals', id, { Stage: QUALIFYING_STAGE });
     automated.set(id, { crm, qualified: true, cancelled: false });
     stats.automationEdits++;
   } else if (qualified.length > 0 && roll < 0.55) {
     const id = pick(qualified);
-    if (crm === 'appointment') {
-      appointments.editAppointment(id, {
-        customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com`, phone: `555-${++state.counter}` },
-      } as never);
-    } else zoho.modifyRecord('Deals', id, { Amount: 1000 + ++state.counter });
+    if (crm === 'appointment') appointmentCrm.editCustomer(id, `555-${++state.counter}`);
+    else zoho.modifyRecord('Deals', id, { Amount: 1000 + ++state.counter });
     stats.automationEdits++;
   } else if (automated.size < MAX_AUTOMATED) {
     // Some qualify at once, some later, some never (cancelled, lost).
     const fate = pick(['qualified', 'qualified', 'waiting', 'waiting', 'cancelled'] as const);
     let id: string;
     if (crm === 'appointment') {
-      id = `AUTO-${++state.counter}`;
       const status = { qualified: QUALIFYING_STATUS, waiting: 'Scheduled', cancelled: 'Cancelled' }[fate];
-      appointments.addAppointment(id, { status, customer: { name: `Soak customer ${id}`, email: `soak-${id}@example.com` } } as never);
+      id = appointmentCrm.addAppointment(`AUTO-${++state.counter}`, { status, customer: true });
     } else {
       const stage = { qualified: QUALIFYING_STAGE, waiting: 'Qualification', cancelled: 'Closed Lost' }[fate];
       id = zoho.addRecord('Deals', undefined, { Deal_Name: `Soak deal ${++state.counter}`, Stage: stage });

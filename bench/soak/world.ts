@@ -3,17 +3,19 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { AppointmentCrmSim } from '../../sim/appointment-crm/appointment-crm-sim.js';
 import { ServiceSim, WebhookSender } from '../../sim/service/index.js';
 import type { LineItemsResult, Proposal } from '../../sim/service/types.js';
 import { ZohoSim, type ZohoModule } from '../../sim/zoho/zoho-sim.js';
 import { PgCluster, RedisServer, stopClusterNow } from '../soak-infra.js';
 import { startDaemon, type Daemon } from '../support.js';
+import { appointmentCrmOf } from './appointment-crm.js';
 
 export const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 export const SETTLE_MS = Number(process.env.SOAK_SETTLE_SECONDS ?? 300) * 1000;
 export const SEED = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 1e9));
 export const KEEP = process.env.SOAK_KEEP === '1';
+/** The appointment CRM soaked: `rest` (the simulator of docs/appointment-crm.md) or `salesforce` (improveit 360, crm-sync pushing). */
+export const APPOINTMENT_CRM = process.env.SOAK_APPOINTMENT_CRM ?? 'rest';
 /** The goal of crash to resumption of the crashed work (docs/guarantees.md): a slower one fails the run. */
 export const RECOVERY_GOAL_MS = Number(process.env.SOAK_RECOVERY_GOAL_SECONDS ?? 10) * 1000;
 /**
@@ -44,7 +46,8 @@ export const WON_STAGE = 'Closed Won';
 export const AUTOMATION_POLL_SECONDS = 2;
 export const OUTAGE_BODY = { error: 'soak outage' };
 /** What a failed entry's error says when one of the soak's faults caused it. */
-export const INJECTED_FAILURE = /HTTP (5\d\d|429)\b|failed: (timeout|network|unavailable|rate_limited)|database|postgres|redis|ECONN|socket hang up|terminat/i;
+export const INJECTED_FAILURE =
+  /HTTP (5\d\d|429)\b|REQUEST_LIMIT_EXCEEDED|failed: (timeout|network|unavailable|rate_limited)|database|postgres|redis|ECONN|socket hang up|terminat/i;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const now = () => Date.now();
@@ -74,7 +77,7 @@ export interface SoakProject {
   exportedYes: boolean;
   /** Raw bodies of the record export prompts answered yes and delivered: one attachment each. */
   recordExports: Set<string>;
-  /** Drawings whose record export prompt was answered yes and delivered: each has its Quote on a mapped Deal. */
+  /** Drawings whose export prompt was answered yes and delivered: each has its Quote on a mapped Deal; an appointment's sale is one's. */
   exportedDrawings: Set<string>;
 }
 
@@ -156,7 +159,7 @@ export const tmp = mkdtempSync(join(tmpdir(), 'crm-sync-soak-'));
 export const cluster = new PgCluster(tmp);
 export const redis = new RedisServer();
 export const service = new ServiceSim();
-export const appointments = new AppointmentCrmSim();
+export const appointmentCrm = appointmentCrmOf(APPOINTMENT_CRM);
 export const zoho = new ZohoSim();
 export const sender = new WebhookSender({ timeScale: TIME_SCALE, timeoutMs: 5_000 });
 export const replicas: Replica[] = [];
@@ -203,7 +206,7 @@ export async function cleanup(): Promise<void> {
   killChildren();
   for (const replica of replicas) writeFileSync(join(tmp, `replica-${replica.index}.log`), replica.log + (replica.daemon?.output() ?? ''));
   await state.pool?.end().catch(() => undefined);
-  await Promise.all([service.stop(), appointments.stop(), zoho.stop()]).catch(() => undefined);
+  await Promise.all([service.stop(), appointmentCrm.stop(), zoho.stop()]).catch(() => undefined);
   await redis.stop().catch(() => undefined);
   await cluster.stop('immediate').catch(() => undefined);
   cleaned = true;
@@ -237,7 +240,7 @@ export function daemonEnv(port: number): Record<string, string> {
     ADMIN_TOKEN,
     CONNECTIONS_KEY: '0123456789abcdef'.repeat(4),
     CONNECTIONS_KEY_FILE: join(tmp, 'connections.key'),
-    ...appointments.daemonEnv(),
+    ...appointmentCrm.daemonEnv(),
     ...zoho.daemonEnv(),
     RECONCILE_INTERVAL_SECONDS: '0',
     AUTOMATION_POLL_SECONDS: String(AUTOMATION_POLL_SECONDS),

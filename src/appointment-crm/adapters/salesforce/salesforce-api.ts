@@ -104,6 +104,11 @@ export class SalesforceApi {
     this.auth = new OutboundHttp({ ...common, system: 'salesforce_login', retry: { ...options.retry, attempts: 1 } });
   }
 
+  /** How calls are retried; a caller that sends a write once and retries a larger step uses it too. */
+  get retryPolicy(): RetryPolicy {
+    return this.options.retry;
+  }
+
   /** The token in use, obtained when there is none. */
   session(): Promise<SalesforceToken> {
     if (this.token) return Promise.resolve(this.token);

@@ -1,5 +1,6 @@
 import FormData from 'form-data';
 import { OutboundError } from '../../../http/outbound-error.js';
+import { withRetries } from '../../../http/retry.js';
 import {
   AppointmentNotFoundError,
   type Appointment,
@@ -231,8 +232,16 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
    * (a collection cannot refer to a record it creates, so the sale needs its own call), then every older sale of
    * the appointment with its items is deleted. A run cut off anywhere leaves an extra sale the next run deletes, so
    * retries converge on exactly one sale with its items.
+   *
+   * A create whose answer is lost may still be applied by the org: resent as is, it made a second sale (or the items
+   * twice) that nothing deleted. So each create is sent once and a transient failure runs the whole replace again,
+   * after waiting as long as the write went unanswered: its listing of older sales then holds what the org applied.
    */
   async putSale(appointmentId: string, sale: Sale): Promise<void> {
+    await withRetries(() => this.replaceSale(appointmentId, sale), this.api.retryPolicy);
+  }
+
+  private async replaceSale(appointmentId: string, sale: Sale): Promise<void> {
     const n = this.n;
     await this.record(appointmentId, 'Id');
     const older = (
@@ -300,7 +309,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     );
   }
 
-  /** Records through sObject Collections, all or none; their ids in order. */
+  /** Records through sObject Collections, all or none, sent once (see putSale); their ids in order. */
   private async create(endpoint: string, records: Row[]): Promise<string[]> {
     if (records.length === 0) return [];
     const { data } = await this.api.request<unknown>({
@@ -309,6 +318,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       path: '/composite/sobjects',
       pathTemplate: '/composite/sobjects',
       json: { allOrNone: true, records },
+      retry: false,
     });
     if (!Array.isArray(data)) throw invalid(endpoint, 'expected a list of save results');
     const failed = data.find((r: Row) => r?.success !== true);
