@@ -26,6 +26,7 @@ import { SyncLogWaiting1763700016500 } from './1763700016500-sync-log-waiting.js
 import { AppointmentStatusesSeen1763700016600 } from './1763700016600-appointment-statuses-seen.js';
 import { RecordNotificationChannel1763800020000 } from './1763800020000-record-notification-channel.js';
 import { RecordRouted1763800070000 } from './1763800070000-record-routed.js';
+import { QuoteCreateSent1763900000000 } from './1763900000000-quote-create-sent.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   AppointmentStatusesSeen1763700016600,
   RecordNotificationChannel1763800020000,
   RecordRouted1763800070000,
+  QuoteCreateSent1763900000000,
 ];

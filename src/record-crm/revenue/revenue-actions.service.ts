@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { assertLockHeld, withAdvisoryLock } from '../../database/advisory-lock.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
@@ -214,7 +215,8 @@ export class RevenueActionsService {
    * One write of a Quote at a time, across replicas: two pushes of the same drawing running together (an approval
    * and an export prompt, a retry beside a new push) would each find no Quote and create one, or interleave their
    * row replacements. Each write to Zoho is made only while the lock is held: a lost lock (its connection gone) stops the
-   * push before its next write, and the action runs again under the lock, finding what the other push made.
+   * push before its next write, and the action runs again under the lock, finding what the other push made. A create
+   * cannot be called back once sent: the next holder waits until it would have landed (`afterUnansweredCreate`).
    */
   private writeQuote(p: PushQuotePayload, fields: Record<string, unknown>, trigger: readonly ZohoTrigger[]): Promise<QuoteWritten> {
     const key = p.module === 'Quotes' ? `zoho-quote:${p.recordId}` : `zoho-quote:${p.recordId}:${p.drawingId}`;
@@ -231,6 +233,7 @@ export class RevenueActionsService {
       const held = heldState(await this.replaceItems(p.recordId, fields, trigger, lock));
       return { quoteId: p.recordId, verb: 'replaced the items of', held };
     }
+    await this.afterUnansweredCreate(p, lock);
     const existing = await this.findQuote(p.recordId, p.drawingId);
     if (existing) {
       const held = heldState(await this.replaceItems(existing.id, fields, trigger, lock));
@@ -240,6 +243,18 @@ export class RevenueActionsService {
     const quoteId = await this.createQuote(p, await this.subjectOf(p.drawingId), fields, trigger, lock);
     await this.quotes.save(p.recordId, p.drawingId, quoteId);
     return { quoteId, verb: 'created' };
+  }
+
+  /**
+   * A create of this Quote sent by an earlier run and never answered (its lock lost, its replica gone, its answer cut
+   * off) may still be applied by Zoho: the Quote is looked for only once that create would have landed, twice the
+   * time-out after it was sent (the time-out, then as long again, as a run waits for its own unanswered create), so
+   * it is found instead of made a second time.
+   */
+  private async afterUnansweredCreate(p: PushQuotePayload, lock: AbortSignal): Promise<void> {
+    const sentAt = await this.quotes.unansweredCreate(p.recordId, p.drawingId);
+    const waitMs = sentAt ? sentAt.getTime() + 2 * this.config.http.timeoutMs - Date.now() : 0;
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: lock }).catch(() => assertLockHeld(lock));
   }
 
   /**
@@ -303,6 +318,7 @@ export class RevenueActionsService {
       const earlier = attempt > 1 ? await this.findQuote(p.recordId, p.drawingId) : null;
       if (earlier) return earlier.id;
       assertLockHeld(lock);
+      await this.quotes.createSent(p.recordId, p.drawingId);
       return this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
     }, this.config.http.retry);
   }
