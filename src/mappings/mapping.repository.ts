@@ -153,7 +153,10 @@ export class MappingRepository {
     if (filter.projectId) where.add('project_id = ?', filter.projectId);
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit);
-    const rows = await this.database.query<MappingRow[]>(`SELECT ${MAPPING_COLUMNS} FROM mapping ${where.sql()} ORDER BY mapping.id DESC LIMIT ${limit}`, where.params);
+    const rows = await this.database.query<MappingRow[]>(
+      `SELECT ${MAPPING_COLUMNS} FROM mapping ${where.sql()} ORDER BY mapping.id DESC LIMIT ${limit}`,
+      where.params,
+    );
     return rows.map(rowToMapping);
   }
 

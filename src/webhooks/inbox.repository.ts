@@ -169,7 +169,10 @@ export class InboxRepository {
     if (filter.since) where.add('received_at >= ?', filter.since);
     if (filter.cursor) where.add('id < ?::bigint', filter.cursor);
     const limit = where.param(filter.limit + 1);
-    return this.database.query<DeliveryRow[]>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox ${where.sql()} ORDER BY webhook_inbox.id DESC LIMIT ${limit}`, where.params);
+    return this.database.query<DeliveryRow[]>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_inbox ${where.sql()} ORDER BY webhook_inbox.id DESC LIMIT ${limit}`,
+      where.params,
+    );
   }
 
   /** A delivery as the operations API shows it, with its body. */
