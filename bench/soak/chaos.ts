@@ -107,10 +107,33 @@ async function loseLocks(): Promise<void> {
   stats.locksLost += rows.length;
 }
 
+interface RunningEntry {
+  id: string;
+  kind: string;
+  crm: string;
+  target: string | null;
+  attempts: number;
+  error: string | null;
+  started_at: Date;
+}
+
+/**
+ * An injected fault that struck a request about the entry's own record (its id in the path or the body) since its run
+ * started: a write time-out alone holds a run for twice the time-out, so its time is the fault's, not the crash's.
+ */
+function faultOnItsRecord(entry: RunningEntry): string | null {
+  const recordId = entry.target?.split('/').pop();
+  if (!recordId) return null;
+  const server = entry.crm === 'record' ? zoho.api : appointmentCrm.server;
+  const hit = server.faultsHit.find((h) => h.at >= entry.started_at.getTime() && (h.path.includes(recordId) || h.body.includes(recordId)));
+  return hit ? `${faultKind(hit.fault)} on ${hit.method} ${hit.path} ${((hit.at - entry.started_at.getTime()) / 1000).toFixed(1)} s into its run` : null;
+}
+
 /**
  * Entries running when a crash happens (a replica's: those it ran, `only`); the crash's work has resumed when each has
- * finished or started again, watched from the crash on (`after`, the restart, runs meanwhile). A crash with nothing running (`idle`) is measured to the first entry started after it
- * that finished: new work gets done again.
+ * finished or started again, watched from the crash on (`after`, the restart, runs meanwhile). A crash with nothing
+ * running (`idle`), or whose running entries were all slowed by faults of their own (a server's restart only), is
+ * measured to the first entry started after it that finished: new work gets done again.
  */
 export async function crash(kind: string, act: () => Promise<void>, after: () => Promise<void>, only?: string[]): Promise<void> {
   stats.crashes[kind] = (stats.crashes[kind] ?? 0) + 1;
@@ -126,25 +149,39 @@ export async function crash(kind: string, act: () => Promise<void>, after: () =>
   const watching = (async () => {
     const deadline = at + 180_000;
     const slow: string[] = [];
+    const excused = new Map<string, string>();
     while (now() < deadline) {
-      const rows = running.length
-        ? await query<{ id: string; kind: string; crm: string; attempts: number; error: string | null }>(
-            `SELECT id, kind, crm, attempts, error FROM sync_log WHERE id = ANY($1::bigint[]) AND status = 'running' AND started_at <= to_timestamp($2 / 1000.0)`,
+      const stillRunning = running.length
+        ? await query<RunningEntry>(
+            `SELECT id, kind, crm, target, attempts, error, started_at FROM sync_log WHERE id = ANY($1::bigint[]) AND status = 'running' AND started_at <= to_timestamp($2 / 1000.0)`,
             [running.map((r) => r.id), at],
           )
-        : // Nothing was running, so no work of the crash's to resume: what is measured is the time until the cluster
-          // finishes work again, an entry started after the crash reaching its end (traffic goes on all the while).
-          (
-            await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`, [at])
-          ).filter((r) => r.n === '0');
-      if (rows.length === 0) {
-        resumptions.push({ kind, ms: now() - at, slow, idle: running.length === 0 });
+        : [];
+      // A crash that leaves the process running an entry alive (a server's restart) leaves its work to go on: an
+      // entry a fault of its own record slowed takes the fault's time, not the crash's. A killed replica's entries
+      // are never excused: they must start again elsewhere.
+      const waiting = stillRunning.filter((entry) => {
+        const fault = only ? null : faultOnItsRecord(entry);
+        if (fault) excused.set(entry.id, `#${entry.id} ${entry.kind} ${entry.target}: ${fault}`);
+        return !fault;
+      });
+      // With nothing (else) to wait for, what is measured is the time until the cluster finishes work again: an entry
+      // started after the crash reaching its end (traffic goes on all the while).
+      const newWorkDone =
+        (running.length > 0 && excused.size === 0) ||
+        (await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE started_at > to_timestamp($1 / 1000.0) AND finished_at IS NOT NULL`, [at]))[0]
+          .n !== '0';
+      if (waiting.length === 0 && newWorkDone) {
+        resumptions.push({ kind, ms: now() - at, slow, idle: running.length === 0, excused: [...excused.values()] });
         return;
       }
-      if (slow.length === 0 && now() - at > RECOVERY_GOAL_MS) slow.push(...rows.map((r) => JSON.stringify(r)));
+      if (slow.length === 0 && now() - at > RECOVERY_GOAL_MS) {
+        slow.push(...waiting.map((r) => JSON.stringify({ id: r.id, kind: r.kind, crm: r.crm, target: r.target, attempts: r.attempts, error: r.error })));
+        if (waiting.length === 0) slow.push('no entry started after the crash has finished');
+      }
       await sleep(100);
     }
-    resumptions.push({ kind, ms: null, slow, idle: running.length === 0 });
+    resumptions.push({ kind, ms: null, slow, idle: running.length === 0, excused: [...excused.values()] });
   })();
   background.add(watching);
 }

@@ -91,6 +91,7 @@ export async function report(run: {
   for (const r of resumptions) {
     row(`  ${r.kind}`, (r.ms === null ? 'not resumed within 180 s' : `${(r.ms / 1000).toFixed(1)} s`) + (r.idle ? ' (nothing running: to new work done)' : ''));
     for (const entry of r.slow) console.log(`      still running after ${RECOVERY_GOAL_MS / 1000} s: ${entry}`);
+    for (const entry of r.excused) console.log(`      not counted, slowed by a fault of its own: ${entry}`);
   }
   for (const kind of [...new Set(resumptions.map((r) => r.kind))]) {
     const times = resumptions.filter((r) => r.kind === kind && r.ms !== null).map((r) => r.ms!);

@@ -137,6 +137,8 @@ export interface Resumption {
   slow: string[];
   /** Nothing was running at the crash: `ms` is the time until an entry started after it finished. */
   idle: boolean;
+  /** Entries left out of `ms`: an injected fault on their own record struck their run (their time is the fault's). */
+  excused: string[];
 }
 
 /** Appointments and Deals made for the automations, by id: whether they ever qualified (one project each), never (none). */

@@ -84,7 +84,7 @@ export function toJson(value: unknown): string {
 export class SimServer {
   readonly requests: RecordedRequest[] = [];
   /** Every injected fault a request met, in order: what was injected and when it struck. */
-  readonly faultsHit: Array<{ fault: Fault; method: string; path: string; at: number }> = [];
+  readonly faultsHit: Array<{ fault: Fault; method: string; path: string; body: Buffer; at: number }> = [];
   /** Added to every answer, in milliseconds. */
   latencyMs = 0;
   private readonly routes: Route[] = [];
@@ -214,7 +214,7 @@ export class SimServer {
     );
     if (index < 0) return undefined;
     const fault = this.faults[index];
-    this.faultsHit.push({ fault, method: req.method, path: req.path, at: req.at });
+    this.faultsHit.push({ fault, method: req.method, path: req.path, body: req.body, at: req.at });
     fault.times -= 1;
     if (fault.times === 0) this.faults.splice(index, 1);
     return fault;
