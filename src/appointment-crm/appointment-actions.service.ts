@@ -128,6 +128,7 @@ export class AppointmentActionsService {
 
   private async replaceDrawings(entry: ActionEntry<'push_drawings'>, appointmentId: string): Promise<ActionOutcome> {
     const projectId = projectOf(entry);
+    const run = await this.fileReplaces.start(appointmentId, 'drawing');
     const sources: Array<PdfSource & { drawing: DrawingVersion }> = [];
     const withoutPdf: string[] = [];
     for (const drawing of await this.currentDrawings(projectId)) {
@@ -144,7 +145,7 @@ export class AppointmentActionsService {
       // An empty list is more likely a glitch than a project emptied on purpose: keep the files the appointment has.
       return { status: 'skipped', detail: `project ${projectId} has no drawing with a PDF; the appointment's drawing files are left as they are` };
     }
-    const { uploaded, deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'drawing', sources);
+    const { uploaded, deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'drawing', run, sources);
     if (overtaken) return { status: 'succeeded', detail: `${uploaded} drawing PDF(s) uploaded and removed again: ${OVERTAKEN}` };
     await this.recordPushed(
       appointmentId,
@@ -156,6 +157,7 @@ export class AppointmentActionsService {
 
   private async replaceProposalPdf(entry: ActionEntry<'push_proposal_pdf'>, appointmentId: string): Promise<ActionOutcome> {
     const payload = entry.payload;
+    const run = await this.fileReplaces.start(appointmentId, 'proposal');
     let url: string;
     let what: string;
     if (payload.pdf_url) {
@@ -175,7 +177,7 @@ export class AppointmentActionsService {
       payload.pdf_url && payload.proposal_id && projectId
         ? () => this.service.openSignedProposalPdf(url, projectId, payload.proposal_id!)
         : () => this.service.openPdf(url);
-    const { deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'proposal', [{ fileName, open }]);
+    const { deleted, overtaken } = await this.replaceFiles(entry, appointmentId, 'proposal', run, [{ fileName, open }]);
     const next: Next = payload.drawing_id
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
       : soldAction(entry, appointmentId, payload.amount);
@@ -209,8 +211,10 @@ export class AppointmentActionsService {
    * remove what the earlier run left.
    *
    * Right without the lock too (it is lost when its connection is, and another replace may then run beside this
-   * one): each replace takes a number in Postgres before it uploads, and lists the files before it asks whether a
-   * newer replace has started since. The latest deletes every other file of the category; one overtaken deletes
+   * one): each replace takes a number in Postgres (`run`) before it reads what it pushes (the drawings' versions, the
+   * proposal's PDF), so a higher number never pushes older content, and lists the files before it asks whether a
+   * newer replace has started since. (Taken after the reads, a replace slowed in them outnumbered a newer one and
+   * deleted its fresher files.) The latest deletes every other file of the category; one overtaken deletes
    * only its own uploads, which the newer one may not have seen. A replace started after the question uploads after
    * the listing, so nobody deletes a newer replace's files: two interleaved replaces end with the newer one's files,
    * never with none. The lock (one replace at a time per appointment and category, across replicas) only spares the
@@ -220,11 +224,11 @@ export class AppointmentActionsService {
     entry: Pick<SyncLogEntry, 'id' | 'attempts'>,
     appointmentId: string,
     category: FileCategory,
+    run: string,
     sources: PdfSource[],
   ): Promise<{ uploaded: number; deleted: number; overtaken: boolean }> {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
-      const run = await this.fileReplaces.start(appointmentId, category);
       const uploaded = new Set<string>();
       for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
