@@ -16,7 +16,10 @@ import { ServiceSim } from '../../sim/service/service-sim.js';
 import { baseEnv, EVENTS_SECRET, REDIS_BASE, removeQueueKeys, startHarness, uniqueDatabaseUrl, waitFor } from '../support/harness.js';
 
 const REDIS_DB = 9;
-/** The guarantee: work a killed replica was running resumes on another one within this. */
+/**
+ * Work a killed replica was running resumes on another one within this: a bound sized for a loaded machine. The promise
+ * (10 s, docs/guarantees.md) is measured by the soak; on a quiet machine this test measures about 7 s.
+ */
 const RECOVERY_BOUND_MS = 15_000;
 /**
  * How long a replica may take to start: a wait, not a promise (on a loaded 2-core machine the built daemon has taken
