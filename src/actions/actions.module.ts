@@ -11,6 +11,7 @@ import { ActionRecorderService } from './action-recorder.service.js';
 import { AdminAuditService } from './admin-audit.service.js';
 import { ActionWorkerDeps, AppointmentCrmActionsWorker, RecordCrmActionsWorker, ServiceActionsWorker } from './action.worker.js';
 import { SyncLogModule } from '../sync-log/sync-log.module.js';
+import { WriteFenceService } from './write-fence.service.js';
 
 /**
  * The action engine: recording actions (dedupe and coalesce keys), the registry of their handlers, and one worker per
@@ -24,12 +25,13 @@ import { SyncLogModule } from '../sync-log/sync-log.module.js';
     ActionRegistryService,
     ActionRecorderService,
     AdminAuditService,
+    WriteFenceService,
     ActionWorkerDeps,
     // Association chunks pipeline up to the service's rate cap; CRM pushes stay gentle.
     queueWorker(ServiceActionsWorker, QUEUES.service, 10),
     queueWorker(AppointmentCrmActionsWorker, QUEUES.appointmentCrm, 4),
     queueWorker(RecordCrmActionsWorker, QUEUES.recordCrm, 4),
   ],
-  exports: [ActionRegistryService, ActionRecorderService, AdminAuditService],
+  exports: [ActionRegistryService, ActionRecorderService, AdminAuditService, WriteFenceService],
 })
 export class ActionsModule {}

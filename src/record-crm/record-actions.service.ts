@@ -7,6 +7,7 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AttachPdfPayload, RecordNotePayload, RecordRef } from '../domain/actions.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
+import { WriteFenceService } from '../actions/write-fence.service.js';
 import { RECORD_CRM, type RecordCrm } from './record-crm.js';
 
 const ON_RECORD_QUEUE = { crm: 'record', queue: QUEUES.recordCrm } as const;
@@ -18,6 +19,7 @@ export class RecordActionsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RECORD_CRM) private readonly recordCrm: RecordCrm,
     private readonly service: ServiceApiClient,
+    private readonly fence: WriteFenceService,
   ) {}
 
   /**
@@ -31,6 +33,7 @@ export class RecordActionsService {
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const { fileName, matches } = await this.nameOf(p);
 
+    await this.fence.afterEarlierRuns(entry, 'upload', this.config.http.uploadTimeoutMs);
     const existing = await this.recordCrm.findAttachment(record, matches);
     if (existing) return { status: 'succeeded', detail: `already attached as ${existing.fileName} (attachment ${existing.id})` };
 
@@ -43,6 +46,7 @@ export class RecordActionsService {
         p.proposalId && entry.projectId && !p.drawingId
           ? () => this.service.openSignedProposalPdf(url, entry.projectId!, p.proposalId!)
           : () => this.service.openPdf(url);
+      await this.fence.sending(entry, 'upload', `uploading ${fileName}`);
       return this.recordCrm.uploadAttachment(record, fileName, open);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `attached ${fileName} (attachment ${attachmentId})` };
@@ -72,11 +76,14 @@ export class RecordActionsService {
     const record: RecordRef = { module: p.module, recordId: p.recordId };
     const find = async () => (await this.recordCrm.listNotes(record)).find((n) => n.title.trim() === p.title.trim() && n.content.trim() === p.content.trim());
 
+    await this.fence.afterEarlierRuns(entry, 'note', this.config.http.timeoutMs);
     const existing = await find();
     if (existing) return { status: 'succeeded', detail: `note already on the record (note ${existing.id})` };
     const noteId = await withRetries(async (attempt) => {
       const earlier = attempt > 1 ? await find() : undefined;
-      return earlier ? earlier.id : this.recordCrm.addNote(record, p.title, p.content);
+      if (earlier) return earlier.id;
+      await this.fence.sending(entry, 'note', `adding the note`);
+      return this.recordCrm.addNote(record, p.title, p.content);
     }, this.config.http.retry);
     return { status: 'succeeded', detail: `note added (note ${noteId})` };
   }

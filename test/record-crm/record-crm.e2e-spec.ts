@@ -223,6 +223,39 @@ describe('record CRM (Zoho) flows', () => {
     expect(entry.detail).toMatch(new RegExp(`^(attached|already attached as) .+ \\(attachment ${zoho().attachmentsOf('Deals', m.recordId)[0].id}\\)$`));
   }, 30_000);
 
+  it('an upload an earlier run sent and Zoho applied after that run was cut off: the next run waits for it, uploads nothing', async () => {
+    const m = await mappedProject();
+    const uploadPath = `/crm/v8/Deals/${m.recordId}/Attachments`;
+    // The first runs fail: the entry ends failed, with no attachment.
+    zoho().api.injectFault({ method: 'POST', path: uploadPath, times: 100, status: 400 });
+    await deliverPrompt(promptFor(m));
+    const [failed] = await settled(m.target);
+    expect(failed.status).toBe('failed');
+    zoho().api.clearFaults();
+
+    // As if a run had just sent its upload and its replica had stopped: the entry says when, and the next run starts at
+    // once; Zoho applies that upload 1.5 s later.
+    const sentAt = Date.now();
+    await h.database.query(`UPDATE sync_log SET payload = payload || jsonb_build_object('uploadSentAt', $2::bigint) WHERE id = $1`, [failed.id, sentAt]);
+    const uploadsBefore = zoho().api.requestsTo('POST', uploadPath).length;
+    await runEntryAgain(h, failed.id);
+    const shortId = String((failed.payload as { deliveryShortId?: string }).deliveryShortId);
+    setTimeout(() => zoho().addAttachment('Deals', m.recordId, `Earlier run [${shortId}].pdf`, Buffer.from('%PDF-1.4 earlier')), 1_500);
+
+    const again = await waitFor(async () => {
+      const e = await syncLogEntry(h, { id: failed.id });
+      return e && e.status === 'succeeded' ? e : null;
+    }, 20_000);
+    expect(again.detail).toMatch(/^already attached as Earlier run \[/);
+    expect(zoho().attachmentsOf('Deals', m.recordId)).toHaveLength(1);
+    expect(zoho().api.requestsTo('POST', uploadPath)).toHaveLength(uploadsBefore);
+    // It looked once the earlier upload could have landed: twice the upload time-out after it was sent.
+    const looks = zoho()
+      .api.requestsTo('GET', uploadPath)
+      .filter((r) => r.at > sentAt);
+    expect(looks[0].at - sentAt).toBeGreaterThanOrEqual(2 * h.config.http.uploadTimeoutMs - 50);
+  }, 30_000);
+
   it('a note Zoho applies after crm-sync gave up on it is found by the next try, not added twice', async () => {
     const m = await mappedProject('Contacts');
     const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED' });
