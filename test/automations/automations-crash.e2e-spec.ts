@@ -96,9 +96,16 @@ describe("automations: a crash between P2's answer and its store makes no second
     expect(service.requestsTo('POST', '/v1/projects')).toHaveLength(1);
 
     await waitFor(() => service.appointmentAssociations.get(project.id) === appointmentId, 30_000, 'the association');
-    const mappings = ((await (await admin(daemon, '/api/mappings?crm=appointment')).json()) as Json).items as Json[];
-    expect(mappings.filter((m) => m.appointment_id === appointmentId)).toEqual([
-      expect.objectContaining({ project_id: project.id, source: 'automation', status: 'associated' }),
-    ]);
+    // The service records the association when A2 arrives; the daemon marks the mapping once A2's answer is back.
+    const mappings = await waitFor(
+      async () => {
+        const items = ((await (await admin(daemon!, '/api/mappings?crm=appointment')).json()) as Json).items as Json[];
+        const mine = items.filter((m) => m.appointment_id === appointmentId);
+        return mine.every((m) => m.status !== 'pending') ? mine : null;
+      },
+      30_000,
+      'the mapping marked after the association',
+    );
+    expect(mappings).toEqual([expect.objectContaining({ project_id: project.id, source: 'automation', status: 'associated' })]);
   }, 240_000); // two starts of the daemon, each up to startDaemon's 90 s on a loaded machine
 });
