@@ -16,9 +16,7 @@ export class WriteFenceService {
 
   /** Waits until the `write` an earlier run of the entry sent would have landed (nothing to wait for: at once). */
   async afterEarlierRuns(entry: { payload: object }, write: string, timeoutMs: number): Promise<void> {
-    const sentAt = Number((entry.payload as Record<string, unknown>)[sentAtKey(write)]);
-    const waitMs = Number.isFinite(sentAt) ? sentAt + 2 * timeoutMs - Date.now() : 0;
-    if (waitMs > 0) await sleep(waitMs);
+    await untilLanded(Number((entry.payload as Record<string, unknown>)[sentAtKey(write)]), timeoutMs);
   }
 
   /** The entry sends its `write` now. */
@@ -28,3 +26,12 @@ export class WriteFenceService {
 }
 
 const sentAtKey = (write: string) => `${write}SentAt`;
+
+/**
+ * Waits until a write sent at `sentAtMs` (epoch ms; NaN: none was sent) and never answered would have landed: twice its
+ * time-out after it was sent, the time-out and then as long again, as a run waits for its own unanswered write.
+ */
+export async function untilLanded(sentAtMs: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const waitMs = Number.isFinite(sentAtMs) ? sentAtMs + 2 * timeoutMs - Date.now() : 0;
+  if (waitMs > 0) await sleep(waitMs, undefined, { signal });
+}

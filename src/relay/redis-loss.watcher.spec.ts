@@ -55,6 +55,15 @@ describe('RedisLossWatcher', () => {
     expect(await watcher.check()).toBe(false);
   });
 
+  it('looks once at start-up, before it serves: a loss right after start is recovered', async () => {
+    await watcher.onApplicationBootstrap();
+    watcher.onApplicationShutdown();
+    expect(redis.keys.has('prefix:redis-marker')).toBe(true);
+    redis.keys.clear();
+    expect(await watcher.check()).toBe(true);
+    expect(recover).toHaveBeenCalledTimes(1);
+  });
+
   it('still recovers when the answer to the SET that found the marker gone was lost (Redis ran it)', async () => {
     await watcher.check();
     redis.keys.clear();

@@ -34,7 +34,12 @@ export class RedisLossWatcher implements OnApplicationBootstrap, OnApplicationSh
     private readonly recovery: RelayRecoveryService,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /**
+   * The first look sets the marker before the replica serves: a loss in the first second after start-up (before an
+   * interval's first look) would else be taken for the state at start and wait for the relay's periodic recovery.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.check();
     this.timer = setInterval(() => void this.check(), WATCH_MS);
     this.timer.unref();
   }

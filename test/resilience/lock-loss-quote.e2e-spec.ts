@@ -1,11 +1,10 @@
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RECORD_CRM_DEFAULTS } from '../../src/crm-settings/automation-settings.js';
 import { events, recordPrompt, WebhookSender } from '../../sim/service/index.js';
 import { terminateHolderWhileAnotherWaits } from '../support/advisory-locks.js';
 import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from '../support/harness.js';
 import { syncLogEntries } from '../support/tables.js';
-import { mapRecord } from '../support/zoho-records.js';
+import { dealReadyForQuotes } from '../support/zoho-records.js';
 
 const TIMEOUT_MS = 3_000;
 const sender = new WebhookSender();
@@ -30,33 +29,21 @@ describe("a lock lost while a Quote's create is unanswered", () => {
   });
 
   it('the next push waits until the create would have landed, finds its Quote, and the Deal has one Quote', async () => {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id);
-    const dealId = h.zoho!.addRecord('Deals', undefined, {
-      Deal_Name: `Deal of ${project.name}`,
-      Stage: 'Qualification',
-      Account_Name: { id: '4150868000000000778', name: 'Acme' },
-    });
-    await mapRecord(h, project.id, dealId, 'Deals');
-    const saved = await h.admin('/api/automations/record-crm', {
-      method: 'PUT',
-      json: { ...RECORD_CRM_DEFAULTS, quote_line_items: true, fallback_product_id: h.zoho!.revenue.addProduct('Services', 'SERVICES') },
-    });
-    expect(saved.status).toBe(200);
+    const { projectId, drawingId, dealId } = await dealReadyForQuotes(h, '4150868000000000778');
 
     // The first push's create reaches Zoho, which applies it only when released: after that push stopped waiting.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     h.zoho!.api.injectFault({ method: 'POST', path: /^\/crm\/v8\/Quotes$/, times: 1, until: held });
     try {
-      const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true });
+      const prompt = recordPrompt({ drawing_id: drawingId, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true });
       expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
       const create = await waitFor(() => h.zoho!.api.requestsTo('POST', /\/Quotes$/)[0], 20_000, "the first push's create");
 
       // A second push of the same Quote (its proposal approved) waits for the lock; the first one's lock is lost.
-      const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED', approved_option: { drawing_id: drawing.id } });
+      const proposal = h.service.addProposal({ project_id: projectId, status: 'APPROVED', approved_option: { drawing_id: drawingId } });
       expect((await sender.deliverOnce(`${h.url}/webhooks/events`, events.proposalStatusChanged(proposal), { secret: EVENTS_SECRET })).status).toBe(200);
-      expect(await terminateHolderWhileAnotherWaits(db, `zoho-quote:${dealId}:${drawing.id}`)).toBe(true);
+      expect(await terminateHolderWhileAnotherWaits(db, `zoho-quote:${dealId}:${drawingId}`)).toBe(true);
 
       // Zoho applies the create a second after the first push's time-out, within twice the time-out of its sending.
       await sleep(Math.max(0, create.at + TIMEOUT_MS + 1_000 - Date.now()));

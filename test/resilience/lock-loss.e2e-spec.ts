@@ -1,8 +1,7 @@
-import { RECORD_CRM_DEFAULTS } from '../../src/crm-settings/automation-settings.js';
 import pg from 'pg';
 import { deliverPrompt, mapAppointment } from '../support/appointment-crm.js';
 import { events, recordPrompt, WebhookSender } from '../../sim/service/index.js';
-import { mapRecord } from '../support/zoho-records.js';
+import { dealReadyForQuotes } from '../support/zoho-records.js';
 import { terminateHolderWhileAnotherWaits as terminateHolder } from '../support/advisory-locks.js';
 import { syncLogEntries } from '../support/tables.js';
 import { CapturingLogger, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from '../support/harness.js';
@@ -96,20 +95,8 @@ describe('a lock lost in the middle of its work', () => {
   }, 120_000);
 
   it("two pushes of a drawing's Quote to one Deal, the first one's lock lost after it looked for the Quote: one Quote", async () => {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id);
-    const dealId = h.zoho!.addRecord('Deals', undefined, {
-      Deal_Name: `Deal of ${project.name}`,
-      Stage: 'Qualification',
-      Account_Name: { id: '4150868000000000777', name: 'Acme' },
-    });
-    await mapRecord(h, project.id, dealId, 'Deals');
-    const saved = await h.admin('/api/automations/record-crm', {
-      method: 'PUT',
-      json: { ...RECORD_CRM_DEFAULTS, quote_line_items: true, fallback_product_id: h.zoho!.revenue.addProduct('Services', 'SERVICES') },
-    });
-    expect(saved.status).toBe(200);
-    const key = `zoho-quote:${dealId}:${drawing.id}`;
+    const { projectId, drawingId, dealId } = await dealReadyForQuotes(h, '4150868000000000777');
+    const key = `zoho-quote:${dealId}:${drawingId}`;
     const target = `Deals/${dealId}`;
 
     // The first push looks for the drawing's Quote (there is none yet); the answer arrives only when released.
@@ -124,11 +111,11 @@ describe('a lock lost in the middle of its work', () => {
       until: held,
     });
     try {
-      const prompt = recordPrompt({ drawing_id: drawing.id, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true });
+      const prompt = recordPrompt({ drawing_id: drawingId, record_crm_module: 'Deals', record_crm_record_id: dealId, yes_no: true });
       expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
       await waitFor(() => h.zoho!.api.faultsHit.some((hit) => hit.fault.until === held) || null, 20_000, 'the held lookup');
       // The proposal pricing this drawing is approved: a second push of the same Quote, which waits for the lock.
-      const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED', approved_option: { drawing_id: drawing.id } });
+      const proposal = h.service.addProposal({ project_id: projectId, status: 'APPROVED', approved_option: { drawing_id: drawingId } });
       expect((await sender.deliverOnce(`${h.url}/webhooks/events`, events.proposalStatusChanged(proposal), { secret: EVENTS_SECRET })).status).toBe(200);
       await terminateHolderWhileAnotherWaits(key);
       await waitFor(() => h.zoho!.revenue.quotesOfDeal(dealId).length === 1 || null, 30_000, "the second push's Quote");

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { assertLockHeld, withAdvisoryLock } from '../../database/advisory-lock.js';
 import type { PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
@@ -10,6 +9,7 @@ import { ServiceApiClient } from '../../service-api/service-api.client.js';
 import type { LineItem } from '../../service-api/service-api.types.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../../actions/action.types.js';
 import { RunsAction } from '../../actions/runs-action.decorator.js';
+import { untilLanded } from '../../actions/write-fence.service.js';
 import { DealRevenueRepository } from './deal-revenue.repository.js';
 import { centsText, jsonCents, jsonDecimal, toCents } from './money.js';
 import { quoteFromLineItems, type QuoteDraft } from './quote-lines.js';
@@ -253,8 +253,7 @@ export class RevenueActionsService {
    */
   private async afterUnansweredCreate(p: PushQuotePayload, lock: AbortSignal): Promise<void> {
     const sentAt = await this.quotes.unansweredCreate(p.recordId, p.drawingId);
-    const waitMs = sentAt ? sentAt.getTime() + 2 * this.config.http.timeoutMs - Date.now() : 0;
-    if (waitMs > 0) await sleep(waitMs, undefined, { signal: lock }).catch(() => assertLockHeld(lock));
+    await untilLanded(sentAt?.getTime() ?? NaN, this.config.http.timeoutMs, lock).catch(() => assertLockHeld(lock));
   }
 
   /**
