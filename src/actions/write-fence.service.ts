@@ -28,10 +28,11 @@ export class WriteFenceService {
 const sentAtKey = (write: string) => `${write}SentAt`;
 
 /**
- * Waits until a write sent at `sentAtMs` (epoch ms; NaN: none was sent) and never answered would have landed: twice its
- * time-out after it was sent, the time-out and then as long again, as a run waits for its own unanswered write.
+ * Waits until a write sent at `sentAtMs` (epoch ms; undefined or not a number: none was sent) and never answered would
+ * have landed: twice its time-out after it was sent, the time-out and then as long again, as a run waits for its own
+ * unanswered write.
  */
-export async function untilLanded(sentAtMs: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
-  const waitMs = Number.isFinite(sentAtMs) ? sentAtMs + 2 * timeoutMs - Date.now() : 0;
+export async function untilLanded(sentAtMs: number | undefined, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const waitMs = sentAtMs !== undefined && Number.isFinite(sentAtMs) ? sentAtMs + 2 * timeoutMs - Date.now() : 0;
   if (waitMs > 0) await sleep(waitMs, undefined, { signal });
 }

@@ -253,7 +253,7 @@ export class RevenueActionsService {
    */
   private async afterUnansweredCreate(p: PushQuotePayload, lock: AbortSignal): Promise<void> {
     const sentAt = await this.quotes.unansweredCreate(p.recordId, p.drawingId);
-    await untilLanded(sentAt?.getTime() ?? NaN, this.config.http.timeoutMs, lock).catch(() => assertLockHeld(lock));
+    await untilLanded(sentAt?.getTime(), this.config.http.timeoutMs, lock).catch(() => assertLockHeld(lock));
   }
 
   /**
