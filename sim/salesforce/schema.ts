@@ -258,6 +258,8 @@ export function standardObjects(): SfObject[] {
         systemField('IsSandbox', 'boolean', 'Is Sandbox'),
         systemField('OrganizationType', 'string', 'Edition'),
         systemField('InstanceName', 'string', 'Instance Name'),
+        // Set on a trial org, null otherwise (Object Reference, Organization: TrialExpirationDate).
+        systemField('TrialExpirationDate', 'datetime', 'Trial Expiration Date', { nillable: true, defaultedOnCreate: false }),
       ],
       { createable: false, deletable: false },
     ),

@@ -17,6 +17,7 @@ import { FileReplaceRepository } from './file-replace.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
+import { SalesforceSessionRepository } from './adapters/salesforce/salesforce-session.repository.js';
 import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 import { ServicePushChecksService } from './service-push-checks.service.js';
 
@@ -31,6 +32,7 @@ import { ServicePushChecksService } from './service-push-checks.service.js';
   providers: [
     HttpAppointmentCrm,
     SalesforceOrgsService,
+    SalesforceSessionRepository,
     SelectedAppointmentCrm,
     ServicePushChecksService,
     { provide: APPOINTMENT_CRM, useExisting: SelectedAppointmentCrm },

@@ -3,6 +3,12 @@ import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, 
 import type { ZohoDomainRule } from './zoho-domains.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
+/**
+ * The Salesforce REST API version every call names unless APPOINTMENT_CRM_API_VERSION says another: Winter '27's, the
+ * current release (REST API Developer Guide, "Versions", resources_versions.htm; each release's version is listed in
+ * the Apex Reference Guide's release notes, apex_releasenotes.htm: "Winter '27 (API version 68.0)").
+ */
+export const DEFAULT_SALESFORCE_API_VERSION = '68.0';
 export interface RetryPolicy {
   /** Tries of one call in the client before the error goes back to the queue. */
   attempts: number;
@@ -49,7 +55,7 @@ export interface AppConfig {
    * Salesforce's, how long the service's own pushes may take to show, and the share of the org's daily requests past
    * which its changes are read less often.
    */
-  salesforce: { allowCustomDomains: boolean; pushCheckMs: number; slowPollShare: number };
+  salesforce: { allowCustomDomains: boolean; pushCheckMs: number; slowPollShare: number; apiVersion: string };
   /** Which hosts may be Zoho's accounts server and API domain (docs/security.md "Zoho domains and sealed secrets"). */
   zohoDomains: ZohoDomainRule;
   /**
@@ -204,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowCustomDomains: v.APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
       pushCheckMs: (v.APPOINTMENT_CRM_PUSH_CHECK_SECONDS ?? 600) * 1000,
       slowPollShare: (v.APPOINTMENT_CRM_SLOW_POLL_PERCENT ?? 80) / 100,
+      apiVersion: (v.APPOINTMENT_CRM_API_VERSION ?? DEFAULT_SALESFORCE_API_VERSION).replace(/^v/, ''),
     },
     zohoDomains: {
       allowCustom: v.RECORD_CRM_ALLOW_CUSTOM_DOMAINS === 'true',

@@ -25,3 +25,8 @@ export function oauthRequestBinding(stateHash: string, name: 'record_crm' | 'app
 export function legacyConnectionBinding(name: ConnectionName): string {
   return name;
 }
+
+/** A Salesforce connection's kept session (salesforce_session), bound to its row's key. */
+export function salesforceSessionBinding(grantKey: string): string {
+  return `crm-sync/salesforce-session\n${grantKey}`;
+}

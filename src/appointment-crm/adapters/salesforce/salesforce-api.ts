@@ -1,15 +1,22 @@
-import type { RetryPolicy } from '../../../config/app-config.js';
+import { DEFAULT_SALESFORCE_API_VERSION, type RetryPolicy } from '../../../config/app-config.js';
 import type { MetricsService } from '../../../observability/metrics.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
 import { withRetries } from '../../../http/retry.js';
 import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
 
-/** The REST API version every call names (REST API Developer Guide, "Versions"). */
-export const API_VERSION = 'v62.0';
-export const DATA_PATH = `/services/data/${API_VERSION}`;
 /** Salesforce allows an org 25 long-running requests (20 s or more) at once; this process sends no more than 25 at all. */
 export const MAX_CONCURRENT_REQUESTS = 25;
+
+/**
+ * 401 answers that a new token cannot cure: jsforce (src/http-api.ts, `isSessionExpired`) does not refresh on these,
+ * since an org's Connected App, OAuth or IP policy blocks the connection itself and refreshing would only loop.
+ */
+const NOT_A_SESSION_END = [
+  'This session is not valid for use with the REST API',
+  'BlackTab users cannot perform API operations',
+  'Connected app is not attached to Agent',
+];
 
 export interface SalesforceCredentials {
   loginUrl: string;
@@ -23,6 +30,22 @@ export interface SalesforceToken {
   instanceUrl: string;
   /** The identity URL (`id`), whose last two segments are the org and the user. */
   identityUrl: string | null;
+}
+
+/** What a refresh leaves for every replica: the access token it took and the refresh token to present next. */
+export interface SalesforceSession extends SalesforceToken {
+  refreshToken: string;
+}
+
+/**
+ * Where the replicas keep a connection's session, so that one refresh serves them all and, under refresh-token
+ * rotation, each refresh presents the refresh token the last one was given.
+ */
+export interface SalesforceSessionKeeper {
+  /** The session kept now, or null. */
+  read(): Promise<SalesforceSession | null>;
+  /** Runs `renew` with the session kept now, alone across replicas; keeps what it returns before the next may run. */
+  exclusive(renew: (kept: SalesforceSession | null) => Promise<SalesforceSession>): Promise<SalesforceSession>;
 }
 
 /** The org's daily API allocation as the last answer's `Sforce-Limit-Info` said it. */
@@ -40,6 +63,10 @@ export interface SalesforceApiOptions {
   allowCustomDomains: boolean;
   metrics?: MetricsService;
   now?: () => number;
+  /** `68.0`: the version in every data path. */
+  apiVersion?: string;
+  /** Shares the session across replicas; without it this process refreshes on its own and keeps a rotated token in memory. */
+  sessions?: SalesforceSessionKeeper;
 }
 
 /** A Salesforce error body: `[{ "message", "errorCode", "fields" }]` (REST API Developer Guide, "Status Codes and Error Responses"). */
@@ -77,16 +104,24 @@ class Gate {
 /**
  * One org's REST API with the refresh-token grant: the access token and the instance it names are obtained on the
  * first call and again when Salesforce answers `INVALID_SESSION_ID` (sessions end after the org's timeout, and
- * tokens carry no expiry), by one caller at a time. Retries transient failures itself, like the other clients:
- * 429, 503 and other 5xx, time-outs, and `REQUEST_LIMIT_EXCEEDED` (a 403 when the org's allocation is spent).
- * Every answer's `Sforce-Limit-Info` is kept as the org's usage.
+ * tokens carry no expiry), by one caller at a time, and across replicas through the session keeper: a replica reads
+ * the session another one took, and refreshes only when the one kept is the one Salesforce refused. A refresh answer
+ * that carries a `refresh_token` (rotation on) replaces the one presented, which Salesforce has just invalidated.
+ * Retries transient failures itself, like the other clients: 429, 503 and other 5xx, time-outs, `REQUEST_LIMIT_EXCEEDED`
+ * (a 403 when the org's allocation is spent) and `UNABLE_TO_LOCK_ROW`. Every answer's `Sforce-Limit-Info` is kept as
+ * the org's usage.
  */
 export class SalesforceApi {
   private readonly http: OutboundHttp;
   private readonly auth: OutboundHttp;
   private token: SalesforceToken | null = null;
+  /** The refresh token to present next, when no keeper keeps it. */
+  private refreshToken: string;
+  /** The access token Salesforce last refused here: a kept session with it is no session. */
+  private refused: string | null = null;
   private refreshing: Promise<SalesforceToken> | null = null;
   private readonly gate = new Gate(MAX_CONCURRENT_REQUESTS);
+  readonly dataPath: string;
   usage: ApiUsage | null = null;
 
   constructor(
@@ -102,6 +137,8 @@ export class SalesforceApi {
       throttle: (call) => this.gate.run(call),
     });
     this.auth = new OutboundHttp({ ...common, system: 'salesforce_login', retry: { ...options.retry, attempts: 1 } });
+    this.refreshToken = credentials.refreshToken;
+    this.dataPath = `/services/data/v${options.apiVersion ?? DEFAULT_SALESFORCE_API_VERSION}`;
   }
 
   /** How calls are retried; a caller that sends a write once and retries a larger step uses it too. */
@@ -112,8 +149,13 @@ export class SalesforceApi {
   /** The token in use, obtained when there is none. */
   session(): Promise<SalesforceToken> {
     if (this.token) return Promise.resolve(this.token);
-    this.refreshing ??= this.refresh().finally(() => (this.refreshing = null));
+    this.refreshing ??= this.obtain().finally(() => (this.refreshing = null));
     return this.refreshing;
+  }
+
+  /** The refresh token to present next (the kept one under rotation), for a caller that revokes it. */
+  async currentRefreshToken(): Promise<string> {
+    return (await this.options.sessions?.read().catch(() => null))?.refreshToken ?? this.refreshToken;
   }
 
   /**
@@ -122,12 +164,21 @@ export class SalesforceApi {
    */
   async request<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
     const policy = req.body === undefined && req.retry !== false ? this.options.retry : { ...this.options.retry, attempts: 1 };
-    return withRetries(() => this.once<T>(req), policy);
+    // A session that ended is cured by one new token; a new token refused as well is a connection Salesforce refuses.
+    let refusedBefore = false;
+    return withRetries(async () => {
+      try {
+        return await this.once<T>(req, refusedBefore);
+      } catch (err) {
+        if (err instanceof OutboundError && err.status === 401 && err.failure === 'unavailable') refusedBefore = true;
+        throw err;
+      }
+    }, policy);
   }
 
-  private async once<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+  private async once<T>(req: OutboundRequest, refusedBefore = false): Promise<OutboundResponse<T>> {
     const session = await this.session();
-    const path = req.path.startsWith('/services/') ? req.path : `${DATA_PATH}${req.path}`;
+    const path = req.path.startsWith('/services/') ? req.path : `${this.dataPath}${req.path}`;
     const response = await this.http.request<T>({
       ...req,
       path: `${session.instanceUrl}${path}`,
@@ -144,6 +195,15 @@ export class SalesforceApi {
     if ((response.status === 401 || response.status === 403) && !req.acceptStatus?.includes(response.status)) {
       const code = errorCodeOf(response.data);
       if (response.status === 401) {
+        const message = messageOf(response.data);
+        if (refusedBefore || NOT_A_SESSION_END.some((m) => message.includes(m)))
+          throw new OutboundError(
+            'appointment_crm',
+            req.endpoint,
+            'unauthorized',
+            401,
+            `${code ?? 'HTTP 401'}: ${message || 'refused'}; a new token does not help: unauthorized, connect again`,
+          );
         // The session ended: a new token, and the call again (by this caller's retry, which an upload's caller does).
         this.forget(session);
         throw new OutboundError('appointment_crm', req.endpoint, 'unavailable', 401, `${code ?? 'HTTP 401'}: session ended; a new token is taken`);
@@ -158,12 +218,49 @@ export class SalesforceApi {
 
   /** Drops a token Salesforce called invalid, unless another caller replaced it already. */
   private forget(session: SalesforceToken): void {
+    this.refused = session.accessToken;
     if (this.token === session) this.token = null;
   }
 
-  /** The refresh-token grant (POST /services/oauth2/token, grant_type=refresh_token); refused hosts and tokens fail the call. */
-  private async refresh(): Promise<SalesforceToken> {
-    const { loginUrl, clientId, clientSecret, refreshToken } = this.credentials;
+  /**
+   * A session: the one kept for every replica unless it is the one refused here; else a refresh, alone across
+   * replicas, which first looks again at what is kept (another replica may have refreshed meanwhile).
+   */
+  private async obtain(): Promise<SalesforceToken> {
+    const keeper = this.options.sessions;
+    if (!keeper) {
+      const session = await this.refresh(this.refreshToken);
+      this.refreshToken = session.refreshToken;
+      return this.adopt(session);
+    }
+    const usable = (kept: SalesforceSession | null): boolean => kept !== null && kept.accessToken !== this.refused;
+    const kept = await keeper.read();
+    if (kept && usable(kept)) return this.adopt(kept);
+    return this.adopt(await keeper.exclusive(async (now) => (now && usable(now) ? now : this.refresh(now?.refreshToken ?? this.credentials.refreshToken))));
+  }
+
+  private adopt(session: SalesforceSession): SalesforceToken {
+    // Kept sessions were checked when they were taken; the rule may have tightened since (custom domains turned off).
+    const problem = salesforceHostProblem('instance_url', session.instanceUrl, this.options.allowCustomDomains);
+    if (problem)
+      throw new OutboundError(
+        'appointment_crm',
+        'POST /services/oauth2/token',
+        'rejected',
+        null,
+        `the kept session names an instance crm-sync does not trust: ${problem}`,
+      );
+    this.token = { accessToken: session.accessToken, instanceUrl: session.instanceUrl, identityUrl: session.identityUrl };
+    return this.token;
+  }
+
+  /**
+   * The refresh-token grant (POST /services/oauth2/token, grant_type=refresh_token, Salesforce Help, "OAuth 2.0
+   * Refresh Token Flow for Renewed Sessions", remoteaccess_oauth_refresh_token_flow.htm); refused hosts and tokens fail
+   * the call. Under rotation the answer carries the refresh token to present next, the one presented being invalid now.
+   */
+  private async refresh(refreshToken: string): Promise<SalesforceSession> {
+    const { loginUrl, clientId, clientSecret } = this.credentials;
     const body = new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }).toString();
     const answer = await withRetries(async () => {
       const response = await this.auth.request<Record<string, unknown> | null>({
@@ -202,8 +299,12 @@ export class SalesforceApi {
         null,
         `the token answer named an instance crm-sync does not trust: ${problem}`,
       );
-    this.token = { accessToken: answer.access_token, instanceUrl, identityUrl: typeof answer.id === 'string' ? answer.id : null };
-    return this.token;
+    return {
+      accessToken: answer.access_token,
+      instanceUrl,
+      identityUrl: typeof answer.id === 'string' ? answer.id : null,
+      refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : refreshToken,
+    };
   }
 
   /** Every record of a SOQL query, following `nextRecordsUrl` (REST API Developer Guide, "Query", resources_query.htm). */
