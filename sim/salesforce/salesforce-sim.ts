@@ -239,6 +239,12 @@ export class SalesforceSim {
     return id;
   }
 
+  /** Whether a late commit's row is visible yet (commits what is due first). */
+  committed(id: string): boolean {
+    this.commitDue();
+    return !this.uncommitted.some((entry) => entry.row.Id === id || String(entry.row.Id).startsWith(id));
+  }
+
   /** Commits the transactions whose time has come. */
   private commitDue(): void {
     const now = Date.now();

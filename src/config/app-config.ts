@@ -103,6 +103,8 @@ export interface AppConfig {
   reconcileIntervalSeconds: number;
   /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
   automationPollSeconds: number;
+  /** How far behind its watermark each read of the appointment CRM's changes starts (APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS). */
+  appointmentPollLookbackMs: number;
   /** The record CRM's reads while its Zoho notification channel is live: the safety net, not the way Deals arrive. */
   automationNotifiedPollSeconds: number;
   /** The Zoho notification channel: the lifetime asked for each time it is made or renewed, and the period of its check (0: no channel). */
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    appointmentPollLookbackMs: (v.APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS ?? 300) * 1000,
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
     zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,

@@ -17,7 +17,8 @@ describe('Salesforce refresh-token rotation across replicas', () => {
   let replicas: Harness[] = [];
 
   const start = async () => {
-    const env = { ...sim.envFor(), AUTOMATION_POLL_SECONDS: '0' };
+    // Replicas of one deployment share the queue prefix, under which they share state in Redis.
+    const env = { ...sim.envFor(), AUTOMATION_POLL_SECONDS: '0', QUEUE_PREFIX: `crm-sync-test-${process.pid}-${Date.now()}` };
     // The first creates and migrates the database; the second joins it.
     const first = await startHarness({ redisDb: 10, env, databaseUrl, tune: fastRetries });
     replicas = [first, await startHarness({ redisDb: 10, env, databaseUrl, tune: fastRetries })];

@@ -1,12 +1,20 @@
 import { DEFAULT_SALESFORCE_API_VERSION, type RetryPolicy } from '../../../config/app-config.js';
 import type { MetricsService } from '../../../observability/metrics.service.js';
-import { OutboundError } from '../../../http/outbound-error.js';
+import { excerptOf, OutboundError } from '../../../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
 import { withRetries } from '../../../http/retry.js';
+import type { SharedRedisService } from '../../../queues/shared-redis.service.js';
+import { LocalGate, OrgRequestSlots } from './org-request-slots.js';
 import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
 
-/** Salesforce allows an org 25 long-running requests (20 s or more) at once; this process sends no more than 25 at all. */
+/**
+ * Salesforce allows an org 25 long-running requests (20 s or more) at once, and a Developer Edition or trial org 5
+ * (Salesforce Developer Limits and Allocations Quick Reference, API Request Limits and Allocations, "Concurrent API
+ * Request Limits"). A request's length is not known before it is sent, so every replica together sends no more than
+ * that many requests of any length to the org at once.
+ */
 export const MAX_CONCURRENT_REQUESTS = 25;
+export const MAX_CONCURRENT_REQUESTS_SMALL_ORG = 5;
 
 /**
  * 401 answers that a new token cannot cure: jsforce (src/http-api.ts, `isSessionExpired`) does not refresh on these,
@@ -67,6 +75,20 @@ export interface SalesforceApiOptions {
   apiVersion?: string;
   /** Shares the session across replicas; without it this process refreshes on its own and keeps a rotated token in memory. */
   sessions?: SalesforceSessionKeeper;
+  /** Caps requests to the org across replicas; without it the cap holds per process. */
+  shared?: SharedRedisService;
+}
+
+/**
+ * Whether an Organization row is a Developer Edition or trial org, whose concurrent long-running request limit is 5:
+ * `OrganizationType` ("Developer Edition"; a sandbox's is its production's) and `TrialExpirationDate` (set on a trial)
+ * (Object Reference for the Salesforce Platform, Organization).
+ */
+export function isSmallOrg(org: Record<string, unknown> | undefined): boolean {
+  if (!org) return false;
+  return (
+    (org.OrganizationType === 'Developer Edition' && org.IsSandbox !== true) || (org.TrialExpirationDate !== null && org.TrialExpirationDate !== undefined)
+  );
 }
 
 /** A Salesforce error body: `[{ "message", "errorCode", "fields" }]` (REST API Developer Guide, "Status Codes and Error Responses"). */
@@ -81,24 +103,6 @@ export function errorCodeOf(data: unknown): string | null {
 export function parseLimitInfo(header: unknown): { used: number; max: number } | null {
   const match = typeof header === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(header) : null;
   return match ? { used: Number(match[1]), max: Number(match[2]) } : null;
-}
-
-/** At most `limit` calls at once; the rest wait their turn in order. */
-class Gate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-
-  async run<T>(call: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      return await call();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
 }
 
 /**
@@ -120,7 +124,10 @@ export class SalesforceApi {
   /** The access token Salesforce last refused here: a kept session with it is no session. */
   private refused: string | null = null;
   private refreshing: Promise<SalesforceToken> | null = null;
-  private readonly gate = new Gate(MAX_CONCURRENT_REQUESTS);
+  /** The org's cap on requests at once: 25 until its Organization row says it is a Developer or trial org. */
+  private concurrentLimit = MAX_CONCURRENT_REQUESTS;
+  private orgKnown: Promise<void> | null = null;
+  private readonly slots: { run<T>(call: () => Promise<T>): Promise<T> };
   readonly dataPath: string;
   usage: ApiUsage | null = null;
 
@@ -134,10 +141,14 @@ export class SalesforceApi {
       system: 'appointment_crm',
       uploadTimeoutMs: options.uploadTimeoutMs,
       retry: { ...options.retry, attempts: 1 },
-      throttle: (call) => this.gate.run(call),
+      throttle: (call) => this.slots.run(call),
     });
     this.auth = new OutboundHttp({ ...common, system: 'salesforce_login', retry: { ...options.retry, attempts: 1 } });
     this.refreshToken = credentials.refreshToken;
+    const limit = () => this.concurrentLimit;
+    this.slots = options.shared
+      ? new OrgRequestSlots(options.shared, () => this.orgKey(), limit, Math.max(options.timeoutMs, options.uploadTimeoutMs) + 5_000)
+      : new LocalGate(limit);
     this.dataPath = `/services/data/v${options.apiVersion ?? DEFAULT_SALESFORCE_API_VERSION}`;
   }
 
@@ -176,15 +187,34 @@ export class SalesforceApi {
     }, policy);
   }
 
+  /** The org's key for the shared request cap: its id from the identity URL, else its instance. */
+  private orgKey(): string {
+    const orgId = this.token?.identityUrl?.split('/').slice(-2)[0];
+    return orgId && /^[A-Za-z0-9]{15,18}$/.test(orgId) ? orgId : (this.token?.instanceUrl ?? this.credentials.loginUrl).replace(/[^A-Za-z0-9.]/g, '_');
+  }
+
+  /** Reads the org's kind once (its request cap); a failed read leaves 25 and is tried again on a later call. */
+  private knowOrg(): Promise<void> {
+    this.orgKnown ??= this.query<Record<string, unknown>>('SOQL organization kind', 'SELECT OrganizationType, IsSandbox, TrialExpirationDate FROM Organization')
+      .then(([org]) => {
+        this.concurrentLimit = isSmallOrg(org) ? MAX_CONCURRENT_REQUESTS_SMALL_ORG : MAX_CONCURRENT_REQUESTS;
+      })
+      .catch(() => {
+        this.orgKnown = null;
+      });
+    return this.orgKnown;
+  }
+
   private async once<T>(req: OutboundRequest, refusedBefore = false): Promise<OutboundResponse<T>> {
     const session = await this.session();
+    if (req.endpoint !== 'SOQL organization kind') await this.knowOrg();
     const path = req.path.startsWith('/services/') ? req.path : `${this.dataPath}${req.path}`;
     const response = await this.http.request<T>({
       ...req,
       path: `${session.instanceUrl}${path}`,
       pathTemplate: req.pathTemplate ?? req.endpoint.replace(/^\S+\s+/, ''),
       headers: { ...(req.headers ?? {}), authorization: `Bearer ${session.accessToken}` },
-      acceptStatus: [...(req.acceptStatus ?? []), 401, 403],
+      acceptStatus: [...(req.acceptStatus ?? []), 400, 401, 403],
       retry: false,
       // Read even where the caller does not use it: a 401 or 403 is told apart by its errorCode. Salesforce answers
       // JSON or nothing.
@@ -192,6 +222,13 @@ export class SalesforceApi {
     });
     const limit = parseLimitInfo(response.headers['sforce-limit-info']);
     if (limit) this.usage = { ...limit, seenAt: new Date(this.options.now?.() ?? Date.now()) };
+    if (response.status === 400 && !req.acceptStatus?.includes(400)) {
+      const code = errorCodeOf(response.data);
+      // A record another transaction holds (a trigger, a flow, a user's save): Salesforce waited up to 10 s for it and
+      // advises retrying ("Record-Level Locking"); nothing was written, so the write is retried with backoff.
+      if (code === LOCKED) throw lockedError(req.endpoint, 400);
+      throw new OutboundError('appointment_crm', req.endpoint, 'rejected', 400, excerptOf(response.data));
+    }
     if ((response.status === 401 || response.status === 403) && !req.acceptStatus?.includes(response.status)) {
       const code = errorCodeOf(response.data);
       if (response.status === 401) {
@@ -328,6 +365,14 @@ interface QueryAnswer<R> {
   totalSize?: number;
   nextRecordsUrl?: string;
   records: R[];
+}
+
+/** UNABLE_TO_LOCK_ROW: a record the write needs is locked by another transaction (SOAP API StatusCode; REST errorCode). */
+export const LOCKED = 'UNABLE_TO_LOCK_ROW';
+
+/** A lock refusal as a transient failure: retried with the usual backoff, in the client and then on the queue. */
+export function lockedError(endpoint: string, status: number): OutboundError {
+  return new OutboundError('appointment_crm', endpoint, 'unavailable', status, `${LOCKED}: a record is locked by another transaction; tried again`);
 }
 
 function messageOf(data: unknown): string {

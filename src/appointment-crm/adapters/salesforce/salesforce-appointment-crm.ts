@@ -15,7 +15,7 @@ import {
   type Sale,
   type UploadFile,
 } from '../../appointment-crm.js';
-import type { SalesforceApi } from './salesforce-api.js';
+import { LOCKED, lockedError, type SalesforceApi } from './salesforce-api.js';
 import type { SchemaNames } from './salesforce-schema.js';
 import { relationshipOf, soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
 
@@ -88,7 +88,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
 
   /** The appointment's result, and its record page (the mappings' link to it). */
   async getAppointment(appointmentId: string): Promise<Appointment> {
-    const row = await this.record(appointmentId, `${this.field('Id')}, ${this.field(this.n.appointment_result)}`);
+    const row = await this.record(appointmentId, `${this.field('Id')},${this.field(this.n.appointment_result)}`);
     const id = String(row.Id ?? appointmentId);
     return { id, status: text(row[this.n.appointment_result]) ?? '', web_url: await this.webUrlOf(id) };
   }
@@ -322,6 +322,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     });
     if (!Array.isArray(data)) throw invalid(endpoint, 'expected a list of save results');
     const failed = data.find((r: Row) => r?.success !== true);
+    // allOrNone: one record refused rolls every one back, so a lock refusal leaves nothing written and is tried again.
+    if (failed && data.some(isLocked)) throw lockedError(endpoint, 200);
     if (failed) throw new OutboundError('appointment_crm', endpoint, 'rejected', 200, JSON.stringify((failed as Row).errors ?? failed).slice(0, 300));
     return data.map((r: Row) => String(r.id));
   }
@@ -338,6 +340,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
         params: { ids: chunk.join(','), allOrNone: 'false' },
       });
       const failed = Array.isArray(data) ? data.find((r: Row) => r?.success !== true && !entityGone(r)) : undefined;
+      if (failed && isLocked(failed)) throw lockedError('DELETE /composite/sobjects', 200);
       if (failed)
         throw new OutboundError(
           'appointment_crm',
@@ -466,6 +469,12 @@ function isoOf(value: string): string {
 
 function categoryOf(description: string | null): string {
   return description?.startsWith(CATEGORY_MARK) ? description.slice(CATEGORY_MARK.length).trim() : '';
+}
+
+/** A SaveResult refused with UNABLE_TO_LOCK_ROW (its errors carry `statusCode`, sObject Collections). */
+function isLocked(result: Row): boolean {
+  const errors = Array.isArray(result?.errors) ? (result.errors as Row[]) : [];
+  return errors.some((e) => e?.statusCode === LOCKED);
 }
 
 function entityGone(result: Row): boolean {

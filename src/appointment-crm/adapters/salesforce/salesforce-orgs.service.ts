@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/app-config.js';
 import type { SalesforceAppointmentCrmConnection } from '../../../config/connection-settings.js';
 import { ConnectionsService } from '../../../connections/connections.service.js';
 import { MetricsService } from '../../../observability/metrics.service.js';
+import { SharedRedisService } from '../../../queues/shared-redis.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
 import { KeptSalesforceSessions } from './kept-sessions.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
@@ -43,6 +44,7 @@ export class SalesforceOrgsService {
     private readonly metrics: MetricsService,
     private readonly connections: ConnectionsService,
     private readonly sessions: SalesforceSessionRepository,
+    private readonly shared: SharedRedisService,
   ) {}
 
   adapterFor(connection: SalesforceAppointmentCrmConnection): SalesforceAppointmentCrm {
@@ -69,6 +71,7 @@ export class SalesforceOrgsService {
         metrics: this.metrics,
         apiVersion: this.config.salesforce.apiVersion,
         sessions: this.keptSessions(connection) ?? undefined,
+        shared: this.shared,
       },
     );
     return new SalesforceAppointmentCrm(api, { names: namesOf(presetOf(connection), connection.names), soldValue: connection.soldValue || DEFAULT_SOLD_VALUE });
