@@ -237,19 +237,26 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
    * twice) that nothing deleted. So each create is sent once and a transient failure runs the whole replace again,
    * after waiting as long as the write went unanswered: its listing of older sales then holds what the org applied.
    */
-  async putSale(appointmentId: string, sale: Sale): Promise<void> {
-    await withRetries(() => this.replaceSale(appointmentId, sale), this.api.retryPolicy);
+  async putSale(appointmentId: string, sale: Sale, _key?: unknown, stillLatest?: () => Promise<boolean>): Promise<void> {
+    await withRetries(() => this.replaceSale(appointmentId, sale, stillLatest), this.api.retryPolicy);
   }
 
-  private async replaceSale(appointmentId: string, sale: Sale): Promise<void> {
+  /**
+   * Two pushes of one appointment's sale may run side by side (a lost lock, two replicas): each creates its sale, then
+   * the newest (`stillLatest`) deletes every other sale of the appointment, read again after its own create, and one
+   * overtaken deletes only its own. So they end with the newest push's sale, never two and never none.
+   */
+  private async replaceSale(appointmentId: string, sale: Sale, stillLatest?: () => Promise<boolean>): Promise<void> {
     const n = this.n;
     await this.record(appointmentId, 'Id');
-    const older = (
-      await this.api.query<Row>(
-        'SOQL sales of an appointment',
-        `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
-      )
-    ).map((r) => String(r.Id));
+    const salesOf = async () =>
+      (
+        await this.api.query<Row>(
+          'SOQL sales of an appointment',
+          `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
+        )
+      ).map((r) => String(r.Id));
+    let older = await salesOf();
     const [saleId] = await this.create('POST /composite/sobjects (sale)', [
       { attributes: { type: n.sale }, [n.sale_appointment]: appointmentId, [n.sale_total]: sale.total },
     ]);
@@ -263,6 +270,10 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       ...(n.sale_item_product && item.external_product_id && isId(item.external_product_id) ? { [n.sale_item_product]: item.external_product_id } : {}),
     }));
     for (let at = 0; at < items.length; at += COLLECTION_MAX) await this.create('POST /composite/sobjects (sale items)', items.slice(at, at + COLLECTION_MAX));
+    if (stillLatest) {
+      if (!(await stillLatest())) older = [saleId];
+      else older = (await salesOf()).filter((id) => id !== saleId);
+    }
     if (older.length === 0) return;
     const olderItems = (
       await this.api.query<Row>(
