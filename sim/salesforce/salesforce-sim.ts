@@ -10,6 +10,7 @@ import { DEFAULT_SCOPES, SalesforceOAuth, type AccessGrant, type ConnectedApp, t
 import { QueryCursors } from './query-cursors.js';
 import { isRequired, SfRecords, SfWriteError, sfDateTime } from './records.js';
 import { errorBody, jsonObject, notFound } from './responses.js';
+import { to18 } from './ids.js';
 import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
 import { parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
 
@@ -357,16 +358,32 @@ export class SalesforceSim {
     return this.records.insert(this.mustObject(object), fields, { userId: this.userId, at: at.getTime(), trusted: true });
   }
 
-  /** Changes a row as a user would; SystemModstamp and LastModifiedDate move to `at`. */
+  /**
+   * Changes a row as a user would; SystemModstamp and LastModifiedDate move to `at`. A row whose transaction has not
+   * committed yet (commitLate) takes the change into that transaction: it shows when it commits.
+   */
   updateRow(object: string, id: string, changes: Record<string, unknown>, at: Date = new Date()): void {
-    this.records.update(this.mustObject(object), id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
+    const target = this.mustObject(object);
+    const pending = this.uncommitted.find((entry) => entry.object === target.name && entry.row.Id === to18(id));
+    if (pending) {
+      const visible = this.records.withhold(target.name, id);
+      this.records.put(target.name, pending.row);
+      this.records.update(target, id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
+      pending.row = this.records.withhold(target.name, id)!;
+      if (visible) this.records.put(target.name, visible);
+      return;
+    }
+    this.records.update(target, id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
   }
 
+  /** A row as the org holds it now (late commits that are due committed first). */
   row(object: string, id: string): Row | undefined {
+    this.commitDue();
     return this.records.get(this.mustObject(object).name, id);
   }
 
   rows(object: string): Row[] {
+    this.commitDue();
     return this.records.rows(this.mustObject(object));
   }
 

@@ -5,6 +5,10 @@ import { salesforceSessionBinding } from '../../../connections/sealed-binding.js
 import type { SalesforceSession, SalesforceSessionKeeper } from './salesforce-api.js';
 import type { SalesforceSessionRepository } from './salesforce-session.repository.js';
 
+/** How long, and how often, a refreshed session is tried again when Postgres cannot keep it (a restart takes seconds). */
+const KEEP_TRIES_MS = 60_000;
+const KEEP_RETRY_MS = 250;
+
 /** Seals and opens values with CONNECTIONS_KEY (ConnectionsService). */
 export interface Sealer {
   seal(value: unknown, associatedData: string): string;
@@ -53,11 +57,29 @@ export class KeptSalesforceSessions implements SalesforceSessionKeeper {
       const next = await renew(kept);
       if (next !== kept) {
         const rotated = next.refreshToken !== (kept?.refreshToken ?? this.connection.refreshToken);
-        await this.repository.save(this.grantKey, this.sealer.seal(next, salesforceSessionBinding(this.grantKey)), rotated);
+        await this.keep(next, rotated);
         if (rotated) this.logger.log('Salesforce rotated the refresh token; the new one is kept for every replica');
       }
       return next;
     });
+  }
+
+  /**
+   * Keeps a session, trying again while Postgres is away (a restart): under rotation the refresh token it holds is
+   * the only live one, and a replica that refreshed with the one kept before would revoke the consent.
+   */
+  private async keep(session: SalesforceSession, rotated: boolean): Promise<void> {
+    const sealed = this.sealer.seal(session, salesforceSessionBinding(this.grantKey));
+    const until = Date.now() + KEEP_TRIES_MS;
+    for (;;) {
+      try {
+        return await this.repository.save(this.grantKey, sealed, rotated);
+      } catch (err) {
+        if (Date.now() >= until) throw err;
+        if (rotated) this.logger.warn(`the rotated Salesforce refresh token could not be kept yet (${(err as Error).message}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, KEEP_RETRY_MS));
+      }
+    }
   }
 
   /** Forgets the kept session (the connection was disconnected or replaced). */
