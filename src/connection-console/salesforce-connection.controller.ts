@@ -1,5 +1,5 @@
 import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query, Req, Res, UnprocessableEntityException } from '@nestjs/common';
-import { ApiConflictResponse, ApiExcludeEndpoint, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiExcludeEndpoint, ApiNotFoundResponse, ApiOperation, ApiQuery, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { NEEDS } from '../appointment-crm/adapters/salesforce/salesforce-schema.js';
@@ -96,6 +96,8 @@ export class SalesforceConnectionController {
     summary:
       "One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker.",
   })
+  @ApiQuery({ name: 'object', required: true, description: 'The API name of an object of the org (`Account`, `i360__Prospect__c`).' })
+  @ApiNotFoundResponse({ description: 'The org has no such object (or this user may not see it).' })
   async fields(@Query('object') object: string | undefined): Promise<{ object: string; fields: DescribedField[] }> {
     const connection = await this.salesforceConnection();
     const fields = object ? await describeObject(this.orgs.adapterFor(connection).api, object) : null;
