@@ -289,7 +289,7 @@ function needsTable(screen) {
         const tone = need.status === 'ok' ? 'connected' : need.status === 'unused' || need.status === 'absent' ? 'not_configured' : 'degraded';
         state.appendChild(el('span', 'badge c-' + tone, words));
         if (need.detail) state.appendChild(el('span', 'conn-hint', ' ' + str(need.detail)));
-        if (open) state.appendChild(el('span', 'conn-hint need-unconfirmed', ' The preset’s name is unconfirmed: pick the org’s own.'));
+        if (open) state.appendChild(el('span', 'conn-hint need-unconfirmed', ' No public source confirms the preset’s name: pick the org’s own.'));
         row.appendChild(state);
         table.appendChild(row);
       }

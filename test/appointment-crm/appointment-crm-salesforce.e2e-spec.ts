@@ -454,6 +454,36 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     ).toEqual([expect.stringMatching(/\.pdf$/), `proposal-${drawingId}.pdf`].sort());
   }, 60_000);
 
+  browserTest('an unconfirmed name the org lacks is reported on the screen with its picker marked, the connection still usable', async () => {
+    // crm-sync pushes now; the Sale Item's description (a guessed name, optional) is not in this org.
+    const description = sim.schema.field('i360__Sale_Item__c', 'i360__Description__c')!;
+    sim.schema.removeField('i360__Sale_Item__c', 'i360__Description__c');
+    const browser = await launchChromium();
+    try {
+      expect((await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } })).status).toBe(200);
+      expect(await appointmentCard()).toMatchObject({ status: 'connected' });
+      const { page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '#connections',
+        ready: '#conn-appointment-crm-needs table',
+        refusedStatuses: [],
+      });
+      const row = page.locator('tr[data-need="sale_item_description"]');
+      expect(await row.getAttribute('class')).toContain('need-open');
+      expect(await row.locator('.badge').textContent()).toBe('not in this org');
+      expect(await row.textContent()).toContain('unconfirmed');
+      // Its picker offers the Sale Item's fields that fit, to pick the org's own.
+      expect(await page.locator('#conn-need-sale_item_description option').allTextContents()).toContain('Name');
+      if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/salesforce-unconfirmed.png`, fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      sim.schema.addField('i360__Sale_Item__c', description);
+      await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } });
+    }
+  });
+
   it('refuses a consent without API access with the reason, and keeps the connection it had', async () => {
     const before = await appointmentCard();
     const start = await h.admin('/api/connections/appointment-crm/salesforce', { method: 'PUT', json: { login_url: sim.loginUrl, client_id: sim.clientId } });

@@ -52,7 +52,7 @@ export const NEEDS: readonly Need[] = [
   { name: 'customer_state', label: 'State', of: 'appointment', types: TEXT, optional: true },
   { name: 'customer_zip', label: 'ZIP', of: 'appointment', types: TEXT, optional: true },
   { name: 'sales_rep_name', label: 'Sales rep name', of: 'appointment', types: TEXT, optional: true },
-  { name: 'sales_rep_email', label: 'Sales rep e-mail', of: 'appointment', types: TEXT, optional: true },
+  { name: 'sales_rep_email', label: 'Sales rep e-mail (owner)', of: 'appointment', types: TEXT, optional: true },
   { name: 'sale', label: 'Sale', of: 'object', types: [], forSales: true },
   { name: 'sale_appointment', label: 'Sale → appointment (lookup)', of: 'sale', types: ['reference'], forSales: true, own: true },
   { name: 'sale_total', label: 'Sale total', of: 'sale', types: NUMBER, forSales: true, own: true },
