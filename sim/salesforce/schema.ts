@@ -335,7 +335,8 @@ export function improveit360LightningObjects(): SfObject[] {
 
 /** improveit 360's objects under a namespace: classic `i360__` or Lightning `i360core__`. */
 export function improveit360Objects(ns: I360Namespace): SfObject[] {
-  return ns === 'i360__' ? improveit360ClassicObjects() : [...customerObjects(), ...improveit360LightningObjects()];
+  // Account and Contact are in every org (standard objects); only Lightning keeps its customers there.
+  return [...customerObjects(), ...(ns === 'i360__' ? improveit360ClassicObjects() : improveit360LightningObjects())];
 }
 
 /** Account and Contact (Object Reference for the Salesforce Platform, Account and Contact), as improveit 360 Lightning keeps its customers. */
