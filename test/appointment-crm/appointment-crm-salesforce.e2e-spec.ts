@@ -293,8 +293,8 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
 
   it('accepts a suggestion for a Salesforce appointment: read again, it still matches the project, and is mapped', async () => {
     expect((await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { match_on: ['email', 'phone'], auto_accept: false } })).status).toBe(200);
-    const id = addAppointment({ first: 'Sue', last: 'Gest', email: 'sue.gest@example.com', phone: '512 555 0155' });
-    const project = h.service.addProject({ name: 'Sue, made by hand', customer: { name: 'Sue Gest', email: 'Sue.Gest@example.com' } });
+    const id = addAppointment({ first: 'Sue', last: 'Gest', email: 'sue.gest@gest-family.net', phone: '512 555 0155' });
+    const project = h.service.addProject({ name: 'Sue, made by hand', customer: { name: 'Sue Gest', email: 'Sue.Gest@Gest-Family.net' } });
     const answer = await new WebhookSender().deliverOnce(`${h.url}/webhooks/events`, events.projectCreated(project), { secret: EVENTS_SECRET });
     expect(JSON.parse(answer.body).status).toBe('accepted');
     const suggestion = await waitFor(
