@@ -622,6 +622,10 @@ describe(SalesforceSim.name, () => {
       const byDateTime = await query('SELECT Id FROM i360__Appointment__c WHERE i360__Start__c >= 2026-12-01T00:00:00Z');
       expect(byDateTime.status).toBe(400);
       expect(byDateTime.body[0].errorCode).toBe('INVALID_FIELD');
+      // A date field takes YYYY-MM-DD only (REST API Developer Guide, "Valid Date and DateTime Formats").
+      const wrongDate = await call(`${V}/sobjects/i360__Appointment__c/${id}`, json('PATCH', { i360__Start__c: '2026-12-03T10:00:00Z' }));
+      expect(wrongDate.status).toBe(400);
+      expect(((await wrongDate.json()) as any)[0]).toMatchObject({ errorCode: 'JSON_PARSER_ERROR', fields: ['i360__Start__c'] });
       expect(sim.schema.field('i360__Appointment__c', 'i360__Job_Number__c')).toBeUndefined();
       expect(sim.schema.field('i360__Sale__c', 'i360__Sold_Price__c')).toMatchObject({ type: 'currency' });
       const attachment = sim.addAttachment(id, 'proposal.pdf', Buffer.from('%PDF-1.4'));
