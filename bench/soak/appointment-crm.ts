@@ -118,7 +118,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   /** The org's Sold value: the settings' default, one of the result pick list's values. */
   readonly soldValue = 'Sold';
   private readonly prospects = new Map<string, string>();
-  private readonly jobNumbers = new Map<string, string>();
+  private readonly commentsOf = new Map<string, string>();
   private readonly counts = { 'sessions ended': 0, 'late commits': 0 };
 
   /**
@@ -152,7 +152,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
         ? { i360__Primary_First_Name__c: 'Soak customer', i360__Primary_Last_Name__c: label, i360__Primary_Email__c: `soak-${label}@example.com` }
         : { i360__Primary_Last_Name__c: label }),
     });
-    const values = { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Job_Number__c: label };
+    const values = { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Comments__c: label };
     let id: string;
     if (this.random() < LATE_COMMIT_SHARE) {
       id = this.sim.commitLate(APPOINTMENT, values, { visibleInMs: 1_000 + Math.floor(this.random() * (LATE_COMMIT_MAX_MS - 1_000)) });
@@ -161,7 +161,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
       id = this.sim.insertRow(APPOINTMENT, values);
     }
     this.prospects.set(id, prospect);
-    this.jobNumbers.set(id, label);
+    this.commentsOf.set(id, label);
     return id;
   }
 
@@ -187,9 +187,9 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
     this.sim.updateRow('i360__Prospect__c', this.prospects.get(id)!, { i360__Phone_1__c: phone });
     // A prospect's edit leaves the appointment's SystemModstamp as it was; a rep's edit of the appointment moves it.
     // Kept here: an appointment committed late is not in the org's rows yet (the edit joins its transaction).
-    const jobNumber = `${this.jobNumbers.get(id) ?? ''}/${phone}`;
-    this.jobNumbers.set(id, jobNumber);
-    this.sim.updateRow(APPOINTMENT, id, { i360__Job_Number__c: jobNumber });
+    const comments = `${this.commentsOf.get(id) ?? ''}/${phone}`;
+    this.commentsOf.set(id, comments);
+    this.sim.updateRow(APPOINTMENT, id, { i360__Comments__c: comments });
   }
 
   outcome(id: string): AppointmentOutcome {
@@ -201,7 +201,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
       drawingFiles: files.filter((f) => f.mark === 'crm-sync category: drawing').map((f) => f.bytes),
       proposalFiles: files.filter((f) => f.mark === 'crm-sync category: proposal').length,
       sales: sales.map((s) => ({
-        total: Number(s.i360__Amount__c),
+        total: Number(s.i360__Sold_Price__c),
         items: items
           .filter((i) => i.i360__Sale__c === s.Id)
           .map((i) => ({

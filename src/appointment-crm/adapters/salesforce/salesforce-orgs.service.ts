@@ -9,7 +9,7 @@ import { KeptSalesforceSessions } from './kept-sessions.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
 import { DEFAULT_SOLD_VALUE, namesOf, SALESFORCE_PRESETS, type SalesforcePreset, type SchemaNames } from './salesforce-schema.js';
-import { checkSchema, describeProblems, type SchemaReport } from './schema-check.js';
+import { checkSchema, describeProblems, describeTurnedOff, type SchemaReport } from './schema-check.js';
 import { SalesforceSessionRepository } from './salesforce-session.repository.js';
 import { soqlId } from './soql.js';
 
@@ -131,7 +131,7 @@ export class SalesforceOrgsService {
 
   /** Every name against the org's describe. */
   schema(adapter: SalesforceAppointmentCrm, connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
-    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes);
+    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes, presetOf(connection));
   }
 
   /** The check of a connection: who, API access, every name. `ok` false names what is wrong. */
@@ -140,6 +140,10 @@ export class SalesforceOrgsService {
     const who = await this.identity(adapter);
     const report = await this.schema(adapter, connection);
     const problems = describeProblems(report);
-    return { ok: report.ok, detail: problems ? `${describeIdentity(who)}; missing or wrong in the org: ${problems}` : describeIdentity(who), report };
+    const off = describeTurnedOff(report);
+    const detail = [describeIdentity(who), problems ? `missing or wrong in the org: ${problems}` : '', off ? `not in this org (turned off): ${off}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return { ok: report.ok, detail, report };
   }
 }
