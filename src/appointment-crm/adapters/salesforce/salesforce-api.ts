@@ -15,6 +15,7 @@ import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from './
  */
 export const MAX_CONCURRENT_REQUESTS = 25;
 export const MAX_CONCURRENT_REQUESTS_SMALL_ORG = 5;
+const ORG_KIND_RETRY_MS = 60_000;
 
 /**
  * 401 answers that a new token cannot cure: jsforce (src/http-api.ts, `isSessionExpired`) does not refresh on these,
@@ -193,14 +194,15 @@ export class SalesforceApi {
     return orgId && /^[A-Za-z0-9]{15,18}$/.test(orgId) ? orgId : (this.token?.instanceUrl ?? this.credentials.loginUrl).replace(/[^A-Za-z0-9.]/g, '_');
   }
 
-  /** Reads the org's kind once (its request cap); a failed read leaves 25 and is tried again on a later call. */
+  /** Reads the org's kind once (its request cap); a failed read leaves 25 and is tried again a minute later. */
   private knowOrg(): Promise<void> {
     this.orgKnown ??= this.query<Record<string, unknown>>('SOQL organization kind', 'SELECT OrganizationType, IsSandbox, TrialExpirationDate FROM Organization')
       .then(([org]) => {
         this.concurrentLimit = isSmallOrg(org) ? MAX_CONCURRENT_REQUESTS_SMALL_ORG : MAX_CONCURRENT_REQUESTS;
       })
       .catch(() => {
-        this.orgKnown = null;
+        // 25 meanwhile; read again later, not on every call (a user who may not read Organization would double them).
+        setTimeout(() => (this.orgKnown = null), ORG_KIND_RETRY_MS).unref();
       });
     return this.orgKnown;
   }
