@@ -102,7 +102,8 @@ export function errorCodeOf(data: unknown): string | null {
 
 /** `api-usage=25/15000` of `Sforce-Limit-Info` (REST API Developer Guide, "Limit Info Header", headers_api_usage.htm). */
 export function parseLimitInfo(header: unknown): { used: number; max: number } | null {
-  const match = typeof header === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(header) : null;
+  // `per-app-api-usage=17/250(appName=…)` may follow (or stand alone): it is the app's share, not the org's.
+  const match = typeof header === 'string' ? /(?:^|[;,\s])api-usage=(\d+)\/(\d+)/.exec(header) : null;
   return match ? { used: Number(match[1]), max: Number(match[2]) } : null;
 }
 
