@@ -51,4 +51,6 @@ export default {
   ],
   testTimeout: 30000,
   maxWorkers: 2,
+  // Jest's own report, then the ten slowest files (scripts/jest-slowest-files.mjs).
+  reporters: ['default', '<rootDir>/scripts/jest-slowest-files.mjs'],
 };
