@@ -53,4 +53,6 @@ export default {
   maxWorkers: 2,
   // Jest's own report, then the ten slowest files (scripts/jest-slowest-files.mjs).
   reporters: ['default', '<rootDir>/scripts/jest-slowest-files.mjs'],
+  // The longest files first, even on a fresh clone with no recorded times (scripts/jest-slow-first.mjs).
+  testSequencer: '<rootDir>/scripts/jest-slow-first.mjs',
 };
