@@ -20,6 +20,8 @@ export interface RevenueHost {
   newId(): string;
   /** Whether a record written then is in the search index yet (ZohoSim.searchLagMs). */
   indexed(writtenAt: number): boolean;
+  /** A record was edited (through the API or by hand): Zoho notifies the channels watching it, whoever wrote. */
+  edited(module: 'Deals' | 'Quotes', id: string, fields: string[]): void;
 }
 
 export interface ZohoProduct {
@@ -75,7 +77,7 @@ export class ZohoRevenueSim {
    * The Deals' layouts and their pipelines (`GET /settings/pipeline?layout_id=`). A Deal's Stage must be a stage of its
    * own pipeline (its `Pipeline`, else its layout's default one): any other is refused with INVALID_DATA.
    */
-  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[] }>([
+  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[]; status?: 'active' | 'inactive' | 'downgraded'; visible?: boolean }>([
     [
       STANDARD_LAYOUT.id,
       { name: STANDARD_LAYOUT.name, pipelines: [{ id: '4150868000000091101', name: STANDARD_PIPELINE, default: true, stages: [...DEFAULT_DEAL_STAGES] }] },
@@ -242,6 +244,7 @@ export class ZohoRevenueSim {
   editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>): void {
     Object.assign(this.fieldsOf(module, id), fields);
     this.host.records(module).get(id)!.modifiedAt = Date.now();
+    this.host.edited(module, id, Object.keys(fields));
   }
 
   quotes(): Array<{ id: string; fields: Record<string, unknown>; modifiedAt: number }> {
@@ -354,8 +357,8 @@ export class ZohoRevenueSim {
           name: l.name,
           display_label: l.name,
           api_name: l.name.replace(/\W+/g, '_'),
-          status: 'active',
-          visible: true,
+          status: 'status' in l ? (l.status ?? 'active') : 'active',
+          visible: 'visible' in l ? (l.visible ?? true) : true,
           generated_type: id === STANDARD_LAYOUT.id ? 'system' : 'custom',
         })),
       },
@@ -454,7 +457,8 @@ export class ZohoRevenueSim {
     const since = req.headers['if-unmodified-since'];
     const record = this.host.records(module).get(req.params.id)!;
     if (typeof since === 'string' && Math.floor(record.modifiedAt / 1000) * 1000 > Date.parse(since)) {
-      return { status: 412, body: error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id }) };
+      // The error sits in data[0], as every per-record error of updateRecord does (record.json's Update Record answers).
+      return { status: 412, body: { data: [error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id })] } };
     }
     const runs = body.trigger === undefined ? ['workflow', 'approval', 'blueprint'] : Array.isArray(body.trigger) ? body.trigger : [];
     if (this.approvalOnUpdate.has(module) && runs.includes('approval')) {
@@ -483,6 +487,7 @@ export class ZohoRevenueSim {
       if (changes.Amount !== undefined) changes.Amount = Number(centsText(amountCents(changes.Amount)!));
       Object.assign(record.fields, changes);
       record.modifiedAt = Date.now();
+      this.host.edited(module, record.id, Object.keys(changes));
       return success(record.id, 'record updated');
     }
     if (changes.Quoted_Items !== undefined) {
@@ -495,6 +500,7 @@ export class ZohoRevenueSim {
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
     record.modifiedAt = Date.now();
+    this.host.edited(module, record.id, Object.keys(changes));
     return success(record.id, 'record updated');
   }
 

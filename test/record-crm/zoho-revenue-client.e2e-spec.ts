@@ -137,7 +137,8 @@ describe(ZohoRevenueClient.name, () => {
       const odd = "FENCE-(6,FT)\\A 'x'";
       const id = zoho.revenue.addProduct('Fence', odd);
       const gate = zoho.revenue.addProduct('Gate', 'gate-1');
-      expect(coqlText(odd)).toBe("'FENCE-(6,FT)\\\\A \\'x\\''");
+      // Kaizen #171: a quote doubled, a backslash left alone.
+      expect(coqlText(odd)).toBe("'FENCE-(6,FT)\\A ''x'''");
       // Search misses both (just written); the Query API reads them as written.
       const searched = await clients.client().request({ endpoint: 'GET /Products/search', method: 'GET', path: '/Products/search', params: { word: 'Fence' } });
       expect(searched.status).toBe(204);

@@ -62,8 +62,10 @@ export class ZohoFieldsClient {
 
   /**
    * A module's layouts (`GET /settings/layouts?module=`, crm-oas v8.0/layouts/layouts.yaml, getLayouts: `layouts[]`
-   * with `id`, `display_label`, `name`, `status`; scope ZohoCRM.settings.layouts.READ), the inactive ones left out;
-   * kept a minute. For Deals, each layout has its own pipelines.
+   * with `id`, `display_label`, `name`, `status`, `visible`; scope ZohoCRM.settings.layouts.READ): only the layouts
+   * people can use, `status: active` and not `visible: false` (getLayouts also answers `inactive`, `downgraded` and
+   * `hidden` ones; a layout naming no status is taken as active); kept a minute. For Deals, each layout has its own
+   * pipelines.
    */
   async layouts(module: RecordModule): Promise<ZohoLayoutView[]> {
     const kept = this.layoutsKept.get(module);
@@ -72,7 +74,7 @@ export class ZohoFieldsClient {
     const raw = isJsonObject(data) && Array.isArray(data.layouts) ? data.layouts.filter(isJsonObject) : [];
     const layouts = raw.flatMap((l): ZohoLayoutView[] => {
       const id = typeof l.id === 'string' || typeof l.id === 'number' ? optionalIdString(l.id) : null;
-      if (!id || l.status === 'inactive') return [];
+      if (!id || !usable(l)) return [];
       const name = typeof l.display_label === 'string' ? l.display_label : typeof l.name === 'string' ? l.name : id;
       return [{ id, name }];
     });
@@ -100,4 +102,9 @@ export class ZohoFieldsClient {
     this.cache.set(module, { fields, at: Date.now() });
     return fields;
   }
+}
+
+/** A layout people can use: active (when it says) and not hidden from them. */
+function usable(layout: Record<string, unknown>): boolean {
+  return (layout.status === undefined || layout.status === 'active') && layout.visible !== false;
 }

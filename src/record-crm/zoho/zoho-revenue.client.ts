@@ -248,9 +248,12 @@ export class ZohoRevenueClient {
   }
 }
 
-/** A text in a COQL query: in single quotes, `'` and `\` escaped with a backslash. */
+/**
+ * A text in a COQL query: in single quotes, a quote inside doubled and a backslash left as it is (Zoho's Kaizen #171,
+ * "FAQs on COQL API": `'1'' 2'`; a backslash is no escape in COQL).
+ */
 export function coqlText(value: string): string {
-  return `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 /** Whether this runtime knows an IANA time zone name. */
