@@ -125,6 +125,13 @@ export class ZohoRevenueSim {
     ['Quotes', { label: 'Quotes', apiSupported: true }],
     ['Products', { label: 'Products', apiSupported: true }],
   ]);
+  /**
+   * The org's taxes (`GET /org/taxes`, Zoho's Get Taxes page: `taxes[]` of `id`, `name`, `display_label`, `value` in
+   * percent). A Quote's taxes are these, named in its `$line_tax` (`name`, `percentage`); Zoho computes the Quote's
+   * `Tax` from them on `Sub_Total − Discount` (each tax rounded at the cent) and ignores a `Tax` written: no Zoho
+   * example writes one, so the simulator takes the reading that loses a written one.
+   */
+  readonly taxes: Array<{ id: string; name: string; value: number }> = [];
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -154,6 +161,11 @@ export class ZohoRevenueSim {
       'GET',
       '/crm/v8/settings/modules',
       a({ call: 'modules_metadata' }, () => this.moduleList()),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/org/taxes',
+      a({ call: 'org' }, () => this.taxList()),
     );
     api.route(
       'GET',
@@ -300,6 +312,30 @@ export class ZohoRevenueSim {
     return { status: 200, body: { fields: byModule[module] ?? [] } };
   }
 
+  /** `GET /org/taxes`: the org's taxes, 204 when it has none (the SDK samples read 204 as "No Content"). */
+  private taxList(): SimResponse {
+    if (this.taxes.length === 0) return { status: 204 };
+    const taxes = this.taxes.map((t, i) => ({ id: t.id, name: t.name, display_label: `${t.name} - ${t.value} %`, value: t.value, sequence_number: i + 1 }));
+    return { status: 200, body: { taxes, preference: { auto_populate_tax: false, modify_tax_rates: false } } };
+  }
+
+  /** A Quote's `$line_tax` as the org's taxes, or the error inside `data[i]` (a tax the org lacks, or another rate). */
+  private lineTaxes(input: unknown, at: string): Item[] | Item {
+    if (input === undefined) return [];
+    if (!Array.isArray(input)) return invalid(`${at}.$line_tax`, '$line_tax');
+    const taxes: Item[] = [];
+    for (const [i, raw] of input.entries()) {
+      const item = (raw ?? {}) as Item;
+      const tax = this.taxes.find((t) => (item.id !== undefined && String(item.id) === t.id) || item.name === t.name);
+      if (!tax) return invalid(`${at}.$line_tax[${i}]`, '$line_tax', 'invalid data', { reason: 'no such tax in the org' });
+      if (item.percentage !== undefined && Number(item.percentage) !== tax.value) {
+        return invalid(`${at}.$line_tax[${i}].percentage`, '$line_tax', 'invalid data', { reason: 'the rate is not the tax rate' });
+      }
+      taxes.push({ id: tax.id, name: tax.name, percentage: tax.value });
+    }
+    return taxes;
+  }
+
   /** Every pipeline's stage values, each once, in the order they were added. */
   private stageValues(): string[] {
     return [...new Set([...this.layouts.values()].flatMap((l) => l.pipelines.flatMap((p) => p.stages.map((s) => s.value))))];
@@ -438,8 +474,10 @@ export class ZohoRevenueSim {
     }
     const rows = this.rowsOf([], input.Quoted_Items as unknown[], `${at}.Quoted_Items`);
     if (!Array.isArray(rows)) return rows;
+    const taxes = this.lineTaxes(input.$line_tax, at);
+    if (!Array.isArray(taxes)) return taxes;
     const id = this.host.newId();
-    const fields: Item = { ...withoutComputed(input), Quoted_Items: rows };
+    const fields: Item = { ...withoutComputed(input), Quoted_Items: rows, $line_tax: taxes };
     this.host.addRecord('Quotes', id, { ...fields, ...totals(fields) });
     return success(id, 'record added');
   }
@@ -496,6 +534,11 @@ export class ZohoRevenueSim {
       if (!Array.isArray(rows)) return rows;
       if (rows.length === 0) return mandatory(`${at}.Quoted_Items`, 'Quoted_Items');
       changes.Quoted_Items = rows;
+    }
+    if (changes.$line_tax !== undefined) {
+      const taxes = this.lineTaxes(changes.$line_tax, at);
+      if (!Array.isArray(taxes)) return taxes;
+      changes.$line_tax = taxes;
     }
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
@@ -556,7 +599,8 @@ function lookupId(value: unknown): string | null {
   return id === undefined || id === null || id === '' ? null : String(id);
 }
 
-const COMPUTED = ['Sub_Total', 'Grand_Total', 'Created_Time', 'Modified_Time'];
+/** Figures Zoho computes itself: a written one is ignored (Tax from `$line_tax`). */
+const COMPUTED = ['Sub_Total', 'Grand_Total', 'Tax', 'Created_Time', 'Modified_Time'];
 
 function withoutComputed(input: Item): Item {
   return Object.fromEntries(Object.entries(input).filter(([key]) => !COMPUTED.includes(key)));
@@ -641,7 +685,11 @@ function totals(fields: Item): Item {
   const rows = (fields.Quoted_Items as Item[] | undefined) ?? [];
   const sub = rows.reduce((sum, r) => sum + (amountCents(r.Net_Total) ?? 0n), 0n);
   const discount = amountCents(fields.Discount ?? 0) ?? 0n;
-  const tax = amountCents(fields.Tax ?? 0) ?? 0n;
+  // Each of the Quote's taxes on Sub_Total − Discount, rounded at the cent (half away from zero).
+  const tax = ((fields.$line_tax as Item[] | undefined) ?? []).reduce(
+    (sum, t) => sum + ((sub - discount) * scaled(String(t.percentage), 4) * 2n + 1_000_000n) / 2_000_000n,
+    0n,
+  );
   const adjustment = amountCents(fields.Adjustment ?? 0) ?? 0n;
   return {
     Sub_Total: money(sub),

@@ -164,6 +164,13 @@ const SIZE_100_MB = 100 * 1024 * 1024;
  * `/:module/search` before `/:module/:id`).
  */
 export const ZOHO_ROUTE_RULES: readonly RouteRule[] = [
+  {
+    method: 'GET',
+    path: '/crm/v8/org/taxes',
+    calls: ['GET /org/taxes'],
+    source: "Zoho's Get Taxes page and its SDKs' TaxesOperations.getTaxes (no crm-oas v8 file: unconfirmed)",
+    checks: [],
+  },
   { method: 'GET', path: '/crm/v8/org', calls: ['GET /org'], source: 'v8.0/org.json (Get Org)', checks: [] },
   {
     method: 'GET',

@@ -89,6 +89,12 @@ export class ZohoSim {
   scopeMismatch = false;
   /** Status of a scope mismatch: Zoho's docs show 401, its v8 OpenAPI files 403 ("required oauth scope is missing"). */
   scopeMismatchStatus: 401 | 403 = 401;
+  /**
+   * How `GET /crm/v8/Deals/{id}` names a Deal's layout: `$layout_id` (`{id, name, display_label}`, as crm-oas v8
+   * updateRecord answers and captured real answers show, with no `Layout`), `Layout` (`{id, name}`), or both. No
+   * published file settles it: the client reads either.
+   */
+  dealLayoutKey: '$layout_id' | 'Layout' | 'both' = '$layout_id';
   /** How `GET /crm/v8/{Module}/{id}` answers an id it does not know. */
   missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
   /** Zoho v8 takes an upload request of up to 100 MB (its body, the file and its multipart framing); a larger one is 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
@@ -509,9 +515,18 @@ export class ZohoSim {
     if (!isModule(module)) return invalidModule();
     const record = this.moduleRecords(module).get(id);
     if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
-    // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
-    const standard = module === 'Deals' ? { Layout: { ...STANDARD_LAYOUT }, Pipeline: STANDARD_PIPELINE } : {};
     const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt) };
-    return { status: 200, body: { data: [this.revenue.shownRecord(module, { id: record.id, ...standard, ...times, ...record.fields })] } };
+    const { Layout: ownLayout, ...fields } = record.fields;
+    const shown: Record<string, unknown> = { id: record.id, ...times, ...fields };
+    if (module === 'Deals') {
+      // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
+      const layoutId = (ownLayout as { id?: string } | undefined)?.id ?? STANDARD_LAYOUT.id;
+      const layout = this.revenue.layouts.get(layoutId);
+      const name = layout?.name ?? STANDARD_LAYOUT.name;
+      if (this.dealLayoutKey !== 'Layout') shown.$layout_id = { id: layoutId, name, display_label: name };
+      if (this.dealLayoutKey !== '$layout_id') shown.Layout = { id: layoutId, name };
+      shown.Pipeline ??= layout?.pipelines.find((p) => p.default)?.name ?? STANDARD_PIPELINE;
+    } else if (ownLayout !== undefined) shown.Layout = ownLayout;
+    return { status: 200, body: { data: [this.revenue.shownRecord(module, shown)] } };
   }
 }

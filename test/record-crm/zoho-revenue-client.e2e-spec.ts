@@ -79,7 +79,9 @@ describe(ZohoRevenueClient.name, () => {
   it('an update sends trigger and If-Unmodified-Since: a stale one is 412 (StaleWriteError); a held one answers its $approval_state', async () => {
     const id = zoho.addRecord('Deals', undefined, { Stage: 'Qualification' });
     const deal = (await client.getRecord('Deals', id))!;
-    expect(deal).toMatchObject({ Layout: STANDARD_LAYOUT, Pipeline: 'Standard' });
+    // The layout as captured real answers show it: `$layout_id`, no `Layout`.
+    expect(deal).toMatchObject({ $layout_id: { id: STANDARD_LAYOUT.id, name: STANDARD_LAYOUT.name }, Pipeline: 'Standard' });
+    expect(deal).not.toHaveProperty('Layout');
     expect(await client.updateRecord('Deals', id, { Amount: 5 }, { unmodifiedSince: deal.Modified_Time as string, trigger: ['workflow'] })).toEqual({
       approvalState: 'approved',
     });
