@@ -19,6 +19,8 @@ export interface SentNotification {
   operation: 'insert' | 'update';
   ids: string[];
   status: number | null;
+  /** The notify URL's answer, as text ('' until it answers). */
+  answer: string;
 }
 
 type Authed = (call: ScopedCall, handler: (req: SimRequest) => SimResponse | Promise<SimResponse>) => SimHandler;
@@ -118,12 +120,12 @@ export class ZohoNotificationsSim {
       token: channel.token,
     };
     // Listed in the order sent; Zoho promises no order of arrival, and the answers may come back in any.
-    const record: SentNotification = { channelId: channel.channelId, module, operation, ids, status: null };
+    const record: SentNotification = { channelId: channel.channelId, module, operation, ids, status: null, answer: '' };
     this.sent.push(record);
     try {
       const response = await fetch(channel.notifyUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      record.answer = await response.text();
       record.status = response.status;
-      await response.arrayBuffer();
     } catch {
       record.status = null;
     }

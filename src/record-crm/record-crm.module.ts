@@ -24,6 +24,7 @@ import { ZohoProductRepository } from './revenue/zoho-product.repository.js';
 import { ZohoQuoteRepository } from './revenue/zoho-quote.repository.js';
 import { ZohoRevenueClient } from './zoho/zoho-revenue.client.js';
 import { ZohoNotificationsClient } from './zoho/zoho-notifications.client.js';
+import { ZohoOwnWrites } from './zoho/zoho-own-writes.js';
 
 /**
  * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
@@ -50,13 +51,14 @@ const READINESS_WAIT_MS = 2_000;
     ZohoRevenueClient,
     ZohoFieldsClient,
     ZohoNotificationsClient,
+    ZohoOwnWrites,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoNotificationsClient, ZohoUsage],
+  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoNotificationsClient, ZohoOwnWrites, ZohoUsage],
 })
 export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };

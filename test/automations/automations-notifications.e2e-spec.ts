@@ -1,5 +1,6 @@
 import { AutomationPollerService } from '../../src/automations/automation-poller.service.js';
 import { RecordNotificationsService } from '../../src/automations/record-notifications.service.js';
+import { ZohoRevenueClient } from '../../src/record-crm/zoho/zoho-revenue.client.js';
 import { readChangesNow } from '../support/automations.js';
 import { CapturingLogger, startHarness, waitFor, type Harness } from '../support/harness.js';
 
@@ -65,6 +66,24 @@ describe('automations: Zoho notifications on the record CRM automation', () => {
       ['insert', 200],
       ['update', 200],
     ]);
+  });
+
+  it("knows Zoho's notification of crm-sync's own update by the fields it names (affected_fields): no read; a person's edit is read", async () => {
+    const reads = () => zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Deals' && r.query.has('ids')).length;
+    const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'Own write', Stage: 'Qualification' });
+    await waitFor(() => zoho().notifications.sent.some((s) => s.ids.includes(deal) && s.status === 200), 5_000, 'the insert notified');
+    await waitFor(async () => reads() > 0 && 'read', 5_000, 'the insert read');
+    const before = reads();
+    // crm-sync writes the Deal (as update_deal does); Zoho notifies that update too.
+    await h.app.get(ZohoRevenueClient).updateRecord('Deals', deal, { Amount: 10, Closing_Date: '2026-11-28' });
+    const updates = () => zoho().notifications.sent.filter((s) => s.ids.includes(deal) && s.operation === 'update');
+    const [own] = await waitFor(() => (updates()[0]?.status === 200 ? updates() : null), 5_000, 'own update notified');
+    expect(JSON.parse(own.answer)).toEqual({ status: 'own writes' });
+    // A person's edit of a field crm-sync did not write: read.
+    zoho().modifyRecord('Deals', deal, { Stage: 'Needs Analysis' });
+    const [, person] = await waitFor(() => (updates()[1]?.status === 200 ? updates() : null), 5_000, "the person's edit notified");
+    expect(JSON.parse(person.answer)).toEqual({ status: 'accepted' });
+    await waitFor(async () => reads() > before && 'read', 5_000, "the person's edit read");
   });
 
   it('refuses a notification with a wrong token, and logs neither token', async () => {

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { ZohoTrigger } from '../../crm-settings/automation-settings.js';
 import { isJsonObject, optionalIdString } from '../../http/exact-json.js';
 import { OutboundError } from '../../http/outbound-error.js';
 import type { RecordModule } from '../../service-api/service-api.types.js';
 import { envelopeItems, firstResultId, zohoId, zohoRecord, ZohoClient } from './zoho.client.js';
+import { ZohoOwnWrites } from './zoho-own-writes.js';
 
 /** A Zoho record as Zoho sent it (ids as exact strings where read here, lookups as `{ id, name }`). */
 export type ZohoFields = Record<string, unknown> & { id: string };
@@ -77,7 +78,11 @@ export class ZohoRevenueClient {
   private taxesKept: { taxes: OrgTax[]; at: number } | null = null;
   private readonly fieldsByModule = new Map<string, { fields: Array<{ apiName: string; dataType: string }>; at: number }>();
 
-  constructor(private readonly zoho: ZohoClient) {}
+  constructor(
+    private readonly zoho: ZohoClient,
+    /** Where crm-sync's own writes are noted, so that Zoho's notifications of them need no read (none: not noted). */
+    @Optional() private readonly ownWrites?: ZohoOwnWrites,
+  ) {}
 
   /**
    * `GET /{module}/{id}`; null when Zoho does not know it (204, or 400 INVALID_DATA: Zoho's material shows both). A
@@ -112,6 +117,7 @@ export class ZohoRevenueClient {
     const headers: Record<string, string> = options.unmodifiedSince ? { 'if-unmodified-since': options.unmodifiedSince } : {};
     const json: Record<string, unknown> = { data: [{ id, ...fields }] };
     if (options.trigger) json.trigger = [...options.trigger];
+    await this.ownWrites?.writing(module, id, Object.keys(fields));
     const { status, data } = await this.zoho.request<unknown>({
       endpoint,
       method: 'PUT',
