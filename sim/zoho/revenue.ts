@@ -117,14 +117,20 @@ export class ZohoRevenueSim {
    * The org's modules (`GET /settings/modules`): API name and plural label; an org may rename a module (its label) or
    * lack one (removed here). Zoho's own ones are listed also when crm-sync does not automate them.
    */
-  readonly modules = new Map<string, { label: string; apiSupported: boolean }>([
+  readonly modules = new Map<string, { label: string; apiSupported: boolean; moduleName?: string }>([
     ['Leads', { label: 'Leads', apiSupported: true }],
     ['Contacts', { label: 'Contacts', apiSupported: true }],
     ['Accounts', { label: 'Accounts', apiSupported: true }],
-    ['Deals', { label: 'Deals', apiSupported: true }],
+    // Zoho's web app knows Deals by their old name (`module_name` Potentials), as in a standard org.
+    ['Deals', { label: 'Deals', apiSupported: true, moduleName: 'Potentials' }],
     ['Quotes', { label: 'Quotes', apiSupported: true }],
     ['Products', { label: 'Products', apiSupported: true }],
   ]);
+
+  /** The module whose web name (`module_name`, its API name when it has none) is `name`. */
+  moduleOfWebName(name: string): string | undefined {
+    return [...this.modules.entries()].find(([apiName, m]) => (m.moduleName ?? apiName) === name)?.[0];
+  }
   /**
    * The org's taxes (`GET /org/taxes`, Zoho's Get Taxes page: `taxes[]` of `id`, `name`, `display_label`, `value` in
    * percent). A Quote's taxes are these, named in its `$line_tax` (`name`, `percentage`); Zoho computes the Quote's
@@ -409,7 +415,7 @@ export class ZohoRevenueSim {
     const modules = [...this.modules.entries()].map(([apiName, m], i) => ({
       id: String(4150868000000002175n + BigInt(i)),
       api_name: apiName,
-      module_name: apiName,
+      module_name: m.moduleName ?? apiName,
       plural_label: m.label,
       singular_label: m.label.replace(/s$/, ''),
       actual_plural_label: m.label,

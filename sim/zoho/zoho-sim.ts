@@ -229,13 +229,16 @@ export class ZohoSim {
         (_req, token) => this.org(token),
       ),
     );
-    // Zoho's web app's page of a record (`https://crm.zoho.com/crm/org<id>/tab/<module>/<id>`), where crm-sync's links
-    // lead: served on the API domain, which the daemon uses as the web origin of an API domain that is not Zoho's.
+    // Zoho's web app's page of a record (`https://crm.zoho.com/crm/org<org id>/tab/<module_name>/<id>`: the org's id and
+    // the module's name in web addresses, `module_name` of GET /settings/modules, e.g. Potentials for Deals), where
+    // crm-sync's links lead: served on the API domain, which the daemon uses as the web origin of an API domain that is
+    // not Zoho's. Another org's id, or a module's API name where its web name differs, finds no page.
     this.api.route('GET', '/crm/:org/tab/:module/:id', (req) => {
-      const record = this.records.get(req.params.module as ZohoModule)?.get(req.params.id);
+      const module = this.revenue.moduleOfWebName(req.params.module);
+      const record = req.params.org === `org${this.account.org?.id}` && module ? this.records.get(module as ZohoModule)?.get(req.params.id) : undefined;
       if (!record) return { status: 404, raw: Buffer.from('no such record'), headers: { 'content-type': 'text/plain' } };
       const name = String(record.fields.Deal_Name ?? record.fields.Full_Name ?? record.fields.Subject ?? record.id);
-      const text = `${req.params.module} ${record.id}: ${name}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      const text = `${module} ${record.id}: ${name}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
       return { status: 200, raw: Buffer.from(`<!doctype html><title>${text}</title><h1>${text}</h1>`), headers: { 'content-type': 'text/html' } };
     });
     this.api.route(
