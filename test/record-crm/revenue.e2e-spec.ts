@@ -392,6 +392,30 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       }
     });
 
+    it('a tax deleted in Zoho since its taxes were read: Zoho refuses the $line_tax, the taxes are read again, and its amount goes to the Adjustment', async () => {
+      zoho().revenue.taxes.push({ id: '4150868000000311003', name: 'GST', value: 10 });
+      try {
+        zoho().revenue.addProduct('Shed', 'GST-1');
+        const first = await pushedQuote(lineItemsOf([{ sku: 'GST-1', total: 50 }], [{ name: 'GST', total: 5 }]));
+        expect([first.entry.status, first.quote.$line_tax]).toEqual(['succeeded', [{ id: '4150868000000311003', name: 'GST', percentage: 10 }]]);
+        // An admin deletes the tax; the daemon's copy (10 minutes) still has it.
+        zoho().revenue.taxes.length = 0;
+        const second = await pushedQuote(lineItemsOf([{ sku: 'GST-1', total: 70 }], [{ name: 'GST', total: 7 }]));
+        expect([second.entry.status, second.entry.error]).toEqual(['succeeded', null]);
+        expect(second.entry.detail).toContain('in the Adjustment (no such tax in Zoho): GST 7.00');
+        expect(second.quote.$line_tax).toEqual([]);
+        expect(cents(second.quote.Grand_Total as number)).toBe(7700);
+        // The first try named GST and was refused; the taxes were read again before the second.
+        const creates = zoho()
+          .api.requestsTo('POST', '/crm/v8/Quotes')
+          .filter((r) => r.body.toString().includes(second.m.recordId));
+        expect(creates.map((r) => JSON.parse(r.body.toString()).data[0].$line_tax.length)).toEqual([1, 0]);
+      } finally {
+        zoho().revenue.taxes.length = 0;
+        await h.app.get(ZohoRevenueClient).orgTaxes(true);
+      }
+    });
+
     it("a Quote whose read-back differs (an org that reads a row's bare Discount as a percent) fails its entry with both values and alerts", async () => {
       zoho().revenue.rowDiscountUnit = 'percent';
       // Two panels at 10.00 sold for 15.00: the row's Discount is 5.00 as an amount, 5 % (1.00) as a percent.
