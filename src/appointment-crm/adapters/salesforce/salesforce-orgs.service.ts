@@ -6,7 +6,7 @@ import { OutboundError } from '../../../http/outbound-error.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
 import { DEFAULT_SOLD_VALUE, namesOf, SALESFORCE_PRESETS, type SalesforcePreset, type SchemaNames } from './salesforce-schema.js';
-import { checkSchema, describeProblems, type SchemaReport } from './schema-check.js';
+import { checkSchema, describeProblems, describeTurnedOff, type SchemaReport } from './schema-check.js';
 import { soqlId } from './soql.js';
 
 /** Who a consent reaches: the org and the user, as the card shows them. */
@@ -104,7 +104,7 @@ export class SalesforceOrgsService {
 
   /** Every name against the org's describe. */
   schema(adapter: SalesforceAppointmentCrm, connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
-    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes);
+    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes, presetOf(connection));
   }
 
   /** The check of a connection: who, API access, every name. `ok` false names what is wrong. */
@@ -113,6 +113,10 @@ export class SalesforceOrgsService {
     const who = await this.identity(adapter);
     const report = await this.schema(adapter, connection);
     const problems = describeProblems(report);
-    return { ok: report.ok, detail: problems ? `${describeIdentity(who)}; missing or wrong in the org: ${problems}` : describeIdentity(who), report };
+    const off = describeTurnedOff(report);
+    const detail = [describeIdentity(who), problems ? `missing or wrong in the org: ${problems}` : '', off ? `not in this org (turned off): ${off}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return { ok: report.ok, detail, report };
   }
 }
