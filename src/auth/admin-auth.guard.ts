@@ -17,7 +17,7 @@ import { roleAllows } from '../config/roles.js';
 import { AdminIdentityService, CSRF_HEADER, readCookie } from './session.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
-const REQUIRED_ROLE = 'crm-sync:required-role';
+export const REQUIRED_ROLE = 'crm-sync:required-role';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The request once the guard has let it through: who made it. */
@@ -128,7 +128,7 @@ export class AdminAuthGuard implements CanActivate {
   }
 }
 
-const ADMIN_ROUTE = 'crm-sync:admin-route';
+export const ADMIN_ROUTE = 'crm-sync:admin-route';
 
 /**
  * Marks a controller or route as admin-only (checked by the app-wide AdminAuthGuard, also outside `/api`) and adds
