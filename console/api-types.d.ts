@@ -221,6 +221,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/connections/appointment-crm/fields': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker. */
+    get: operations['SalesforceConnectionController_fields'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/connections/appointment-crm/names': {
     parameters: {
       query?: never;
@@ -2082,6 +2099,41 @@ export interface operations {
       };
       /** @description The appointment CRM refused or did not answer; nothing was saved. */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  SalesforceConnectionController_fields: {
+    parameters: {
+      query: {
+        /** @description The API name of an object of the org (`Account`, `i360__Prospect__c`). */
+        object: unknown;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The org has no such object (or this user may not see it). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,9 +1,11 @@
-import { Body, ConflictException, Controller, Get, Put, Query, Req, Res, UnprocessableEntityException, UseGuards } from '@nestjs/common';
+import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query, Req, Res, UnprocessableEntityException, UseGuards } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiExcludeEndpoint,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
   ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
@@ -11,7 +13,13 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { NEEDS } from '../appointment-crm/adapters/salesforce/salesforce-schema.js';
-import { describeProblems, type SchemaReport } from '../appointment-crm/adapters/salesforce/schema-check.js';
+import {
+  describeObject,
+  describeProblems,
+  describeTurnedOff,
+  type DescribedField,
+  type SchemaReport,
+} from '../appointment-crm/adapters/salesforce/schema-check.js';
 import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { readCookie } from '../auth/session.service.js';
 import type { AdminActor } from '../config/roles.js';
@@ -100,6 +108,23 @@ export class SalesforceConnectionController {
     return { ...report, pushes: connection.pushes, preset: connection.preset };
   }
 
+  @Get('fields')
+  // Each call is a describe of the org's daily API allowance: the picker is the admin's, within the schema's limit.
+  @RequiresRole('admin')
+  @UseGuards(SchemaLimitGuard)
+  @ApiOperation({
+    summary:
+      "One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker.",
+  })
+  @ApiQuery({ name: 'object', required: true, description: 'The API name of an object of the org (`Account`, `i360__Prospect__c`).' })
+  @ApiNotFoundResponse({ description: 'The org has no such object (or this user may not see it).' })
+  async fields(@Query('object') object: string | undefined): Promise<{ object: string; fields: DescribedField[] }> {
+    const connection = await this.salesforceConnection();
+    const fields = object ? await describeObject(this.orgs.adapterFor(connection).api, object) : null;
+    if (!fields) throw new NotFoundException({ statusCode: 404, message: `the org has no object ${String(object ?? '').slice(0, 80)}` });
+    return { object: String(object), fields };
+  }
+
   @Put('names')
   @ApiOperation({
     summary: 'Sets names of needs (and the Sold value, preset, who pushes); checked against the org first: a name it lacks answers 422 and nothing is saved.',
@@ -122,10 +147,23 @@ export class SalesforceConnectionController {
       pushes: (body.pushes ?? current.pushes) as 'service' | 'crm-sync',
     };
     const report = await this.orgs.schema(this.orgs.build(next, 1), next);
-    if (!report.ok)
-      throw new UnprocessableEntityException({ statusCode: 422, message: `not saved: ${describeProblems(report)}`, code: 'schema_mismatch', schema: report });
+    // A name picked here must be in the org, optional or not: only a preset's optional name is turned off quietly.
+    const picked = report.needs.filter((n) => body.names?.[n.need] && n.status !== 'ok' && n.status !== 'unused').map((n) => `${n.label}: ${n.detail}`);
+    if (!report.ok || picked.length > 0)
+      throw new UnprocessableEntityException({
+        statusCode: 422,
+        message: `not saved: ${[describeProblems(report), ...picked].filter(Boolean).join('; ')}`,
+        code: 'schema_mismatch',
+        schema: report,
+      });
     await this.connections.save('appointment_crm', next, actor.name);
-    await this.connections.recordCheck('appointment_crm', true, null, 'every name found in the org');
+    const off = describeTurnedOff(report);
+    await this.connections.recordCheck(
+      'appointment_crm',
+      true,
+      null,
+      off ? `every name needed found in the org; not in this org (turned off): ${off}` : 'every name found in the org',
+    );
     await this.audit.record(actor, {
       detail: `appointment CRM names set: ${JSON.stringify(next.names).slice(0, 300)}; Sold value ${next.soldValue}; pushes ${next.pushes}`,
     });

@@ -6,7 +6,7 @@ import { OutboundError } from '../../../http/outbound-error.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
 import { DEFAULT_SOLD_VALUE, namesOf, SALESFORCE_PRESETS, type SalesforcePreset, type SchemaNames } from './salesforce-schema.js';
-import { checkSchema, describeProblems, type SchemaReport } from './schema-check.js';
+import { checkSchema, describeProblems, describeTurnedOff, type SchemaReport } from './schema-check.js';
 import { soqlId } from './soql.js';
 
 /** Who a consent reaches: the org and the user, as the card shows them. */
@@ -115,12 +115,12 @@ export class SalesforceOrgsService {
 
   /** Every name against the org's describe. */
   schema(adapter: SalesforceAppointmentCrm, connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
-    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes);
+    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes, presetOf(connection));
   }
 
   /**
    * The connection's table of needs as last read (by a check, or by this on the first ask), without asking the org:
-   * each reading costs its daily API allowance 4 to 7 describe calls. A check reads it anew.
+   * each reading costs its daily API allowance several describe calls. A check reads it anew.
    */
   keptSchema(connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
     if (this.kept?.connection === connection) return this.kept.report;
@@ -136,6 +136,10 @@ export class SalesforceOrgsService {
     const report = await this.schema(adapter, connection);
     this.keep(connection, Promise.resolve(report));
     const problems = describeProblems(report);
-    return { ok: report.ok, detail: problems ? `${describeIdentity(who)}; missing or wrong in the org: ${problems}` : describeIdentity(who), report };
+    const off = describeTurnedOff(report);
+    const detail = [describeIdentity(who), problems ? `missing or wrong in the org: ${problems}` : '', off ? `not in this org (turned off): ${off}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return { ok: report.ok, detail, report };
   }
 }
