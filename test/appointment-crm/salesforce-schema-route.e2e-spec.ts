@@ -38,14 +38,18 @@ describe("the Salesforce org's table of needs (the schema route)", () => {
 
   const get = (token: string) => fetch(`${h.url}${SCHEMA}`, { headers: { authorization: `Bearer ${token}` } });
   const orgReads = () => sim.instance.requests.filter((r) => r.method === 'GET' && /\/sobjects(\/[^/]+\/describe)?\/?$/.test(r.path)).length;
-  const jobNumber = (schema: Json) => schema.needs.find((n: Json) => n.need === 'appointment_job_number');
+  const result = (schema: Json) => schema.needs.find((n: Json) => n.need === 'appointment_result');
 
-  it('refuses viewers and operators (403), and asks the org nothing for them', async () => {
+  it('refuses viewers and operators (403), the table and the field picker alike, and asks the org nothing for them', async () => {
     const before = orgReads();
     for (const token of [VIEWER, OPERATOR]) {
-      const answer = await get(token);
-      expect(answer.status).toBe(403);
-      expect(((await answer.json()) as Json).required_role).toBe('admin');
+      for (const answer of [
+        await get(token),
+        await fetch(`${h.url}/api/connections/appointment-crm/fields?object=${APPOINTMENT}`, { headers: { authorization: `Bearer ${token}` } }),
+      ]) {
+        expect(answer.status).toBe(403);
+        expect(((await answer.json()) as Json).required_role).toBe('admin');
+      }
     }
     expect(orgReads()).toBe(before);
   });
@@ -53,14 +57,14 @@ describe("the Salesforce org's table of needs (the schema route)", () => {
   it("answers admins from the report kept for the connection, renewed by the admin's check", async () => {
     const first = await get(ADMIN_TOKEN);
     expect(first.status).toBe(200);
-    expect(jobNumber((await first.json()) as Json)).toMatchObject({ name: 'i360__Job_Number__c', status: 'ok' });
+    expect(result((await first.json()) as Json)).toMatchObject({ name: 'i360__Result__c', status: 'ok' });
     const read = orgReads();
     expect(read).toBeGreaterThanOrEqual(2);
 
     // The org changes; the kept report is answered, the org not asked again.
-    sim.renameField(APPOINTMENT, 'i360__Job_Number__c', 'Job_No__c');
+    sim.renameField(APPOINTMENT, 'i360__Result__c', 'Outcome__c');
     const again = await get(ADMIN_TOKEN);
-    expect(jobNumber((await again.json()) as Json)).toMatchObject({ status: 'ok' });
+    expect(result((await again.json()) as Json)).toMatchObject({ status: 'ok' });
     expect(orgReads()).toBe(read);
 
     // The check reads the org anew, and the table follows it.
@@ -69,7 +73,7 @@ describe("the Salesforce org's table of needs (the schema route)", () => {
     const afterCheck = orgReads();
     expect(afterCheck).toBeGreaterThan(read);
     const renewed = await get(ADMIN_TOKEN);
-    expect(jobNumber((await renewed.json()) as Json)).toMatchObject({ name: 'i360__Job_Number__c', status: 'missing' });
+    expect(result((await renewed.json()) as Json)).toMatchObject({ name: 'i360__Result__c', status: 'missing' });
     expect(orgReads()).toBe(afterCheck);
   });
 
