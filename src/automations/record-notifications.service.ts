@@ -8,6 +8,7 @@ import { isJsonObject, optionalIdString, parseExactJson } from '../http/exact-js
 import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { ZohoNotificationsClient } from '../record-crm/zoho/zoho-notifications.client.js';
+import { ZohoOwnWrites } from '../record-crm/zoho/zoho-own-writes.js';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { NotificationChannelRepository } from './notification-channel.repository.js';
@@ -56,6 +57,7 @@ export class RecordNotificationsService {
     private readonly connections: ConnectionsService,
     private readonly tasks: MaintenanceTasksService,
     private readonly poller: AutomationPollerService,
+    private readonly ownWrites: ZohoOwnWrites,
   ) {}
 
   /**
@@ -162,13 +164,35 @@ export class RecordNotificationsService {
     });
     await this.channels.notified(channel.channelId);
     if (module !== channel.module || !RECORD_MODULES.includes(module as RecordModule) || ids.length === 0) return { status: 200, body: { status: 'ignored' } };
-    const unique = [...new Set(ids)].slice(0, MAX_IDS).sort();
+    const unique = await this.othersWrites(module as RecordModule, body, [...new Set(ids)].slice(0, MAX_IDS).sort());
+    if (unique.length === 0) return { status: 200, body: { status: 'own writes' } };
     const key = createHash('sha256')
       .update(`${String(body.server_time)}\n${String(body.operation)}\n${unique.join(',')}`)
       .digest('hex')
       .slice(0, 32);
     await this.tasks.runNow(NOTIFIED_TASK, { module, ids: unique }, `notified-${key}`);
     return { status: 200, body: { status: 'accepted' } };
+  }
+
+  /**
+   * The notified ids less those whose update was crm-sync's own write (ZohoOwnWrites, by the fields Zoho's callback
+   * names as changed: `affected_fields`): those need no read. Creates and updates naming no fields are all read.
+   */
+  private async othersWrites(module: RecordModule, body: Record<string, unknown>, ids: string[]): Promise<string[]> {
+    if (body.operation !== 'update' || !Array.isArray(body.affected_fields)) return ids;
+    const changed = new Map<string, string[]>();
+    for (const entry of body.affected_fields.filter(isJsonObject)) {
+      for (const [id, fields] of Object.entries(entry)) {
+        if (Array.isArray(fields))
+          changed.set(
+            id,
+            fields.filter((f): f is string => typeof f === 'string'),
+          );
+      }
+    }
+    const others: string[] = [];
+    for (const id of ids) if (!(await this.ownWrites.ownUpdate(module, id, changed.get(id) ?? []))) others.push(id);
+    return others;
   }
 
   /** Reads the notified records and qualifies them as the poll does. */
