@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
@@ -12,6 +12,7 @@ import { ZohoOwnWrites } from '../record-crm/zoho/zoho-own-writes.js';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { NotificationChannelRepository } from './notification-channel.repository.js';
+import { NotificationChannelMemory, tokenDigest, type KnownChannel } from './notification-channel-memory.js';
 import { notificationsFlowing } from './notifications-flowing.js';
 import type { NotificationChannelRow } from './notification-channel.row.js';
 
@@ -27,6 +28,12 @@ export type NotificationsView =
 
 export type NotificationAnswer = { status: number; body: Record<string, string> };
 
+/**
+ * How long a replica trusts its memory of the channel: a channel made or removed on another replica is known here
+ * within that (its notifications are refused until then), and Postgres is read for the route at most once in it.
+ */
+const CHANNEL_MEMORY_MS = 10_000;
+
 /** The associated data the channel's token is sealed with: bound to its channel. */
 const tokenBinding = (channelId: string) => `crm-sync/zoho-notification-token\n${channelId}`;
 
@@ -38,6 +45,9 @@ const tokenBinding = (channelId: string) => `crm-sync/zoho-notification-token\n$
 @Injectable()
 export class RecordNotificationsService {
   private readonly logger = new Logger(RecordNotificationsService.name);
+
+  /** The channel as this replica knows it, checked by every notification before anything is read. */
+  private readonly memory = new NotificationChannelMemory(() => this.storedChannel(), CHANNEL_MEMORY_MS);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -97,6 +107,7 @@ export class RecordNotificationsService {
     const expiry = new Date(Date.now() + this.config.zohoNotifications.channelMinutes * 60_000);
     const kept = await this.zoho.enable({ channelId, module, notifyUrl, token, expiry });
     await this.channels.replace({ channelId, module, notifyUrl, sealedToken: this.connections.seal(token, tokenBinding(channelId)), expiresAt: kept });
+    this.memory.set({ channelId, module, tokenDigest: tokenDigest(token) });
     this.logger.log(`Zoho notification channel made for ${module} (create and edit), until ${kept.toISOString()}`);
   }
 
@@ -114,6 +125,7 @@ export class RecordNotificationsService {
       .disable(channel.channelId)
       .catch((err: Error) => this.logger.warn(`the old Zoho notification channel stays until it expires: ${err.message}`));
     await this.channels.remove();
+    this.memory.set(null);
   }
 
   /**
@@ -129,14 +141,16 @@ export class RecordNotificationsService {
       return { status: 400, body: { error: 'the body is not JSON' } };
     }
     if (!isJsonObject(body)) return { status: 400, body: { error: 'the body is not a JSON object' } };
-    const channel = await this.channels.find();
     let channelId: string | null = null;
     try {
       channelId = optionalIdString(body.channel_id);
     } catch {
       channelId = null;
     }
-    if (!channel || channelId !== channel.channelId || !sameToken(body.token, this.tokenOf(channel))) {
+    // The front door: nothing is read from Postgres nor unsealed for a notification without an id and a token, and
+    // the channel checked against is this replica's memory of it, filled at most once a CHANNEL_MEMORY_MS.
+    const channel = channelId === null || typeof body.token !== 'string' ? null : await this.memory.current();
+    if (!NotificationChannelMemory.admits(channel, channelId, body.token)) {
       return { status: 401, body: { error: 'unknown channel or wrong token' } };
     }
     const module = typeof body.module === 'string' ? body.module : channel.module;
@@ -210,18 +224,15 @@ export class RecordNotificationsService {
     return { state: 'polling', reason, channel_expiry: expiry, last_notified_at: lastNotified };
   }
 
-  private tokenOf(channel: NotificationChannelRow): string | null {
+  /** The channel as stored, its token unsealed into a digest; null without one, or when its token does not open. */
+  private async storedChannel(): Promise<KnownChannel | null> {
+    const channel = await this.channels.find();
+    if (!channel) return null;
     try {
-      return this.connections.open<string>(channel.sealedToken, tokenBinding(channel.channelId));
+      const token = this.connections.open<string>(channel.sealedToken, tokenBinding(channel.channelId));
+      return { channelId: channel.channelId, module: channel.module, tokenDigest: tokenDigest(token) };
     } catch {
       return null;
     }
   }
-}
-
-/** Constant-time comparison of digests (equal lengths whatever was sent). */
-function sameToken(sent: unknown, expected: string | null): boolean {
-  if (typeof sent !== 'string' || expected === null) return false;
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(sent), digest(expected));
 }
