@@ -282,7 +282,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields. */
+    /**
+     * The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields.
+     * @description For admins. Each reading costs the org's daily API allowance 4 to 7 describe calls, so the last one of the connection in effect is answered: read when first asked, and again by each check (Test, and the one every 15 minutes) and after a change of the connection. Within `SEARCH_MAX_PER_USER` a `SEARCH_WINDOW_SECONDS` window per user (counted apart from the searches).
+     */
     get: operations['SalesforceConnectionController_schema'];
     put?: never;
     post?: never;
@@ -2226,13 +2229,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description `{ ok, needs, objects, soldValue, pushes, preset }`: the last reading of the org. */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': Record<string, never>;
-        };
+        content?: never;
       };
       /** @description Missing or wrong admin token (or console session). */
       401: {
@@ -2243,6 +2245,13 @@ export interface operations {
       };
       /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description More reads than SEARCH_MAX_PER_USER in the window; `Retry-After` says when to try again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };

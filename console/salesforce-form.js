@@ -7,10 +7,10 @@
  */
 import { api, describe } from './api.js';
 import { field, showFailure } from './connection-widgets.js';
-import { formShell, removeButton, submitButton } from './connection-forms.js';
-import { el, show } from './dom.js';
+import { formShell, removeButton, submitButton } from './connection-form-shell.js';
+import { can, el, show } from './dom.js';
 
-/** @typedef {import('./connection-forms.js').Screen} Screen */
+/** @typedef {import('./connection-form-shell.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
 
@@ -120,7 +120,8 @@ export function salesforceForm(screen, def, c) {
   });
   const box = el('div', 'sf-connect');
   box.appendChild(shell.form);
-  if (s.kind === 'salesforce') box.appendChild(needsTable(screen));
+  // The table of needs costs the org's API allowance to read: for admins only, as its route is.
+  if (s.kind === 'salesforce' && can('admin')) box.appendChild(needsTable(screen));
   return box;
 }
 

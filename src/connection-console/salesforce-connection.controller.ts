@@ -1,5 +1,15 @@
-import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query, Req, Res, UnprocessableEntityException } from '@nestjs/common';
-import { ApiConflictResponse, ApiExcludeEndpoint, ApiNotFoundResponse, ApiOperation, ApiQuery, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query, Req, Res, UnprocessableEntityException, UseGuards } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiExcludeEndpoint,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { NEEDS } from '../appointment-crm/adapters/salesforce/salesforce-schema.js';
@@ -10,7 +20,7 @@ import {
   type DescribedField,
   type SchemaReport,
 } from '../appointment-crm/adapters/salesforce/schema-check.js';
-import { Actor, AdminRoute } from '../auth/admin-auth.guard.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { readCookie } from '../auth/session.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { isSalesforce, type SalesforceAppointmentCrmConnection } from '../config/connection-settings.js';
@@ -21,6 +31,7 @@ import { SalesforceConnectionDto, SalesforceNamesDto } from './connections.dto.j
 import { OAUTH_BINDING_COOKIE, oauthBindingCookie } from './oauth-binding-cookie.js';
 import { sendFailure } from './oauth-callback.controller.js';
 import { SALESFORCE_CALLBACK_PATH, SalesforceConnectService } from './salesforce-connect.service.js';
+import { SchemaLimitGuard } from './schema-limit.guard.js';
 
 /**
  * The appointment CRM as a Salesforce org (docs/appointment-crm-salesforce.md): Connect through OAuth, the table of
@@ -82,16 +93,25 @@ export class SalesforceConnectionController {
   }
 
   @Get('schema')
+  @RequiresRole('admin')
+  @UseGuards(SchemaLimitGuard)
   @ApiOperation({
     summary: "The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields.",
+    description:
+      "For admins. Each reading costs the org's daily API allowance 4 to 7 describe calls, so the last one of the connection in effect is answered: read when first asked, and again by each check (Test, and the one every 15 minutes) and after a change of the connection. Within `SEARCH_MAX_PER_USER` a `SEARCH_WINDOW_SECONDS` window per user (counted apart from the searches).",
   })
+  @ApiOkResponse({ description: '`{ ok, needs, objects, soldValue, pushes, preset }`: the last reading of the org.' })
+  @ApiTooManyRequestsResponse({ description: 'More reads than SEARCH_MAX_PER_USER in the window; `Retry-After` says when to try again.' })
   async schema(): Promise<SchemaReport & { pushes: string; preset: string }> {
     const connection = await this.salesforceConnection();
-    const report = await this.orgs.schema(this.orgs.adapterFor(connection), connection);
+    const report = await this.orgs.keptSchema(connection);
     return { ...report, pushes: connection.pushes, preset: connection.preset };
   }
 
   @Get('fields')
+  // Each call is a describe of the org's daily API allowance: the picker is the admin's, within the schema's limit.
+  @RequiresRole('admin')
+  @UseGuards(SchemaLimitGuard)
   @ApiOperation({
     summary:
       "One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker.",
