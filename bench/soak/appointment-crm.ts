@@ -18,6 +18,10 @@ export interface AppointmentOutcome {
   notes: string[];
 }
 
+/** The share of new appointments the Salesforce org commits late, and how late at most (within the 300 s look-back). */
+const LATE_COMMIT_SHARE = 0.25;
+const LATE_COMMIT_MAX_MS = 20_000;
+
 export interface SoakAppointmentCrm {
   /** What the report names. */
   readonly label: string;
@@ -33,6 +37,10 @@ export interface SoakAppointmentCrm {
   readonly notesMayDoubleOnKill: boolean;
   /** The CRM's refusal for too many requests. */
   rateLimitFault(): Fault;
+  /** Events of the org itself besides the HTTP faults (sessions ended, tokens rotated, commits made late), counted. */
+  readonly orgEvents?: Record<string, number>;
+  /** Ends every session (the org's timeout): each replica takes a new token. */
+  endSessions?(): void;
   start(): Promise<void>;
   stop(): Promise<void>;
   clearFaults(): void;
@@ -45,9 +53,9 @@ export interface SoakAppointmentCrm {
   outcome(id: string): AppointmentOutcome;
 }
 
-export function appointmentCrmOf(kind: string): SoakAppointmentCrm {
+export function appointmentCrmOf(kind: string, random: () => number = Math.random): SoakAppointmentCrm {
   if (kind === 'rest') return new RestAppointmentCrm();
-  if (kind === 'salesforce') return new SalesforceAppointmentCrm();
+  if (kind === 'salesforce') return new SalesforceAppointmentCrm(random);
   throw new Error(`SOAK_APPOINTMENT_CRM must be rest or salesforce, not ${kind}`);
 }
 
@@ -110,8 +118,17 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   /** The org's Sold value: the settings' default, one of the result pick list's values. */
   readonly soldValue = 'Sold';
   private readonly prospects = new Map<string, string>();
+  private readonly commentsOf = new Map<string, string>();
+  private readonly counts = { 'sessions ended': 0, 'late commits': 0 };
 
-  constructor() {
+  /**
+   * The org rotates refresh tokens (each refresh answers a new one and invalidates the old; presenting an old one
+   * revokes the consent), ends every session now and then (endSessions, from the fault loop), and commits a share of
+   * the new appointments late: stamped when their save starts, visible seconds later (an improveit 360 save running
+   * the package's triggers and flows), so a read may pass their stamp before they show.
+   */
+  constructor(private readonly random: () => number) {
+    this.sim.oauth.rotateRefreshTokens = true;
     // The soak's statuses (Scheduled, Confirmed qualifying, Cancelled): this org's result pick list has them beside Sold.
     const result = this.sim.schema.field(APPOINTMENT, RESULT)!;
     const values = result.picklistValues ?? [];
@@ -135,9 +152,31 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
         ? { i360__Primary_First_Name__c: 'Soak customer', i360__Primary_Last_Name__c: label, i360__Primary_Email__c: `soak-${label}@example.com` }
         : { i360__Primary_Last_Name__c: label }),
     });
-    const id = this.sim.insertRow(APPOINTMENT, { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Comments__c: label });
+    const values = { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Comments__c: label };
+    let id: string;
+    if (this.random() < LATE_COMMIT_SHARE) {
+      id = this.sim.commitLate(APPOINTMENT, values, { visibleInMs: 1_000 + Math.floor(this.random() * (LATE_COMMIT_MAX_MS - 1_000)) });
+      this.counts['late commits']++;
+    } else {
+      id = this.sim.insertRow(APPOINTMENT, values);
+    }
     this.prospects.set(id, prospect);
+    this.commentsOf.set(id, label);
     return id;
+  }
+
+  endSessions(): void {
+    this.sim.expireTokens();
+    this.counts['sessions ended']++;
+  }
+
+  /** What the org did; a rotated-out refresh token presented again (which revokes the consent) must stay at 0. */
+  get orgEvents(): Record<string, number> {
+    return {
+      ...this.counts,
+      'refresh tokens rotated': this.sim.oauth.rotations,
+      'rotated-out refresh tokens presented': this.sim.oauth.reusedRefreshTokens,
+    };
   }
 
   setStatus(id: string, status: string): void {
@@ -147,7 +186,10 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   editCustomer(id: string, phone: string): void {
     this.sim.updateRow('i360__Prospect__c', this.prospects.get(id)!, { i360__Phone_1__c: phone });
     // A prospect's edit leaves the appointment's SystemModstamp as it was; a rep's edit of the appointment moves it.
-    this.sim.updateRow(APPOINTMENT, id, { i360__Comments__c: `${String(this.sim.row(APPOINTMENT, id)!.i360__Comments__c)}/${phone}` });
+    // Kept here: an appointment committed late is not in the org's rows yet (the edit joins its transaction).
+    const comments = `${this.commentsOf.get(id) ?? ''}/${phone}`;
+    this.commentsOf.set(id, comments);
+    this.sim.updateRow(APPOINTMENT, id, { i360__Comments__c: comments });
   }
 
   outcome(id: string): AppointmentOutcome {

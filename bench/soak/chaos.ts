@@ -77,6 +77,9 @@ export function faultKind(fault: Fault): string {
   return (fault.delayMs ?? 0) > HTTP_TIMEOUT_MS ? 'write time-out' : 'slow upload';
 }
 
+/** How often the Salesforce org ends every session (INVALID_SESSION_ID on the next call of each replica). */
+const SESSION_ENDS_PER_SECOND = 1 / 30;
+
 export async function faultLoop(): Promise<void> {
   while (state.faultsOn) {
     for (const crm of ['appointment', 'zoho'] as const) {
@@ -88,6 +91,9 @@ export async function faultLoop(): Promise<void> {
       }
     }
     if (chance(LOCK_LOSSES_PER_SECOND / 5)) void loseLocks();
+    // The org ends every session (its timeout) now and then: each replica takes a new token, one refresh (and, the
+    // org rotating refresh tokens, one rotation) for all of them.
+    if (appointmentCrm.endSessions && outageOf !== 'appointment' && chance(SESSION_ENDS_PER_SECOND / 5)) appointmentCrm.endSessions();
     await sleep(200);
   }
 }

@@ -164,6 +164,13 @@ export async function checkInvariants(): Promise<{ checks: Check[]; figures: Fig
   }
   checks.push({ name: 'one project per appointment or Deal that qualified (none for the others)', problems: oneProject });
 
+  // Under refresh-token rotation a replaced refresh token presented again revokes the consent: it must never happen.
+  const reused = appointmentCrm.orgEvents?.['rotated-out refresh tokens presented'] ?? 0;
+  checks.push({
+    name: 'the appointment CRM’s connection kept through every rotation of its refresh token',
+    problems: reused ? [`${reused} rotated-out refresh token(s) presented (each revokes the consent)`] : [],
+  });
+
   const { actions, deliveries } = await busy();
   checks.push({
     name: 'no action queued or running, no delivery unrouted',

@@ -69,6 +69,13 @@ export async function report(run: {
   row('admin', `${stats.adminCalls} calls, ${stats.adminRetries} entries retried, ${stats.reconciles} reconciliations`);
   row('faults hit in the appointment CRM', faultCounts(appointmentCrm.server.faultsHit));
   row('faults hit in Zoho', faultCounts(zoho.api.faultsHit));
+  if (appointmentCrm.orgEvents)
+    row(
+      'appointment CRM events',
+      Object.entries(appointmentCrm.orgEvents)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
+    );
   row(
     'crashes',
     Object.entries(stats.crashes)

@@ -31,7 +31,16 @@ export interface AccessGrant {
   userId: string;
   scopes: string[];
   refreshToken: string | null;
+  /** The consent it descends from: every refresh token a rotation issued after it, and their access tokens. */
+  family: string;
   expired: boolean;
+}
+
+interface RefreshGrant {
+  clientId: string;
+  scopes: string[];
+  userId: string;
+  family: string;
 }
 
 interface PendingCode {
@@ -94,9 +103,23 @@ export class SalesforceOAuth {
   authorizationCodeLifetimeMs = AUTHORIZATION_CODE_LIFETIME_MS;
   private readonly apps = new Map<string, ConnectedApp>();
   private readonly codes = new Map<string, PendingCode>();
-  private readonly refreshGrants = new Map<string, { clientId: string; scopes: string[]; userId: string }>();
+  private readonly refreshGrants = new Map<string, RefreshGrant>();
   private readonly accessTokens = new Map<string, AccessGrant>();
+  /** Refresh tokens a rotation replaced, and the consent each came from. */
+  private readonly rotatedOut = new Map<string, string>();
   private issued = 0;
+  /**
+   * Refresh token rotation, on the Connected App or External Client App: each refresh answers a new refresh token and
+   * invalidates the one presented; presenting a replaced one again revokes the current refresh token and every access
+   * token of the consent (Salesforce Help, "OAuth 2.0 Refresh Token Flow for Renewed Sessions",
+   * https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_oauth_refresh_token_flow.htm, and "Force
+   * one-time-use Refresh Tokens - (RTR) Refresh Token Rotation", https://help.salesforce.com/s/articleView?id=005316711&type=1).
+   * Access tokens issued before a rotation stay valid until their session ends.
+   */
+  rotateRefreshTokens = false;
+  /** Rotations so far, and how often a replaced refresh token was presented again (each revoked its consent). */
+  rotations = 0;
+  reusedRefreshTokens = 0;
 
   constructor(private readonly org: { orgId: () => string; userId: () => string; loginUrl: () => string; instanceUrl: () => string }) {}
 
@@ -115,8 +138,13 @@ export class SalesforceOAuth {
   /** A refresh token as if a user had consented to `scopes` for the app. */
   issueRefreshToken(clientId: string, scopes: string[]): string {
     const token = `5Aep861${base64url(randomBytes(40)).replace(/[-_]/g, 'x')}`;
-    this.refreshGrants.set(token, { clientId, scopes, userId: this.org.userId() });
+    this.refreshGrants.set(token, { clientId, scopes, userId: this.org.userId(), family: token });
     return token;
+  }
+
+  /** Whether a refresh token is live (issued, not rotated out or revoked). */
+  isLive(refreshToken: string): boolean {
+    return this.refreshGrants.has(refreshToken);
   }
 
   scopesOf(refreshToken: string): string[] | undefined {
@@ -136,6 +164,12 @@ export class SalesforceOAuth {
   revokeRefreshToken(refreshToken: string): void {
     this.refreshGrants.delete(refreshToken);
     for (const [token, grant] of this.accessTokens) if (grant.refreshToken === refreshToken) this.accessTokens.delete(token);
+  }
+
+  /** A replaced refresh token presented again: the consent's live refresh token and all its access tokens are revoked. */
+  private revokeFamily(family: string): void {
+    for (const [token, grant] of this.refreshGrants) if (grant.family === family) this.refreshGrants.delete(token);
+    for (const [token, grant] of this.accessTokens) if (grant.family === family) this.accessTokens.delete(token);
   }
 
   // GET /services/oauth2/authorize
@@ -226,22 +260,35 @@ export class SalesforceOAuth {
     }
     const offline = pending.scopes.includes('refresh_token') || pending.scopes.includes('offline_access');
     const refreshToken = offline ? this.issueRefreshToken(app.clientId, pending.scopes) : null;
-    return this.tokenAnswer(app, pending.scopes, refreshToken, true);
+    return this.tokenAnswer(app, pending.scopes, refreshToken, true, refreshToken ?? `code:${code}`);
   }
 
   private refreshGrant(params: URLSearchParams, app: ConnectedApp): SimResponse {
-    const grant = this.refreshGrants.get(params.get('refresh_token') ?? '');
+    const presented = params.get('refresh_token') ?? '';
+    const replaced = this.rotatedOut.get(presented);
+    if (replaced) {
+      this.reusedRefreshTokens += 1;
+      this.revokeFamily(replaced);
+      return tokenError('invalid_grant', 'expired access/refresh token');
+    }
+    const grant = this.refreshGrants.get(presented);
     if (!grant || grant.clientId !== app.clientId) return tokenError('invalid_grant', 'expired access/refresh token');
-    return this.tokenAnswer(app, grant.scopes, params.get('refresh_token'), false);
+    if (!this.rotateRefreshTokens) return this.tokenAnswer(app, grant.scopes, presented, false, grant.family);
+    const next = `5Aep861${base64url(randomBytes(40)).replace(/[-_]/g, 'x')}`;
+    this.refreshGrants.delete(presented);
+    this.refreshGrants.set(next, grant);
+    this.rotatedOut.set(presented, grant.family);
+    this.rotations += 1;
+    return this.tokenAnswer(app, grant.scopes, next, true, grant.family);
   }
 
   /**
-   * The token answer: access_token, refresh_token (on the code grant only), signature (HMAC-SHA256 of id + issued_at
+   * The token answer: access_token, refresh_token (on the code grant, and on a refresh under rotation), signature (HMAC-SHA256 of id + issued_at
    * keyed by the consumer secret, base64), scope, instance_url, id (the identity URL), token_type, issued_at (ms).
    */
-  private tokenAnswer(app: ConnectedApp, scopes: string[], refreshToken: string | null, includeRefresh: boolean): SimResponse {
+  private tokenAnswer(app: ConnectedApp, scopes: string[], refreshToken: string | null, includeRefresh: boolean, family: string): SimResponse {
     const accessToken = `${this.org.orgId().slice(0, 15)}!AQ${base64url(randomBytes(48)).replace(/[-_]/g, '.')}`;
-    this.accessTokens.set(accessToken, { userId: this.org.userId(), scopes, refreshToken, expired: false });
+    this.accessTokens.set(accessToken, { userId: this.org.userId(), scopes, refreshToken, family, expired: false });
     this.issued += 1;
     const issuedAt = String(Date.now());
     const id = `${this.org.loginUrl()}/id/${this.org.orgId()}/${this.org.userId()}`;

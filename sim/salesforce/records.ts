@@ -114,6 +114,19 @@ export class SfRecords implements SoqlData {
     return !!id18 && this.deleted.has(id18);
   }
 
+  /** Takes a row out of its table (a transaction not committed yet holds it); answers it as it was. */
+  withhold(objectName: string, id: string): Row | undefined {
+    const id18 = to18(id);
+    const row = id18 ? this.table(objectName).get(id18) : undefined;
+    if (id18) this.table(objectName).delete(id18);
+    return row;
+  }
+
+  /** Puts a row into its table as is (a transaction commits). */
+  put(objectName: string, row: Row): void {
+    this.table(objectName).set(String(row.Id), row);
+  }
+
   /** Every table as it is now, to put back when an all-or-none call fails. */
   snapshot(): RecordsSnapshot {
     return { tables: new Map([...this.tables].map(([name, rows]) => [name, new Map(rows)])), deleted: new Set(this.deleted) };

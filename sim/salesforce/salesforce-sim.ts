@@ -10,6 +10,7 @@ import { DEFAULT_SCOPES, SalesforceOAuth, type AccessGrant, type ConnectedApp, t
 import { QueryCursors } from './query-cursors.js';
 import { isRequired, SfRecords, SfWriteError, sfDateTime } from './records.js';
 import { errorBody, jsonObject, notFound } from './responses.js';
+import { to18 } from './ids.js';
 import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
 import { calculatedValue, parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
 
@@ -74,12 +75,32 @@ export class SalesforceSim {
    * https://developer.salesforce.com/docs/atlas.en-us.salesforce_app_limits_cheatsheet.meta/salesforce_app_limits_cheatsheet/salesforce_app_limits_platform_api.htm).
    */
   longRequestMs = 0;
-  concurrentLongRequestLimit = 25;
+  /** Set to override the org's own limit (25, or 5 on Developer Edition and trial orgs: see longRequestLimit). */
+  concurrentLongRequestLimit: number | null = null;
   /** The most data calls in flight at once so far (a client's own limit on concurrent requests shows here). */
   maxInFlight = 0;
   /** Data calls being answered now. */
   inFlight = 0;
   private held: Promise<void> | null = null;
+  /**
+   * Every data call answers 401 INVALID_SESSION_ID with this message while it is set: an org policy that blocks the
+   * connection itself (an OAuth or IP policy, a blocked user), which no new token cures. jsforce lists such messages and
+   * does not refresh on them (src/http-api.ts, `isSessionExpired`).
+   */
+  sessionRefusal: string | null = null;
+  /**
+   * Records locked by another transaction (a trigger, a flow, a user's save): a write to one, or an insert or update
+   * whose lookup names one, answers UNABLE_TO_LOCK_ROW. "Every time a record is inserted or updated, Salesforce must
+   * lock the target records that are selected for each lookup field" (Salesforce Engineering, "Managing Lookup Skew to
+   * Avoid Record Lock Exceptions"); a transaction waits at most 10 s for a lock, and Salesforce advises integrations to
+   * retry ("Record-Level Locking", Designing Record Access for Enterprise Scale,
+   * https://developer.salesforce.com/docs/atlas.en-us.draes.meta/draes/draes_object_relationships_record_level_locking.htm).
+   */
+  readonly lockedRecords = new Set<string>();
+  /** Writes refused with UNABLE_TO_LOCK_ROW so far. */
+  lockRefusals = 0;
+  /** Transactions not committed yet: their rows are stamped at their start and visible from `visibleAt` (see commitLate). */
+  private readonly uncommitted: Array<{ visibleAt: number; object: string; row: Row }> = [];
   /** The open query cursors (at most 10, 15 minutes idle). */
   readonly cursors = new QueryCursors();
   readonly files = new SalesforceFiles({ records: () => this.records, userId: () => this.userId });
@@ -200,9 +221,84 @@ export class SalesforceSim {
     return this.oauth.issueRefreshToken(this.clientId, scopes);
   }
 
+  /**
+   * Inserts (no `id`) or changes a row in a transaction that commits `visibleInMs` from now: its SystemModstamp is the
+   * time the transaction started (`stampedAt`), but no query sees the change before the commit. Salesforce says as much
+   * of its own change feeds: getUpdated answers `latestDateCovered`, because "a transaction that started before that
+   * time can commit after it" (SOAP API Developer Guide, getUpdated(), sforce_api_calls_getupdated.htm). improveit 360's
+   * saves run the package's triggers and flows, which take seconds. Answers the row's id.
+   */
+  commitLate(object: string, fields: Record<string, unknown>, options: { id?: string; stampedAt?: Date; visibleInMs: number }): string {
+    const target = this.mustObject(object);
+    const stampedAt = options.stampedAt ?? new Date();
+    const before = options.id ? { ...this.records.get(target.name, options.id)! } : undefined;
+    const id = options.id ?? this.insertRow(object, fields, stampedAt);
+    if (options.id) this.updateRow(object, id, fields, stampedAt);
+    const after = this.records.withhold(target.name, id)!;
+    if (before) this.records.put(target.name, before);
+    this.uncommitted.push({ visibleAt: Date.now() + options.visibleInMs, object: target.name, row: after });
+    return id;
+  }
+
+  /** Whether a late commit's row is visible yet (commits what is due first). */
+  committed(id: string): boolean {
+    this.commitDue();
+    return !this.uncommitted.some((entry) => entry.row.Id === id || String(entry.row.Id).startsWith(id));
+  }
+
+  /** Commits the transactions whose time has come. */
+  private commitDue(): void {
+    const now = Date.now();
+    for (let i = 0; i < this.uncommitted.length;) {
+      const entry = this.uncommitted[i];
+      if (entry.visibleAt > now) i++;
+      else {
+        this.records.put(entry.object, entry.row);
+        this.uncommitted.splice(i, 1);
+      }
+    }
+  }
+
+  /** Whether a write names a locked record: in its path (the record written) or its body (a lookup to it). */
+  private locksOf(req: SimRequest): boolean {
+    if (this.lockedRecords.size === 0 || req.method === 'GET') return false;
+    const text = `${req.path} ${req.query.get('ids') ?? ''} ${req.body.toString('utf8')}`;
+    return [...this.lockedRecords].some((id) => text.includes(id) || text.includes(id.slice(0, 15)));
+  }
+
+  /** UNABLE_TO_LOCK_ROW as each call answers it: a SaveResult per record for sObject Collections, an error list otherwise. */
+  private lockRefused(req: SimRequest): SimResponse {
+    this.lockRefusals += 1;
+    const message = 'unable to obtain exclusive access to this record or 1 records';
+    if (!req.path.includes('/composite/sobjects')) return errorBody(400, 'UNABLE_TO_LOCK_ROW', message, []);
+    const records = (jsonObject(req)?.records as unknown[] | undefined) ?? (req.query.get('ids') ?? '').split(',');
+    return { status: 200, body: records.map(() => ({ success: false, errors: [{ statusCode: 'UNABLE_TO_LOCK_ROW', message, fields: [] }] })) };
+  }
+
   /** Every access token issued so far answers INVALID_SESSION_ID from now on (a session timeout). */
   expireTokens(): void {
     this.oauth.expireAccessTokens();
+  }
+
+  /**
+   * The org's concurrent long-running request limit: 25, and 5 on Developer Edition and trial orgs (Salesforce Developer
+   * Limits and Allocations Quick Reference, API Request Limits and Allocations, "Concurrent API Request Limits"). The
+   * org's kind is its Organization row: `OrganizationType` ("Developer Edition") and `TrialExpirationDate` (set on a
+   * trial) (Object Reference, Organization).
+   */
+  get longRequestLimit(): number {
+    if (this.concurrentLongRequestLimit !== null) return this.concurrentLongRequestLimit;
+    const org = this.row('Organization', this.orgId);
+    return org?.OrganizationType === 'Developer Edition' || org?.TrialExpirationDate ? 5 : 25;
+  }
+
+  /** Makes the org a Developer Edition (or, with `trial`, a trial of its edition). */
+  makeDeveloperOrg(kind: 'developer' | 'trial' = 'developer'): void {
+    const changes =
+      kind === 'developer'
+        ? { OrganizationType: 'Developer Edition' }
+        : { TrialExpirationDate: SalesforceSim.dateTime(new Date(Date.now() + 30 * 86_400_000)) };
+    this.records.update(this.schema.object('Organization')!, this.orgId, changes, { ...this.system(Date.now()), keepStamps: true });
   }
 
   /** Every data call from now on is long-running and waits until the returned function is called. */
@@ -262,16 +358,32 @@ export class SalesforceSim {
     return this.records.insert(this.mustObject(object), fields, { userId: this.userId, at: at.getTime(), trusted: true });
   }
 
-  /** Changes a row as a user would; SystemModstamp and LastModifiedDate move to `at`. */
+  /**
+   * Changes a row as a user would; SystemModstamp and LastModifiedDate move to `at`. A row whose transaction has not
+   * committed yet (commitLate) takes the change into that transaction: it shows when it commits.
+   */
   updateRow(object: string, id: string, changes: Record<string, unknown>, at: Date = new Date()): void {
-    this.records.update(this.mustObject(object), id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
+    const target = this.mustObject(object);
+    const pending = this.uncommitted.find((entry) => entry.object === target.name && entry.row.Id === to18(id));
+    if (pending) {
+      const visible = this.records.withhold(target.name, id);
+      this.records.put(target.name, pending.row);
+      this.records.update(target, id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
+      pending.row = this.records.withhold(target.name, id)!;
+      if (visible) this.records.put(target.name, visible);
+      return;
+    }
+    this.records.update(target, id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
   }
 
+  /** A row as the org holds it now (late commits that are due committed first). */
   row(object: string, id: string): Row | undefined {
+    this.commitDue();
     return this.records.get(this.mustObject(object).name, id);
   }
 
   rows(object: string): Row[] {
+    this.commitDue();
     return this.records.rows(this.mustObject(object));
   }
 
@@ -425,8 +537,10 @@ export class SalesforceSim {
   private authed(handler: SimHandler): SimHandler {
     return async (req) => {
       if (!isVersion(req.params.version)) return notFound();
+      this.commitDue();
       const grant = this.bearer(req);
       if (!grant) return errorBody(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
+      if (this.sessionRefusal) return errorBody(401, 'INVALID_SESSION_ID', this.sessionRefusal);
       // A token whose consent lacks the `api` scope cannot call the REST API (Salesforce Help, knowledge article 005226515).
       if (!grant.scopes.includes('api') && !grant.scopes.includes('full'))
         return errorBody(401, 'INVALID_SESSION_ID', 'This session is not valid for use with the REST API');
@@ -436,8 +550,9 @@ export class SalesforceSim {
       this.inFlight += 1;
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
       try {
+        if (this.locksOf(req)) return this.withLimitInfo(this.lockRefused(req));
         if (this.longRequestMs > 0 || this.held) {
-          if (this.inFlight > this.concurrentLongRequestLimit)
+          if (this.inFlight > this.longRequestLimit)
             return this.withLimitInfo(errorBody(403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.'));
           await Promise.all([new Promise((resolve) => setTimeout(resolve, this.longRequestMs)), this.held]);
         }

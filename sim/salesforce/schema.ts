@@ -402,6 +402,8 @@ export function standardObjects(): SfObject[] {
         systemField('IsSandbox', 'boolean', 'Is Sandbox'),
         systemField('OrganizationType', 'string', 'Edition'),
         systemField('InstanceName', 'string', 'Instance Name'),
+        // Set on a trial org, null otherwise (Object Reference, Organization: TrialExpirationDate).
+        systemField('TrialExpirationDate', 'datetime', 'Trial Expiration Date', { nillable: true, defaultedOnCreate: false }),
         // The org's default time zone, an IANA name such as America/Chicago (Object Reference, Organization).
         systemField('TimeZoneSidKey', 'picklist', 'Default Time Zone'),
       ],

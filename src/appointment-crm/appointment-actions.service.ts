@@ -9,6 +9,7 @@ import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AppointmentNotePayload, LineItemsPayload } from '../domain/actions.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
+import { WriteFenceService } from '../actions/write-fence.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
 import { ConnectedProductsService } from './connected-products.service.js';
@@ -25,6 +26,9 @@ export const SOLD = 'Sold';
 const OVERTAKEN = 'a newer replace of these files started meanwhile and keeps its own';
 
 const ON_APPOINTMENT_QUEUE = { crm: 'appointment', queue: QUEUES.appointmentCrm } as const;
+
+/** The sale's pushes are numbered beside the file replaces (appointment_file_replace), under a category of their own. */
+const SALE_RUNS = 'sale';
 
 export interface DrawingVersion {
   drawingId: string;
@@ -50,6 +54,7 @@ export class AppointmentActionsService {
     private readonly drawingPushes: AppointmentDrawingPushRepository,
     private readonly selected: SelectedAppointmentCrm,
     private readonly fileReplaces: FileReplaceRepository,
+    private readonly fence: WriteFenceService,
   ) {}
 
   @RunsAction('push_drawings', ON_APPOINTMENT_QUEUE)
@@ -98,12 +103,17 @@ export class AppointmentActionsService {
       return notes === null ? { listed: false } : { listed: true, note: notes.find((n) => n.text.trim() === text.trim()) };
     };
 
+    // A note an earlier run sent (its replica stopped, its answer lost) may land late: look once it would have.
+    await this.fence.afterEarlierRuns(entry, 'note', this.config.http.timeoutMs);
     const first = await find();
     if (first.note) return { status: 'succeeded', detail: `note already on appointment ${id} (note ${first.note.id})` };
     const found = await withRetries(async (attempt) => {
       // After an unclear failure the note may be there: look again (the failed write waited as long as it went unanswered).
       const earlier = attempt > 1 && first.listed ? (await find()).note : undefined;
-      if (!earlier) await this.crm.addNote(id, text, key);
+      if (!earlier) {
+        await this.fence.sending(entry, 'note', `adding a note to appointment ${id}`);
+        await this.crm.addNote(id, text, key);
+      }
       return earlier;
     }, this.config.http.retry);
     if (found) return { status: 'succeeded', detail: `note already on appointment ${id} (note ${found.id})` };
@@ -185,16 +195,27 @@ export class AppointmentActionsService {
     return { status: 'succeeded', detail: `${what} ${done}`, next: [next] };
   }
 
+  /**
+   * One sale per appointment: pushes of it run one at a time across replicas (an advisory lock), and each takes a
+   * number before it reads the line items, so that without the lock too only the newest push's sale stays (the CRM's
+   * putSale asks `stillLatest`). A later run of the entry waits until the replace an earlier run sent would have
+   * landed before it starts (the write fence).
+   */
   private async putSale(entry: ActionEntry<'push_line_items'>, appointmentId: string): Promise<ActionOutcome> {
     const payload = entry.payload;
     const projectId = projectOf(entry);
+    const run = await this.fileReplaces.start(appointmentId, SALE_RUNS);
     const drawing = await this.service.getDrawing(payload.drawing_id);
     if (drawing.project_id !== projectId) {
       throw new PermanentActionError(`drawing ${payload.drawing_id} belongs to project ${drawing.project_id}, not to project ${projectId}`);
     }
     const lineItems = await this.service.getLineItems(payload.drawing_id, payload.drawing_version_id);
     const sale = await saleFromLineItems(lineItems, payload.drawing_id, (productId) => this.products.externalIdOf(productId));
-    await this.crm.putSale(appointmentId, sale, idempotencyKey(entry.id, 'sale'));
+    await this.withLock(`appointment-sale:${appointmentId}`, async () => {
+      await this.fence.afterEarlierRuns(entry, 'sale', this.config.http.timeoutMs);
+      await this.fence.sending(entry, 'sale', `replacing the sale of appointment ${appointmentId}`);
+      await this.crm.putSale(appointmentId, sale, idempotencyKey(entry.id, 'sale'), () => this.fileReplaces.isLatest(appointmentId, SALE_RUNS, run));
+    });
     const connected = sale.items.filter((item) => item.external_product_id !== null).length;
     return {
       status: 'succeeded',
@@ -221,7 +242,7 @@ export class AppointmentActionsService {
    * CRM the overtaken uploads.
    */
   private async replaceFiles(
-    entry: Pick<SyncLogEntry, 'id' | 'attempts'>,
+    entry: Pick<SyncLogEntry, 'id' | 'attempts'> & { payload: object },
     appointmentId: string,
     category: FileCategory,
     run: string,
@@ -229,6 +250,10 @@ export class AppointmentActionsService {
   ): Promise<{ uploaded: number; deleted: number; overtaken: boolean }> {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
+      // An upload an earlier run of the entry sent may land late, after this run listed the files: it would stay. Wait
+      // until it would have landed; this run's listing then holds it, and deletes it. An upload cut off in its body
+      // leaves nothing to apply: only one whose body arrived whole lands late, answered within the call time-out.
+      await this.fence.afterEarlierRuns(entry, `upload-${category}`, this.config.http.timeoutMs);
       const uploaded = new Set<string>();
       for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
@@ -238,6 +263,7 @@ export class AppointmentActionsService {
             // The position too: two drawings may have the same name, and each must be uploaded.
             const uploadKey = idempotencyKey(entry.id, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
             const file = { stream: pdf.stream, fileName: source.fileName, size: pdf.size };
+            await this.fence.sending(entry, `upload-${category}`, `uploading ${source.fileName}`);
             return await this.crm.uploadFile(appointmentId, category, file, uploadKey);
           } finally {
             pdf.stream.destroy();

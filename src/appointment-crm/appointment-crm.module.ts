@@ -1,6 +1,7 @@
 import { Inject, Module } from '@nestjs/common';
 import { ConnectionsModule } from '../connections/connections.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { QueuesModule } from '../queues/queues.module.js';
 import { RecordNames, type RecordNaming } from '../mappings/mapping-names.service.js';
 import type { Mapping } from '../mappings/mapping.row.js';
 import { MappingsModule } from '../mappings/mappings.module.js';
@@ -17,6 +18,7 @@ import { FileReplaceRepository } from './file-replace.repository.js';
 import { AppointmentSendController } from './appointment-send.controller.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
+import { SalesforceSessionRepository } from './adapters/salesforce/salesforce-session.repository.js';
 import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 import { ServicePushChecksService } from './service-push-checks.service.js';
 
@@ -26,11 +28,12 @@ import { ServicePushChecksService } from './service-push-checks.service.js';
  * ConnectionsService, so a CRM connected later needs no restart (an unconnected CRM's actions fail with the reason).
  */
 @Module({
-  imports: [ConnectionsModule, ObservabilityModule, ActionsModule, MappingsModule, ServiceApiModule],
+  imports: [ConnectionsModule, ObservabilityModule, QueuesModule, ActionsModule, MappingsModule, ServiceApiModule],
   controllers: [AppointmentSendController],
   providers: [
     HttpAppointmentCrm,
     SalesforceOrgsService,
+    SalesforceSessionRepository,
     SelectedAppointmentCrm,
     ServicePushChecksService,
     { provide: APPOINTMENT_CRM, useExisting: SelectedAppointmentCrm },

@@ -22,7 +22,11 @@ export interface AppointmentCrm {
   uploadFile(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey): Promise<AppointmentFile>;
   /** A file that is gone already counts as deleted. */
   deleteFile(appointmentId: string, fileId: string, key: IdempotencyKey): Promise<void>;
-  putSale(appointmentId: string, sale: Sale, key: IdempotencyKey): Promise<void>;
+  /**
+   * The appointment's one sale. `stillLatest` (when given) says whether this push is still the newest one started for
+   * the appointment: a CRM that replaces a sale in several steps keeps only the newest push's sale.
+   */
+  putSale(appointmentId: string, sale: Sale, key: IdempotencyKey, stillLatest?: () => Promise<boolean>): Promise<void>;
   setStatus(appointmentId: string, status: string, key: IdempotencyKey): Promise<void>;
   /** Sent once: a note has no name to look for, so trying again after an unclear failure is the caller's. */
   addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void>;

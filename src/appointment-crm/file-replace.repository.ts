@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '../database/database.service.js';
 
-/** Every statement on `appointment_file_replace`: the number of the latest replace started per appointment and category. */
+/** Every statement on `appointment_file_replace`: the number of the latest replace started per appointment and category (`drawing`, `proposal`, and `sale` for the sale's pushes). */
 @Injectable()
 export class FileReplaceRepository {
   constructor(private readonly database: DatabaseService) {}

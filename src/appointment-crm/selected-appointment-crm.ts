@@ -71,8 +71,8 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
   async deleteFile(appointmentId: string, fileId: string, key: IdempotencyKey): Promise<void> {
     return (await this.adapter()).deleteFile(appointmentId, fileId, key);
   }
-  async putSale(appointmentId: string, sale: Sale, key: IdempotencyKey): Promise<void> {
-    return (await this.adapter()).putSale(appointmentId, sale, key);
+  async putSale(appointmentId: string, sale: Sale, key: IdempotencyKey, stillLatest?: () => Promise<boolean>): Promise<void> {
+    return (await this.adapter()).putSale(appointmentId, sale, key, stillLatest);
   }
   async setStatus(appointmentId: string, status: string, key: IdempotencyKey): Promise<void> {
     return (await this.adapter()).setStatus(appointmentId, status, key);

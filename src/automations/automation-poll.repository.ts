@@ -6,6 +6,8 @@ export interface PollState {
   crm: AutomationCrm;
   cursor: string | null;
   pageToken: string | null;
+  /** The start an admin gave the reads: a read's look-back never goes before it. */
+  readFrom: string | null;
   lastRunAt: Date | null;
   lastError: string | null;
   lastEntryId: string | null;
@@ -17,7 +19,7 @@ export interface Position {
   pageToken: string | null;
 }
 
-const COLUMNS = `crm, cursor, page_token AS "pageToken", last_run_at AS "lastRunAt", last_error AS "lastError", last_entry_id::text AS "lastEntryId"`;
+const COLUMNS = `crm, cursor, page_token AS "pageToken", read_from AS "readFrom", last_run_at AS "lastRunAt", last_error AS "lastError", last_entry_id::text AS "lastEntryId"`;
 
 /** Every statement on `automation_poll`. */
 @Injectable()
@@ -26,7 +28,7 @@ export class AutomationPollRepository {
 
   async find(crm: AutomationCrm): Promise<PollState> {
     const [row] = await this.database.query<PollState[]>(`SELECT ${COLUMNS} FROM automation_poll WHERE crm = $1`, [crm]);
-    return row ?? { crm, cursor: null, pageToken: null, lastRunAt: null, lastError: null, lastEntryId: null };
+    return row ?? { crm, cursor: null, pageToken: null, readFrom: null, lastRunAt: null, lastError: null, lastEntryId: null };
   }
 
   /**
@@ -48,8 +50,8 @@ export class AutomationPollRepository {
   /** The next read starts at `cursor`, whatever was read before (a listing under way is dropped). */
   async restartAt(crm: AutomationCrm, cursor: string): Promise<void> {
     await this.database.query(
-      `INSERT INTO automation_poll (crm, cursor, page_token, updated_at) VALUES ($1, $2, NULL, now())
-       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, page_token = NULL, updated_at = now()`,
+      `INSERT INTO automation_poll (crm, cursor, page_token, read_from, updated_at) VALUES ($1, $2, NULL, $2, now())
+       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, page_token = NULL, read_from = EXCLUDED.read_from, updated_at = now()`,
       [crm, cursor],
     );
   }
@@ -57,8 +59,8 @@ export class AutomationPollRepository {
   /** The first read starts at `cursor` unless the CRM was read (or given a start) before. */
   async startAtUnlessRead(crm: AutomationCrm, cursor: string): Promise<void> {
     await this.database.query(
-      `INSERT INTO automation_poll (crm, cursor, page_token, updated_at) VALUES ($1, $2, NULL, now())
-       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()
+      `INSERT INTO automation_poll (crm, cursor, page_token, read_from, updated_at) VALUES ($1, $2, NULL, $2, now())
+       ON CONFLICT (crm) DO UPDATE SET cursor = EXCLUDED.cursor, read_from = EXCLUDED.read_from, updated_at = now()
        WHERE automation_poll.cursor IS NULL AND automation_poll.page_token IS NULL`,
       [crm, cursor],
     );

@@ -128,7 +128,7 @@ export class AutomationPollerService {
       return withAdvisoryLock(
         this.config.databaseUrl,
         lock,
-        () => this.read(crm, entryId, (cursor, token) => this.appointmentPage(settings, cursor, token, entryId)),
+        () => this.read(crm, entryId, (cursor, token, readFrom) => this.appointmentPage(settings, cursor, token, entryId, readFrom)),
         busy,
       );
     }
@@ -149,7 +149,7 @@ export class AutomationPollerService {
   private async read(
     crm: AutomationCrm,
     entryId: string | null,
-    readPage: (cursor: string | null, token: string | null) => Promise<PageRead>,
+    readPage: (cursor: string | null, token: string | null, readFrom: string | null) => Promise<PageRead>,
   ): Promise<PollOutcome> {
     const start = await this.polls.find(crm);
     let token = start.pageToken;
@@ -158,12 +158,13 @@ export class AutomationPollerService {
     const deadline = Date.now() + READ_BUDGET_MS;
     try {
       while (outcome.pages < MAX_PAGES_PER_READ && Date.now() < deadline) {
-        const page = await readPage(start.cursor, token);
+        const page = await readPage(start.cursor, token, start.readFrom);
         outcome.pages += 1;
         outcome.changed += page.changed;
         outcome.qualified += page.qualified;
         outcome.created += page.created;
-        cursor = page.latest ?? cursor;
+        // Never back: a read that starts behind its watermark (the look-back) meets older changes again.
+        cursor = laterOf(cursor, page.latest);
         if (page.nextToken && page.nextToken === token) throw new Error(`the ${crm} CRM answered the same page again (its page token did not move)`);
         const from = { cursor: start.cursor, pageToken: token };
         token = page.nextToken;
@@ -187,10 +188,24 @@ export class AutomationPollerService {
     }
   }
 
-  private async appointmentPage(settings: AppointmentCrmAutomation, cursor: string | null, token: string | null, parentId: string | null): Promise<PageRead> {
-    const page = await this.retriedWithoutToken(token, (t) =>
-      this.appointmentCrm.listChangedAppointments(cursor ? new Date(cursor) : null, t, APPOINTMENT_PAGE_SIZE),
-    );
+  /**
+   * A page of the appointments changed since the watermark less the look-back (APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS):
+   * a change stamped before the watermark may become visible after it (a transaction that started earlier commits
+   * later: improveit 360's saves run the package's triggers and flows), so each read looks at that window again. What
+   * it finds again records nothing again (a project is created once per appointment ever); the funnel counts only the
+   * changes past the watermark.
+   */
+  private async appointmentPage(
+    settings: AppointmentCrmAutomation,
+    cursor: string | null,
+    token: string | null,
+    parentId: string | null,
+    readFrom: string | null,
+  ): Promise<PageRead> {
+    // Never before the start an admin gave (turning creation on, a start_from): what changed before it is left alone.
+    const floor = readFrom ? Date.parse(readFrom) : -Infinity;
+    const since = cursor ? new Date(Math.max(Date.parse(cursor) - this.config.appointmentPollLookbackMs, floor)) : null;
+    const page = await this.retriedWithoutToken(token, (t) => this.appointmentCrm.listChangedAppointments(since, t, APPOINTMENT_PAGE_SIZE));
     await this.statusesSeen.saw(page.items.map((a) => a.status));
     const byId = new Map(page.items.filter((a) => appointmentQualifies(a, settings)).map((a) => [a.id, a]));
     const mapped = byId.size > 0 ? await this.mappings.appointmentsMappedAmong([...byId.keys()]) : new Set<string>();
@@ -198,7 +213,15 @@ export class AutomationPollerService {
       .filter((a) => !mapped.has(a.id))
       .map((a) => ({ key: `create_project:appointment:${a.id}`, target: a.id, payload: projectOfAppointment(a) }));
     const created = await this.recordProjects('appointment', toCreate, parentId);
-    return { changed: page.items.length, qualified: byId.size, created, latest: latestOf(page.items.map((a) => a.updated_at)), nextToken: page.next_cursor };
+    const watermark = cursor ? Date.parse(cursor) : -Infinity;
+    const isNew = (a: { updated_at: string | null }) => !a.updated_at || !(Date.parse(a.updated_at) < watermark);
+    return {
+      changed: page.items.filter(isNew).length,
+      qualified: [...byId.values()].filter(isNew).length,
+      created,
+      latest: latestOf(page.items.map((a) => a.updated_at)),
+      nextToken: page.next_cursor,
+    };
   }
 
   /**
@@ -278,6 +301,12 @@ export class AutomationPollerService {
 }
 
 /** The last readable time of a page listed oldest change first, as ISO 8601; null when there is none. */
+/** The later of two ISO times (either may be missing). */
+function laterOf(a: string | null, b: string | null): string | null {
+  if (!a || !b) return a ?? b;
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}
+
 function latestOf(times: Array<string | null>): string | null {
   for (let i = times.length - 1; i >= 0; i--) {
     const at = Date.parse(times[i] ?? '');

@@ -3,6 +3,12 @@ import type { AppointmentCrmConnection, RecordCrmConnection, ServiceConnection, 
 import type { ZohoDomainRule } from './zoho-domains.js';
 import { splitSecrets, validateEnvironment } from './environment.js';
 
+/**
+ * The Salesforce REST API version every call names unless APPOINTMENT_CRM_API_VERSION says another: Winter '27's, the
+ * current release (REST API Developer Guide, "Versions", resources_versions.htm; each release's version is listed in
+ * the Apex Reference Guide's release notes, apex_releasenotes.htm: "Winter '27 (API version 68.0)").
+ */
+export const DEFAULT_SALESFORCE_API_VERSION = '68.0';
 export interface RetryPolicy {
   /** Tries of one call in the client before the error goes back to the queue. */
   attempts: number;
@@ -49,7 +55,7 @@ export interface AppConfig {
    * Salesforce's, how long the service's own pushes may take to show, and the share of the org's daily requests past
    * which its changes are read less often.
    */
-  salesforce: { allowCustomDomains: boolean; pushCheckMs: number; slowPollShare: number };
+  salesforce: { allowCustomDomains: boolean; pushCheckMs: number; slowPollShare: number; apiVersion: string };
   /** Which hosts may be Zoho's accounts server and API domain (docs/security.md "Zoho domains and sealed secrets"). */
   zohoDomains: ZohoDomainRule;
   /**
@@ -97,6 +103,8 @@ export interface AppConfig {
   reconcileIntervalSeconds: number;
   /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
   automationPollSeconds: number;
+  /** How far behind its watermark each read of the appointment CRM's changes starts (APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS). */
+  appointmentPollLookbackMs: number;
   /** The record CRM's reads while its Zoho notification channel is live: the safety net, not the way Deals arrive. */
   automationNotifiedPollSeconds: number;
   /** The Zoho notification channel: the lifetime asked for each time it is made or renewed, and the period of its check (0: no channel). */
@@ -204,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowCustomDomains: v.APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
       pushCheckMs: (v.APPOINTMENT_CRM_PUSH_CHECK_SECONDS ?? 600) * 1000,
       slowPollShare: (v.APPOINTMENT_CRM_SLOW_POLL_PERCENT ?? 80) / 100,
+      apiVersion: (v.APPOINTMENT_CRM_API_VERSION ?? DEFAULT_SALESFORCE_API_VERSION).replace(/^v/, ''),
     },
     zohoDomains: {
       allowCustom: v.RECORD_CRM_ALLOW_CUSTOM_DOMAINS === 'true',
@@ -235,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    appointmentPollLookbackMs: (v.APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS ?? 300) * 1000,
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
     zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,

@@ -177,6 +177,20 @@ export class EnvironmentVariables {
   @Max(100, { message: 'must be at most 100' })
   APPOINTMENT_CRM_SLOW_POLL_PERCENT?: number;
 
+  /** The Salesforce REST API version every call names (`68.0`, or `v68.0`); docs/appointment-crm-salesforce.md. */
+  @blankAsUnset
+  @IsOptional()
+  @Matches(/^v?\d{2,3}\.0$/, { message: 'must be a REST API version such as 68.0' })
+  APPOINTMENT_CRM_API_VERSION?: string;
+
+  /** How far behind its watermark each read of the appointment CRM's changes starts again (late commits). */
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be at least 0' })
+  @Max(3600, { message: 'must be at most 3600' })
+  APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS?: number;
+
   @blankAsUnset
   @IsOptional()
   @IsUrl(httpUrl, { message: 'must be an http(s) URL' })

@@ -154,15 +154,21 @@ export class SalesforceConnectService {
   }
 
   /** Revokes a connection's refresh token at its login host; false (and logged) when that fails. */
-  async revoke(connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'refreshToken'>): Promise<{ revoked: boolean; detail: string }> {
+  async revoke(
+    connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'refreshToken'> & { clientId?: string },
+  ): Promise<{ revoked: boolean; detail: string }> {
+    // Under rotation the live refresh token is the one kept from the last refresh, not the one the connection was given.
+    const kept = connection.clientId ? this.orgs.keptSessions({ ...connection, clientId: connection.clientId }) : null;
+    const token = connection.clientId ? await this.orgs.currentRefreshToken({ ...connection, clientId: connection.clientId }) : connection.refreshToken;
     try {
       await this.login.request({
         endpoint: 'POST /services/oauth2/revoke',
         method: 'POST',
         path: `${connection.loginUrl}/services/oauth2/revoke`,
-        body: new URLSearchParams({ token: connection.refreshToken }).toString(),
+        body: new URLSearchParams({ token }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
+      await kept?.forget().catch(() => undefined);
       return { revoked: true, detail: 'Salesforce revoked the refresh token' };
     } catch (err) {
       const detail = `the refresh token could not be revoked (${err instanceof OutboundError ? err.message : 'error'}); revoke it in Salesforce (Setup, Connected Apps OAuth Usage)`;

@@ -26,6 +26,11 @@ export function legacyConnectionBinding(name: ConnectionName): string {
   return name;
 }
 
+/** A Salesforce connection's kept session (salesforce_session), bound to its row's key. */
+export function salesforceSessionBinding(grantKey: string): string {
+  return `crm-sync/salesforce-session\n${grantKey}`;
+}
+
 /**
  * A Zoho access token kept in Redis for the replicas, bound to its connection (the hash of its client id and refresh
  * token, which names its keys): a token sealed for one connection does not open as another's.

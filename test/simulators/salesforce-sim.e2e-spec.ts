@@ -152,6 +152,44 @@ describe(SalesforceSim.name, () => {
       expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh })).status).toBe(400);
     });
 
+    it('rotates refresh tokens when the app says so: each refresh answers a new one, and a replaced one presented again revokes the consent', async () => {
+      sim.oauth.rotateRefreshTokens = true;
+      try {
+        const first = sim.issueRefreshToken();
+        const answer = (await (await tokenRequest({ grant_type: 'refresh_token', refresh_token: first })).json()) as Record<string, string>;
+        expect(answer.refresh_token).toMatch(/^5Aep861/);
+        expect(answer.refresh_token).not.toBe(first);
+        expect(sim.oauth.isLive(first)).toBe(false);
+        // The access token taken before the rotation still works until its session ends.
+        expect((await call(`${V}/limits`, {}, answer.access_token)).status).toBe(200);
+        const second = (await (await tokenRequest({ grant_type: 'refresh_token', refresh_token: answer.refresh_token })).json()) as Record<string, string>;
+        expect(sim.oauth.isLive(second.refresh_token)).toBe(true);
+        // The first token again: refused, and the current refresh token and every access token of the consent are revoked.
+        const reused = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first });
+        expect([reused.status, await reused.json()]).toEqual([400, { error: 'invalid_grant', error_description: 'expired access/refresh token' }]);
+        expect(sim.oauth.isLive(second.refresh_token)).toBe(false);
+        expect((await call(`${V}/limits`, {}, second.access_token)).status).toBe(401);
+        expect((await call(`${V}/limits`, {}, answer.access_token)).status).toBe(401);
+        expect(sim.oauth.reusedRefreshTokens).toBe(1);
+      } finally {
+        sim.oauth.rotateRefreshTokens = false;
+      }
+    });
+
+    it('refuses a session an org policy blocks with a 401 no new token cures', async () => {
+      sim.sessionRefusal = 'BlackTab users cannot perform API operations';
+      try {
+        const token = await accessToken();
+        const refused = await call(`${V}/limits`, {}, token);
+        expect([refused.status, await refused.json()]).toEqual([
+          401,
+          [{ message: 'BlackTab users cannot perform API operations', errorCode: 'INVALID_SESSION_ID' }],
+        ]);
+      } finally {
+        sim.sessionRefusal = null;
+      }
+    });
+
     it('redirects a denial with access_denied, refuses an unlisted callback, and a verifier that does not match with invalid_request', async () => {
       const callback = 'http://127.0.0.1:1/deny-callback';
       sim.addRedirectUri(callback);
@@ -238,6 +276,75 @@ describe(SalesforceSim.name, () => {
       release();
       expect((await Promise.all(answers)).map((r) => r.status)).toEqual(Array(25).fill(200));
       expect(sim.maxInFlight).toBe(26);
+    });
+
+    it('allows a Developer Edition org 5 long requests at once, and a trial org 5', async () => {
+      await call(`${V}/limits`);
+      expect(sim.longRequestLimit).toBe(25);
+      sim.makeDeveloperOrg();
+      try {
+        expect(sim.longRequestLimit).toBe(5);
+        const org = await query('SELECT OrganizationType, IsSandbox, TrialExpirationDate FROM Organization');
+        expect(org.body.records[0]).toMatchObject({ OrganizationType: 'Developer Edition', IsSandbox: false, TrialExpirationDate: null });
+        const release = sim.holdRequests();
+        const answers = Array.from({ length: 5 }, () => call(`${V}/limits`));
+        while (sim.inFlight < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+        const refused = await call(`${V}/limits`);
+        expect(refused.status).toBe(403);
+        release();
+        expect((await Promise.all(answers)).map((r) => r.status)).toEqual(Array(5).fill(200));
+      } finally {
+        sim.updateRow('Organization', sim.orgId, { OrganizationType: 'Enterprise Edition' });
+      }
+      sim.makeDeveloperOrg('trial');
+      try {
+        expect(sim.longRequestLimit).toBe(5);
+      } finally {
+        sim.updateRow('Organization', sim.orgId, { TrialExpirationDate: null });
+      }
+    });
+
+    it('answers UNABLE_TO_LOCK_ROW to a write on a locked record, or naming it in a lookup, and lets it through once unlocked', async () => {
+      const prospect = sim.insertRow('i360__Prospect__c', { Name: 'Lock Test' });
+      const appointment = sim.insertRow('i360__Appointment__c', { i360__Prospect__c: prospect });
+      sim.lockedRecords.add(appointment);
+      try {
+        const patch = await call(`${V}/sobjects/i360__Appointment__c/${appointment}`, json('PATCH', { i360__Result__c: 'Sold' }));
+        expect([patch.status, await patch.json()]).toEqual([
+          400,
+          [{ message: 'unable to obtain exclusive access to this record or 1 records', errorCode: 'UNABLE_TO_LOCK_ROW', fields: [] }],
+        ]);
+        const sale = await call(
+          `${V}/composite/sobjects`,
+          json('POST', { allOrNone: true, records: [{ attributes: { type: 'i360__Sale__c' }, i360__Appointment__c: appointment }] }),
+        );
+        expect(await sale.json()).toEqual([
+          {
+            success: false,
+            errors: [{ statusCode: 'UNABLE_TO_LOCK_ROW', message: 'unable to obtain exclusive access to this record or 1 records', fields: [] }],
+          },
+        ]);
+        expect((await call(`${V}/sobjects/i360__Appointment__c/${appointment}`)).status).toBe(200);
+      } finally {
+        sim.lockedRecords.clear();
+      }
+      expect((await call(`${V}/sobjects/i360__Appointment__c/${appointment}`, json('PATCH', { i360__Result__c: 'Sold' }))).status).toBe(204);
+      // The later tests count the org's appointments.
+      expect((await call(`${V}/sobjects/i360__Appointment__c/${appointment}`, { method: 'DELETE' })).status).toBe(204);
+    });
+
+    it('keeps a late commit out of every query until it commits, stamped with the time its transaction started', async () => {
+      const startedAt = new Date(Date.now() - 5_000);
+      const id = sim.commitLate('i360__Prospect__c', { Name: 'Late Lee' }, { stampedAt: startedAt, visibleInMs: 400 });
+      const soql = `SELECT Id, SystemModstamp FROM i360__Prospect__c WHERE Id = '${id}'`;
+      expect((await query(soql)).body.records).toEqual([]);
+      const deadline = Date.now() + 5_000;
+      let rows: Array<Record<string, unknown>> = [];
+      while (rows.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        rows = (await query(soql)).body.records;
+      }
+      expect(rows).toEqual([expect.objectContaining({ Id: id, SystemModstamp: SalesforceSim.dateTime(startedAt) })]);
     });
 
     it('injects faults like the other simulators: a 503 with Retry-After, then the real answer', async () => {

@@ -1,15 +1,31 @@
-import type { RetryPolicy } from '../../../config/app-config.js';
+import { DEFAULT_SALESFORCE_API_VERSION, type RetryPolicy } from '../../../config/app-config.js';
 import type { MetricsService } from '../../../observability/metrics.service.js';
-import { OutboundError } from '../../../http/outbound-error.js';
+import { excerptOf, OutboundError } from '../../../http/outbound-error.js';
 import { OutboundHttp, type OutboundRequest, type OutboundResponse } from '../../../http/outbound-http.js';
 import { withRetries } from '../../../http/retry.js';
+import type { SharedRedisService } from '../../../queues/shared-redis.service.js';
+import { LocalGate, OrgRequestSlots } from './org-request-slots.js';
 import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from './salesforce-hosts.js';
 
-/** The REST API version every call names (REST API Developer Guide, "Versions"). */
-export const API_VERSION = 'v62.0';
-export const DATA_PATH = `/services/data/${API_VERSION}`;
-/** Salesforce allows an org 25 long-running requests (20 s or more) at once; this process sends no more than 25 at all. */
+/**
+ * Salesforce allows an org 25 long-running requests (20 s or more) at once, and a Developer Edition or trial org 5
+ * (Salesforce Developer Limits and Allocations Quick Reference, API Request Limits and Allocations, "Concurrent API
+ * Request Limits"). A request's length is not known before it is sent, so every replica together sends no more than
+ * that many requests of any length to the org at once.
+ */
 export const MAX_CONCURRENT_REQUESTS = 25;
+export const MAX_CONCURRENT_REQUESTS_SMALL_ORG = 5;
+const ORG_KIND_RETRY_MS = 60_000;
+
+/**
+ * 401 answers that a new token cannot cure: jsforce (src/http-api.ts, `isSessionExpired`) does not refresh on these,
+ * since an org's Connected App, OAuth or IP policy blocks the connection itself and refreshing would only loop.
+ */
+const NOT_A_SESSION_END = [
+  'This session is not valid for use with the REST API',
+  'BlackTab users cannot perform API operations',
+  'Connected app is not attached to Agent',
+];
 
 export interface SalesforceCredentials {
   loginUrl: string;
@@ -23,6 +39,22 @@ export interface SalesforceToken {
   instanceUrl: string;
   /** The identity URL (`id`), whose last two segments are the org and the user. */
   identityUrl: string | null;
+}
+
+/** What a refresh leaves for every replica: the access token it took and the refresh token to present next. */
+export interface SalesforceSession extends SalesforceToken {
+  refreshToken: string;
+}
+
+/**
+ * Where the replicas keep a connection's session, so that one refresh serves them all and, under refresh-token
+ * rotation, each refresh presents the refresh token the last one was given.
+ */
+export interface SalesforceSessionKeeper {
+  /** The session kept now, or null. */
+  read(): Promise<SalesforceSession | null>;
+  /** Runs `renew` with the session kept now, alone across replicas; keeps what it returns before the next may run. */
+  exclusive(renew: (kept: SalesforceSession | null) => Promise<SalesforceSession>): Promise<SalesforceSession>;
 }
 
 /** The org's daily API allocation as the last answer's `Sforce-Limit-Info` said it. */
@@ -40,6 +72,24 @@ export interface SalesforceApiOptions {
   allowCustomDomains: boolean;
   metrics?: MetricsService;
   now?: () => number;
+  /** `68.0`: the version in every data path. */
+  apiVersion?: string;
+  /** Shares the session across replicas; without it this process refreshes on its own and keeps a rotated token in memory. */
+  sessions?: SalesforceSessionKeeper;
+  /** Caps requests to the org across replicas; without it the cap holds per process. */
+  shared?: SharedRedisService;
+}
+
+/**
+ * Whether an Organization row is a Developer Edition or trial org, whose concurrent long-running request limit is 5:
+ * `OrganizationType` ("Developer Edition"; a sandbox's is its production's) and `TrialExpirationDate` (set on a trial)
+ * (Object Reference for the Salesforce Platform, Organization).
+ */
+export function isSmallOrg(org: Record<string, unknown> | undefined): boolean {
+  if (!org) return false;
+  return (
+    (org.OrganizationType === 'Developer Edition' && org.IsSandbox !== true) || (org.TrialExpirationDate !== null && org.TrialExpirationDate !== undefined)
+  );
 }
 
 /** A Salesforce error body: `[{ "message", "errorCode", "fields" }]` (REST API Developer Guide, "Status Codes and Error Responses"). */
@@ -52,41 +102,35 @@ export function errorCodeOf(data: unknown): string | null {
 
 /** `api-usage=25/15000` of `Sforce-Limit-Info` (REST API Developer Guide, "Limit Info Header", headers_api_usage.htm). */
 export function parseLimitInfo(header: unknown): { used: number; max: number } | null {
-  const match = typeof header === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(header) : null;
+  // `per-app-api-usage=17/250(appName=…)` may follow (or stand alone): it is the app's share, not the org's.
+  const match = typeof header === 'string' ? /(?:^|[;,\s])api-usage=(\d+)\/(\d+)/.exec(header) : null;
   return match ? { used: Number(match[1]), max: Number(match[2]) } : null;
-}
-
-/** At most `limit` calls at once; the rest wait their turn in order. */
-class Gate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-
-  async run<T>(call: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    try {
-      return await call();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
 }
 
 /**
  * One org's REST API with the refresh-token grant: the access token and the instance it names are obtained on the
  * first call and again when Salesforce answers `INVALID_SESSION_ID` (sessions end after the org's timeout, and
- * tokens carry no expiry), by one caller at a time. Retries transient failures itself, like the other clients:
- * 429, 503 and other 5xx, time-outs, and `REQUEST_LIMIT_EXCEEDED` (a 403 when the org's allocation is spent).
- * Every answer's `Sforce-Limit-Info` is kept as the org's usage.
+ * tokens carry no expiry), by one caller at a time, and across replicas through the session keeper: a replica reads
+ * the session another one took, and refreshes only when the one kept is the one Salesforce refused. A refresh answer
+ * that carries a `refresh_token` (rotation on) replaces the one presented, which Salesforce has just invalidated.
+ * Retries transient failures itself, like the other clients: 429, 503 and other 5xx, time-outs, `REQUEST_LIMIT_EXCEEDED`
+ * (a 403 when the org's allocation is spent) and `UNABLE_TO_LOCK_ROW`. Every answer's `Sforce-Limit-Info` is kept as
+ * the org's usage.
  */
 export class SalesforceApi {
   private readonly http: OutboundHttp;
   private readonly auth: OutboundHttp;
   private token: SalesforceToken | null = null;
+  /** The refresh token to present next, when no keeper keeps it. */
+  private refreshToken: string;
+  /** The access token Salesforce last refused here: a kept session with it is no session. */
+  private refused: string | null = null;
   private refreshing: Promise<SalesforceToken> | null = null;
-  private readonly gate = new Gate(MAX_CONCURRENT_REQUESTS);
+  /** The org's cap on requests at once: 25 until its Organization row says it is a Developer or trial org. */
+  private concurrentLimit = MAX_CONCURRENT_REQUESTS;
+  private orgKnown: Promise<void> | null = null;
+  private readonly slots: { run<T>(call: () => Promise<T>): Promise<T> };
+  readonly dataPath: string;
   usage: ApiUsage | null = null;
 
   constructor(
@@ -99,9 +143,15 @@ export class SalesforceApi {
       system: 'appointment_crm',
       uploadTimeoutMs: options.uploadTimeoutMs,
       retry: { ...options.retry, attempts: 1 },
-      throttle: (call) => this.gate.run(call),
+      throttle: (call) => this.slots.run(call),
     });
     this.auth = new OutboundHttp({ ...common, system: 'salesforce_login', retry: { ...options.retry, attempts: 1 } });
+    this.refreshToken = credentials.refreshToken;
+    const limit = () => this.concurrentLimit;
+    this.slots = options.shared
+      ? new OrgRequestSlots(options.shared, () => this.orgKey(), limit, Math.max(options.timeoutMs, options.uploadTimeoutMs) + 5_000)
+      : new LocalGate(limit);
+    this.dataPath = `/services/data/v${options.apiVersion ?? DEFAULT_SALESFORCE_API_VERSION}`;
   }
 
   /** How calls are retried; a caller that sends a write once and retries a larger step uses it too. */
@@ -112,8 +162,13 @@ export class SalesforceApi {
   /** The token in use, obtained when there is none. */
   session(): Promise<SalesforceToken> {
     if (this.token) return Promise.resolve(this.token);
-    this.refreshing ??= this.refresh().finally(() => (this.refreshing = null));
+    this.refreshing ??= this.obtain().finally(() => (this.refreshing = null));
     return this.refreshing;
+  }
+
+  /** The refresh token to present next (the kept one under rotation), for a caller that revokes it. */
+  async currentRefreshToken(): Promise<string> {
+    return (await this.options.sessions?.read().catch(() => null))?.refreshToken ?? this.refreshToken;
   }
 
   /**
@@ -122,18 +177,47 @@ export class SalesforceApi {
    */
   async request<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
     const policy = req.body === undefined && req.retry !== false ? this.options.retry : { ...this.options.retry, attempts: 1 };
-    return withRetries(() => this.once<T>(req), policy);
+    // A session that ended is cured by one new token; a new token refused as well is a connection Salesforce refuses.
+    let refusedBefore = false;
+    return withRetries(async () => {
+      try {
+        return await this.once<T>(req, refusedBefore);
+      } catch (err) {
+        if (err instanceof OutboundError && err.status === 401 && err.failure === 'unavailable') refusedBefore = true;
+        throw err;
+      }
+    }, policy);
   }
 
-  private async once<T>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+  /** The org's key for the shared request cap: its id from the identity URL, else its instance. */
+  private orgKey(): string {
+    const orgId = this.token?.identityUrl?.split('/').slice(-2)[0];
+    return orgId && /^[A-Za-z0-9]{15,18}$/.test(orgId) ? orgId : (this.token?.instanceUrl ?? this.credentials.loginUrl).replace(/[^A-Za-z0-9.]/g, '_');
+  }
+
+  /** Reads the org's kind once (its request cap); a failed read leaves 25 and is tried again a minute later. */
+  private knowOrg(): Promise<void> {
+    this.orgKnown ??= this.query<Record<string, unknown>>('SOQL organization kind', 'SELECT OrganizationType, IsSandbox, TrialExpirationDate FROM Organization')
+      .then(([org]) => {
+        this.concurrentLimit = isSmallOrg(org) ? MAX_CONCURRENT_REQUESTS_SMALL_ORG : MAX_CONCURRENT_REQUESTS;
+      })
+      .catch(() => {
+        // 25 meanwhile; read again later, not on every call (a user who may not read Organization would double them).
+        setTimeout(() => (this.orgKnown = null), ORG_KIND_RETRY_MS).unref();
+      });
+    return this.orgKnown;
+  }
+
+  private async once<T>(req: OutboundRequest, refusedBefore = false): Promise<OutboundResponse<T>> {
     const session = await this.session();
-    const path = req.path.startsWith('/services/') ? req.path : `${DATA_PATH}${req.path}`;
+    if (req.endpoint !== 'SOQL organization kind') await this.knowOrg();
+    const path = req.path.startsWith('/services/') ? req.path : `${this.dataPath}${req.path}`;
     const response = await this.http.request<T>({
       ...req,
       path: `${session.instanceUrl}${path}`,
       pathTemplate: req.pathTemplate ?? req.endpoint.replace(/^\S+\s+/, ''),
       headers: { ...(req.headers ?? {}), authorization: `Bearer ${session.accessToken}` },
-      acceptStatus: [...(req.acceptStatus ?? []), 401, 403],
+      acceptStatus: [...(req.acceptStatus ?? []), 400, 401, 403],
       retry: false,
       // Read even where the caller does not use it: a 401 or 403 is told apart by its errorCode. Salesforce answers
       // JSON or nothing.
@@ -141,9 +225,25 @@ export class SalesforceApi {
     });
     const limit = parseLimitInfo(response.headers['sforce-limit-info']);
     if (limit) this.usage = { ...limit, seenAt: new Date(this.options.now?.() ?? Date.now()) };
+    if (response.status === 400 && !req.acceptStatus?.includes(400)) {
+      const code = errorCodeOf(response.data);
+      // A record another transaction holds (a trigger, a flow, a user's save): Salesforce waited up to 10 s for it and
+      // advises retrying ("Record-Level Locking"); nothing was written, so the write is retried with backoff.
+      if (code === LOCKED) throw lockedError(req.endpoint, 400);
+      throw new OutboundError('appointment_crm', req.endpoint, 'rejected', 400, excerptOf(response.data));
+    }
     if ((response.status === 401 || response.status === 403) && !req.acceptStatus?.includes(response.status)) {
       const code = errorCodeOf(response.data);
       if (response.status === 401) {
+        const message = messageOf(response.data);
+        if (refusedBefore || NOT_A_SESSION_END.some((m) => message.includes(m)))
+          throw new OutboundError(
+            'appointment_crm',
+            req.endpoint,
+            'unauthorized',
+            401,
+            `${code ?? 'HTTP 401'}: ${message || 'refused'}; a new token does not help: unauthorized, connect again`,
+          );
         // The session ended: a new token, and the call again (by this caller's retry, which an upload's caller does).
         this.forget(session);
         throw new OutboundError('appointment_crm', req.endpoint, 'unavailable', 401, `${code ?? 'HTTP 401'}: session ended; a new token is taken`);
@@ -158,12 +258,49 @@ export class SalesforceApi {
 
   /** Drops a token Salesforce called invalid, unless another caller replaced it already. */
   private forget(session: SalesforceToken): void {
+    this.refused = session.accessToken;
     if (this.token === session) this.token = null;
   }
 
-  /** The refresh-token grant (POST /services/oauth2/token, grant_type=refresh_token); refused hosts and tokens fail the call. */
-  private async refresh(): Promise<SalesforceToken> {
-    const { loginUrl, clientId, clientSecret, refreshToken } = this.credentials;
+  /**
+   * A session: the one kept for every replica unless it is the one refused here; else a refresh, alone across
+   * replicas, which first looks again at what is kept (another replica may have refreshed meanwhile).
+   */
+  private async obtain(): Promise<SalesforceToken> {
+    const keeper = this.options.sessions;
+    if (!keeper) {
+      const session = await this.refresh(this.refreshToken);
+      this.refreshToken = session.refreshToken;
+      return this.adopt(session);
+    }
+    const usable = (kept: SalesforceSession | null): boolean => kept !== null && kept.accessToken !== this.refused;
+    const kept = await keeper.read();
+    if (kept && usable(kept)) return this.adopt(kept);
+    return this.adopt(await keeper.exclusive(async (now) => (now && usable(now) ? now : this.refresh(now?.refreshToken ?? this.credentials.refreshToken))));
+  }
+
+  private adopt(session: SalesforceSession): SalesforceToken {
+    // Kept sessions were checked when they were taken; the rule may have tightened since (custom domains turned off).
+    const problem = salesforceHostProblem('instance_url', session.instanceUrl, this.options.allowCustomDomains);
+    if (problem)
+      throw new OutboundError(
+        'appointment_crm',
+        'POST /services/oauth2/token',
+        'rejected',
+        null,
+        `the kept session names an instance crm-sync does not trust: ${problem}`,
+      );
+    this.token = { accessToken: session.accessToken, instanceUrl: session.instanceUrl, identityUrl: session.identityUrl };
+    return this.token;
+  }
+
+  /**
+   * The refresh-token grant (POST /services/oauth2/token, grant_type=refresh_token, Salesforce Help, "OAuth 2.0
+   * Refresh Token Flow for Renewed Sessions", remoteaccess_oauth_refresh_token_flow.htm); refused hosts and tokens fail
+   * the call. Under rotation the answer carries the refresh token to present next, the one presented being invalid now.
+   */
+  private async refresh(refreshToken: string): Promise<SalesforceSession> {
+    const { loginUrl, clientId, clientSecret } = this.credentials;
     const body = new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }).toString();
     const answer = await withRetries(async () => {
       const response = await this.auth.request<Record<string, unknown> | null>({
@@ -202,8 +339,12 @@ export class SalesforceApi {
         null,
         `the token answer named an instance crm-sync does not trust: ${problem}`,
       );
-    this.token = { accessToken: answer.access_token, instanceUrl, identityUrl: typeof answer.id === 'string' ? answer.id : null };
-    return this.token;
+    return {
+      accessToken: answer.access_token,
+      instanceUrl,
+      identityUrl: typeof answer.id === 'string' ? answer.id : null,
+      refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : refreshToken,
+    };
   }
 
   /** Every record of a SOQL query, following `nextRecordsUrl` (REST API Developer Guide, "Query", resources_query.htm). */
@@ -227,6 +368,14 @@ interface QueryAnswer<R> {
   totalSize?: number;
   nextRecordsUrl?: string;
   records: R[];
+}
+
+/** UNABLE_TO_LOCK_ROW: a record the write needs is locked by another transaction (SOAP API StatusCode; REST errorCode). */
+export const LOCKED = 'UNABLE_TO_LOCK_ROW';
+
+/** A lock refusal as a transient failure: retried with the usual backoff, in the client and then on the queue. */
+export function lockedError(endpoint: string, status: number): OutboundError {
+  return new OutboundError('appointment_crm', endpoint, 'unavailable', status, `${LOCKED}: a record is locked by another transaction; tried again`);
 }
 
 function messageOf(data: unknown): string {

@@ -15,7 +15,7 @@ import {
   type Sale,
   type UploadFile,
 } from '../../appointment-crm.js';
-import type { SalesforceApi } from './salesforce-api.js';
+import { LOCKED, lockedError, type SalesforceApi } from './salesforce-api.js';
 import type { SchemaNames } from './salesforce-schema.js';
 import { OrgDescriber, readablePaths, type DescribedField, type ReadablePaths } from './schema-check.js';
 import { soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
@@ -308,19 +308,26 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
    * twice) that nothing deleted. So each create is sent once and a transient failure runs the whole replace again,
    * after waiting as long as the write went unanswered: its listing of older sales then holds what the org applied.
    */
-  async putSale(appointmentId: string, sale: Sale): Promise<void> {
-    await withRetries(() => this.replaceSale(appointmentId, sale), this.api.retryPolicy);
+  async putSale(appointmentId: string, sale: Sale, _key?: unknown, stillLatest?: () => Promise<boolean>): Promise<void> {
+    await withRetries(() => this.replaceSale(appointmentId, sale, stillLatest), this.api.retryPolicy);
   }
 
-  private async replaceSale(appointmentId: string, sale: Sale): Promise<void> {
+  /**
+   * Two pushes of one appointment's sale may run side by side (a lost lock, two replicas): each creates its sale, then
+   * the newest (`stillLatest`) deletes every other sale of the appointment, read again after its own create, and one
+   * overtaken deletes only its own. So they end with the newest push's sale, never two and never none.
+   */
+  private async replaceSale(appointmentId: string, sale: Sale, stillLatest?: () => Promise<boolean>): Promise<void> {
     const n = this.n;
     await this.record(appointmentId, 'Id');
-    const older = (
-      await this.api.query<Row>(
-        'SOQL sales of an appointment',
-        `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
-      )
-    ).map((r) => String(r.Id));
+    const salesOf = async () =>
+      (
+        await this.api.query<Row>(
+          'SOQL sales of an appointment',
+          `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
+        )
+      ).map((r) => String(r.Id));
+    let older = await salesOf();
     const soldOn = await this.soldOnValue();
     const [saleId] = await this.create('POST /composite/sobjects (sale)', [
       { attributes: { type: n.sale }, [n.sale_appointment]: appointmentId, [n.sale_total]: sale.total, ...soldOn },
@@ -335,6 +342,10 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       ...(n.sale_item_product && item.external_product_id && isId(item.external_product_id) ? { [n.sale_item_product]: item.external_product_id } : {}),
     }));
     for (let at = 0; at < items.length; at += COLLECTION_MAX) await this.create('POST /composite/sobjects (sale items)', items.slice(at, at + COLLECTION_MAX));
+    if (stillLatest) {
+      if (!(await stillLatest())) older = [saleId];
+      else older = (await salesOf()).filter((id) => id !== saleId);
+    }
     if (older.length === 0) return;
     const olderItems = (
       await this.api.query<Row>(
@@ -413,6 +424,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     });
     if (!Array.isArray(data)) throw invalid(endpoint, 'expected a list of save results');
     const failed = data.find((r: Row) => r?.success !== true);
+    // allOrNone: one record refused rolls every one back, so a lock refusal leaves nothing written and is tried again.
+    if (failed && data.some(isLocked)) throw lockedError(endpoint, 200);
     if (failed) throw new OutboundError('appointment_crm', endpoint, 'rejected', 200, JSON.stringify((failed as Row).errors ?? failed).slice(0, 300));
     return data.map((r: Row) => String(r.id));
   }
@@ -429,6 +442,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
         params: { ids: chunk.join(','), allOrNone: 'false' },
       });
       const failed = Array.isArray(data) ? data.find((r: Row) => r?.success !== true && !entityGone(r)) : undefined;
+      if (failed && isLocked(failed)) throw lockedError('DELETE /composite/sobjects', 200);
       if (failed)
         throw new OutboundError(
           'appointment_crm',
@@ -534,6 +548,12 @@ function isoOf(value: string): string {
 
 function categoryOf(description: string | null): string {
   return description?.startsWith(CATEGORY_MARK) ? description.slice(CATEGORY_MARK.length).trim() : '';
+}
+
+/** A SaveResult refused with UNABLE_TO_LOCK_ROW (its errors carry `statusCode`, sObject Collections). */
+function isLocked(result: Row): boolean {
+  const errors = Array.isArray(result?.errors) ? (result.errors as Row[]) : [];
+  return errors.some((e) => e?.statusCode === LOCKED);
 }
 
 function entityGone(result: Row): boolean {

@@ -1,12 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config.js';
 import type { SalesforceAppointmentCrmConnection } from '../../../config/connection-settings.js';
+import { ConnectionsService } from '../../../connections/connections.service.js';
 import { MetricsService } from '../../../observability/metrics.service.js';
+import { SharedRedisService } from '../../../queues/shared-redis.service.js';
 import { OutboundError } from '../../../http/outbound-error.js';
+import { KeptSalesforceSessions } from './kept-sessions.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
 import { DEFAULT_SOLD_VALUE, namesOf, SALESFORCE_PRESETS, type SalesforcePreset, type SchemaNames } from './salesforce-schema.js';
 import { checkSchema, describeProblems, describeTurnedOff, type SchemaReport } from './schema-check.js';
+import { SalesforceSessionRepository } from './salesforce-session.repository.js';
 import { soqlId } from './soql.js';
 
 /** Who a consent reaches: the org and the user, as the card shows them. */
@@ -40,6 +44,9 @@ export class SalesforceOrgsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly connections: ConnectionsService,
+    private readonly sessions: SalesforceSessionRepository,
+    private readonly shared: SharedRedisService,
   ) {}
 
   adapterFor(connection: SalesforceAppointmentCrmConnection): SalesforceAppointmentCrm {
@@ -64,9 +71,29 @@ export class SalesforceOrgsService {
         retry: attempts ? { ...http.retry, attempts } : http.retry,
         allowCustomDomains: this.config.salesforce.allowCustomDomains,
         metrics: this.metrics,
+        apiVersion: this.config.salesforce.apiVersion,
+        sessions: this.keptSessions(connection) ?? undefined,
+        shared: this.shared,
       },
     );
     return new SalesforceAppointmentCrm(api, { names: namesOf(presetOf(connection), connection.names), soldValue: connection.soldValue || DEFAULT_SOLD_VALUE });
+  }
+
+  /**
+   * The session every replica shares for this connection, kept sealed in Postgres; null without a connections key
+   * (each replica then refreshes on its own, and a rotated refresh token lives only as long as the process).
+   */
+  keptSessions(connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'clientId' | 'refreshToken'>): KeptSalesforceSessions | null {
+    if (!this.connections.key.ok) return null;
+    return new KeptSalesforceSessions(this.sessions, this.connections, this.config.databaseUrl, connection);
+  }
+
+  /** The refresh token to present now (the last rotation's, when Salesforce rotates them). */
+  async currentRefreshToken(connection: Pick<SalesforceAppointmentCrmConnection, 'loginUrl' | 'clientId' | 'refreshToken'>): Promise<string> {
+    const kept = await this.keptSessions(connection)
+      ?.read()
+      .catch(() => null);
+    return kept?.refreshToken ?? connection.refreshToken;
   }
 
   namesOf(connection: SalesforceAppointmentCrmConnection): SchemaNames {
