@@ -56,7 +56,17 @@ const READINESS_WAIT_MS = 2_000;
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoNotificationsClient, ZohoUsage],
+  exports: [
+    RECORD_CRM,
+    DealRevenueRepository,
+    ZohoQuoteRepository,
+    ZohoProductRepository,
+    RevenueSettingsService,
+    ZohoRevenueClient,
+    ZohoFieldsClient,
+    ZohoNotificationsClient,
+    ZohoUsage,
+  ],
 })
 export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };

@@ -75,6 +75,18 @@ const APPROVALS_OF_FACTS = `
      WHERE dedupe_key LIKE 'record:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')) a
    ORDER BY crm, proposal, amount IS NULL, a.id DESC`;
 
+/** A sync log entry the revenue check reads: an approval (what the service approved) or a write that succeeded. */
+export interface RevenueFact {
+  id: string;
+  target: string;
+  projectId: string | null;
+  kind: string;
+  status: string;
+  payload: Record<string, unknown>;
+  finishedAt: Date | null;
+  role: 'approval' | 'written';
+}
+
 const ERROR_MAX = 2000;
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'waiting'];
@@ -384,6 +396,42 @@ export class SyncLogRepository {
          FROM approvals GROUP BY 1, 2 ORDER BY 2, 1`,
       [since, crm],
     );
+  }
+
+  /**
+   * The revenue check's facts of one CRM: per record, its latest approval whatever became of it (the appointment
+   * CRM's approval chain starts with an entry keyed `appointment:approved:<proposal>`; Zoho's are the Deal's update
+   * APPROVED and the approved drawing's Quote), and its latest succeeded write of each of `kinds`; only `targets`
+   * when given.
+   */
+  revenueFacts(crm: CrmName, kinds: string[], targets: string[] | null): Promise<RevenueFact[]> {
+    return this.database.query<RevenueFact[]>(
+      `SELECT DISTINCT ON (target, role, slot) id::text AS id, target, project_id AS "projectId", kind, status, payload,
+              finished_at AS "finishedAt", role
+         FROM (
+           SELECT id, target, project_id, kind, status, payload, finished_at, 'approval' AS role,
+                  CASE WHEN crm = 'appointment' THEN 'approval' ELSE kind END AS slot
+             FROM sync_log
+            WHERE crm = $1 AND kind = ANY($2::text[]) AND target IS NOT NULL AND ($3::text[] IS NULL OR target = ANY($3::text[]))
+              AND (dedupe_key LIKE 'appointment:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')
+                   OR (kind = 'push_quote' AND payload ? 'proposalId'))
+           UNION ALL
+           SELECT id, target, project_id, kind, status, payload, finished_at, 'written', kind
+             FROM sync_log
+            WHERE crm = $1 AND kind = ANY($2::text[]) AND status = 'succeeded' AND target IS NOT NULL
+              AND ($3::text[] IS NULL OR target = ANY($3::text[]))) f
+        ORDER BY target, role, slot, id DESC`,
+      [crm, kinds, targets],
+    );
+  }
+
+  /** The records of one CRM that entries of these kinds were recorded for, or finished on, at or after `since`. */
+  async targetsTouchedSince(crm: CrmName, kinds: string[], since: Date): Promise<string[]> {
+    const rows = await this.database.query<Array<{ target: string }>>(
+      `SELECT DISTINCT target FROM sync_log WHERE crm = $1 AND kind = ANY($2::text[]) AND updated_at >= $3 AND target IS NOT NULL`,
+      [crm, kinds, since],
+    );
+    return rows.map((r) => r.target);
   }
 
   /** Seconds since the longest-waiting queued entry was (last) queued; null when none is queued. */

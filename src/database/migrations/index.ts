@@ -27,6 +27,7 @@ import { AppointmentStatusesSeen1763700016600 } from './1763700016600-appointmen
 import { RecordNotificationChannel1763800020000 } from './1763800020000-record-notification-channel.js';
 import { RecordRouted1763800070000 } from './1763800070000-record-routed.js';
 import { QuoteCreateSent1763900000000 } from './1763900000000-quote-create-sent.js';
+import { RevenueDrifts1764200000000 } from './1764200000000-revenue-drifts.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   RecordNotificationChannel1763800020000,
   RecordRouted1763800070000,
   QuoteCreateSent1763900000000,
+  RevenueDrifts1764200000000,
 ];
