@@ -754,6 +754,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/revenue/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Per CRM: approved proposals in agreement with the service and drifted, with their totals; the last pass of the check. */
+    get: operations['RevenueController_agreement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/search/crm-records': {
     parameters: {
       query?: never;
@@ -1346,7 +1363,18 @@ export interface components {
       /** @description What the step is made of (written: the sale and Sold; the Deal amount and the Quote). */
       parts: components['schemas']['FunnelPartView'][];
       /** @enum {string} */
-      step: 'read' | 'qualifying' | 'projects_created' | 'mapped' | 'drawings_pushed' | 'proposals_exported' | 'approved' | 'written' | 'failed' | 'waiting';
+      step:
+        | 'read'
+        | 'qualifying'
+        | 'projects_created'
+        | 'mapped'
+        | 'drawings_pushed'
+        | 'proposals_exported'
+        | 'approved'
+        | 'written'
+        | 'in_agreement'
+        | 'failed'
+        | 'waiting';
     };
     FunnelView: {
       /** @description Approved amounts per UTC day, from the day the window starts in to today, zero-filled. */
@@ -1548,6 +1576,42 @@ export interface components {
        * @enum {string}
        */
       scope: 'changes' | 'full';
+    };
+    RevenueCrmView: {
+      /** @description Approved proposals pushed to this CRM (each once). */
+      approved: number;
+      /**
+       * @description Their approved totals, exact decimal text.
+       * @example 125000.00
+       */
+      approved_amount: string;
+      /** @enum {string} */
+      crm: 'appointment' | 'record';
+      /** @description Those with an open drift. */
+      drifted: number;
+      /** @example 5000.00 */
+      drifted_amount: string;
+      /** @description Those without an open drift. */
+      in_agreement: number;
+      /** @example 120000.00 */
+      in_agreement_amount: string;
+      /** @example Zoho CRM */
+      name: string;
+      /** @description Open drifts per kind. */
+      open_by_kind: {
+        [key: string]: number;
+      };
+      /** @description Open drifts (a proposal may have several). */
+      open_drifts: number;
+    };
+    RevenueSummaryView: {
+      crms: components['schemas']['RevenueCrmView'][];
+      /** Format: date-time */
+      last_check_at: string | null;
+      /** @description What it did. */
+      last_check_detail: string | null;
+      /** @description The sync log id of the last revenue check pass. */
+      last_check_id: string | null;
     };
     SalesforceConnectionDto: {
       /** @description The Connected App's Consumer Key. */
@@ -3560,6 +3624,39 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BulkDecisionView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_agreement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevenueSummaryView'];
         };
       };
       /** @description Missing or wrong admin token (or console session). */

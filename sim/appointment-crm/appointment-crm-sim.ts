@@ -56,6 +56,8 @@ export interface SimAppointment extends SimAppointmentFields {
   updated_by: string | null;
   files: SimFile[];
   sale: unknown | null;
+  /** When and by whom the sale was last put, edited or deleted: answered beside it (docs/appointment-crm.md, request 1). */
+  saleChanged: { updated_at: string; updated_by: string } | null;
   saleHistory: unknown[];
   notes: SimNote[];
 }
@@ -231,6 +233,7 @@ export class AppointmentCrmSim extends SimServer {
       updated_by: partial.updated_by ?? null,
       files: partial.files ?? [],
       sale: partial.sale ?? null,
+      saleChanged: partial.saleChanged ?? null,
       saleHistory: partial.saleHistory ?? [],
       notes: partial.notes ?? [],
       ...(partial.web_url ? { web_url: partial.web_url } : {}),
@@ -258,7 +261,7 @@ export class AppointmentCrmSim extends SimServer {
     if (edit.status !== undefined) appt.status = edit.status;
     if (edit.removeFiles) appt.files = appt.files.filter((f) => f.category !== edit.removeFiles);
     if (edit.sale !== undefined) appt.sale = edit.sale === null ? null : { ...(appt.sale as object), ...edit.sale };
-    this.changed(appt, by, edit.sale !== undefined && edit.sale !== null);
+    this.changed(appt, by, edit.sale !== undefined);
     return appt;
   }
 
@@ -266,7 +269,7 @@ export class AppointmentCrmSim extends SimServer {
   private changed(appt: SimAppointment, by: string, saleChanged = false): void {
     appt.updated_at = new Date().toISOString();
     appt.updated_by = by;
-    if (saleChanged && isObject(appt.sale)) Object.assign(appt.sale, { updated_at: appt.updated_at, updated_by: by });
+    if (saleChanged) appt.saleChanged = { updated_at: appt.updated_at, updated_by: by };
   }
 
   /** Every write that carried an Idempotency-Key, in order. */
@@ -339,9 +342,9 @@ export class AppointmentCrmSim extends SimServer {
   }
 }
 
-/** The appointment as `GET /appointments/:id` answers it: the listing's fields and the sale. */
+/** The appointment as `GET /appointments/:id` answers it: the listing's fields and the sale, with when and by whom it last changed. */
 function summary(appt: SimAppointment): Record<string, unknown> {
-  return { ...appointmentView(appt), sale: appt.sale };
+  return { ...appointmentView(appt), sale: isObject(appt.sale) ? { ...appt.sale, ...appt.saleChanged } : appt.sale };
 }
 
 function fileSummary(file: SimFile): { id: string; name: string; category: FileCategory; size: number } {

@@ -45,7 +45,10 @@ export class AppointmentRevenueCheck {
       cursor = page.next_cursor;
     } while (cursor);
     const touched = position.since ? await this.syncLog.targetsTouchedSince('appointment', KINDS, position.since) : [];
-    const targets = [...new Set([...changed.keys(), ...touched])];
+    // An adapter whose appointment stamp does not move with its sale (Salesforce: the sale is a record of its own).
+    const salesChanged =
+      position.since && this.crm.appointmentsWithSalesChangedSince && budget.take() ? await this.crm.appointmentsWithSalesChangedSince(position.since) : [];
+    const targets = [...new Set([...changed.keys(), ...touched, ...salesChanged])];
     const changeOf = (s: Subject) => String(changed.get(s.target)?.updated_at ?? '');
     // In the listing's order (oldest change first; what crm-sync wrote to, unlisted, before): a pass stopped at the
     // budget resumes from the first change it did not read.
@@ -61,7 +64,7 @@ export class AppointmentRevenueCheck {
         resumeAt = listed && typeof listed.updated_at === 'string' ? new Date(listed.updated_at) : position.since;
         break;
       }
-      checks.push(await this.check(subject));
+      checks.push(await this.check(subject, budget));
       checked++;
     }
     await settle(checks);
@@ -84,7 +87,7 @@ export class AppointmentRevenueCheck {
         stopped = true;
         break;
       }
-      checks.push(await this.check(subject));
+      checks.push(await this.check(subject, budget));
       after = subject.target;
       checked++;
       if (checks.length >= 100) await settle(checks.splice(0));
@@ -94,10 +97,13 @@ export class AppointmentRevenueCheck {
     return { checked, calls: budget.spent, stopped };
   }
 
-  /** One appointment against its approval: two calls to the CRM, one to the service (D2) when it has a sale to compare. */
-  async check(subject: Subject): Promise<RecordCheck> {
+  /**
+   * One appointment against its approval: two calls to the CRM (taken from the budget by the caller), two more where
+   * the sale is read on its own (Salesforce); one to the service (D2) when it has a sale to compare.
+   */
+  async check(subject: Subject, budget: CallBudget): Promise<RecordCheck> {
     const approval = subject.approval.payload;
-    const proposalId = text(approval.proposal_id) ?? text(subject.approval.target) ?? '';
+    const proposalId = subject.approval.proposalId ?? text(approval.proposal_id) ?? '';
     const amount = text(approval.amount);
     const drawingId = text(approval.drawing_id);
     const checked: DriftKind[] = ['status'];
@@ -116,6 +122,8 @@ export class AppointmentRevenueCheck {
     const at = dateOf(appointment.updated_at);
     const base = { crm: 'appointment' as const, target: subject.target, projectId: subject.projectId, proposalId, link, healEntryId: subject.approval.id };
     const lastOurs = lastWriteOf(subject, KINDS);
+    // The CRM's own word on who made a change (Salesforce's LastModifiedById), then its time against crm-sync's write.
+    const ours = (at: Date | null, writtenAt: Date | null, byUs: unknown) => byUs !== false && lastChangeIsOurs(at, writtenAt);
 
     if (appointment.status !== SOLD) {
       const written = subject.written.get('set_status');
@@ -128,7 +136,7 @@ export class AppointmentRevenueCheck {
         crmValue: text(appointment.status),
         changedBy: by,
         changedAt: at,
-        byCrmSync: lastChangeIsOurs(at, lastOurs),
+        byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
       });
     }
 
@@ -145,14 +153,16 @@ export class AppointmentRevenueCheck {
           crmValue: 'no proposal file',
           changedBy: by,
           changedAt: at,
-          byCrmSync: lastChangeIsOurs(at, lastOurs),
+          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
         });
       }
     }
 
     if (drawingId) {
       checked.push('sale_missing', 'sale_items');
-      const sale = saleOf(appointment.sale);
+      const held = this.crm.readSale ? await this.crm.readSale(subject.target) : undefined;
+      if (held !== undefined) budget.take(2);
+      const sale = held === undefined ? saleOf(appointment.sale) : held;
       const written = subject.written.get('push_line_items');
       const writtenSale = written ? `total ${centsOrText(amount ?? written.payload.amount)}` : null;
       if (!sale) {
@@ -165,12 +175,14 @@ export class AppointmentRevenueCheck {
           crmValue: null,
           changedBy: by,
           changedAt: at,
-          byCrmSync: lastChangeIsOurs(at, lastOurs),
+          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
         });
       } else {
         const lineItems = await this.service.getLineItems(drawingId, text(approval.drawing_version_id) ?? undefined);
-        const meant = saleText(lineItems);
-        const shown = saleText(sale);
+        // Item totals are compared where the CRM keeps them (an improveit 360 sale item may have no total field).
+        const itemTotals = sale.items.every((i) => i.total !== null && i.total !== undefined);
+        const meant = saleText(lineItems, itemTotals);
+        const shown = saleText(sale, itemTotals);
         if (meant !== shown) {
           const saleAt = dateOf(sale.updated_at) ?? at;
           findings.push({
@@ -182,7 +194,7 @@ export class AppointmentRevenueCheck {
             crmValue: shown,
             changedBy: personOf(sale.updated_by) ?? by,
             changedAt: saleAt,
-            byCrmSync: lastChangeIsOurs(saleAt, written?.finishedAt ?? null),
+            byCrmSync: ours(saleAt, written?.finishedAt ?? null, (sale as { updated_by_crm_sync?: unknown }).updated_by_crm_sync),
           });
         }
       }
@@ -204,10 +216,10 @@ function saleOf(value: unknown): SaleShape | null {
   return Array.isArray(sale.items) ? (sale as unknown as SaleShape) : null;
 }
 
-/** A sale (or D2's line items) as one line: its total and each item's name, quantity and total, in order. */
-function saleText(sale: { items?: unknown; line_items?: unknown; total: unknown }): string {
+/** A sale (or D2's line items) as one line: its total and each item's name, quantity and (when kept) total, in order. */
+function saleText(sale: { items?: unknown; line_items?: unknown; total: unknown }, itemTotals: boolean): string {
   const items = (Array.isArray(sale.line_items) ? sale.line_items : Array.isArray(sale.items) ? sale.items : []) as Array<Record<string, unknown>>;
-  const rows = items.map((i) => `${String(i.name)} × ${String(i.quantity)} = ${centsOrText(i.total)}`);
+  const rows = items.map((i) => `${String(i.name)} × ${String(i.quantity)}${itemTotals ? ` = ${centsOrText(i.total)}` : ''}`);
   return `total ${centsOrText(sale.total)}; ${items.length} item(s): ${rows.join('; ')}`;
 }
 

@@ -85,8 +85,8 @@ export class DriftRepository {
   /** Newest first by id, after the cursor (keyset pages). */
   async list(filter: DriftFilter, limit: number, cursor?: string): Promise<DriftRow[]> {
     const where = whereOf(filter);
-    if (cursor) where.add('id < ?::bigint', cursor);
-    const sql = `SELECT ${COLUMNS} FROM revenue_drift ${where.sql()} ORDER BY id DESC LIMIT ${where.param(limit)}`;
+    if (cursor) where.add('revenue_drift.id < ?::bigint', cursor);
+    const sql = `SELECT ${COLUMNS} FROM revenue_drift ${where.sql()} ORDER BY revenue_drift.id DESC LIMIT ${where.param(limit)}`;
     return this.database.query<DriftRow[]>(sql, where.params);
   }
 
@@ -95,7 +95,7 @@ export class DriftRepository {
     const where = whereOf(filter);
     where.add('state = ANY(?::text[])', states);
     const rows = await this.database.query<Array<{ id: string }>>(
-      `SELECT id::text AS id FROM revenue_drift ${where.sql()} ORDER BY id LIMIT ${where.param(limit)}`,
+      `SELECT id::text AS id FROM revenue_drift ${where.sql()} ORDER BY revenue_drift.id LIMIT ${where.param(limit)}`,
       where.params,
     );
     return rows.map((r) => r.id);
@@ -120,9 +120,9 @@ export class DriftRepository {
     return rows[0] ?? null;
   }
 
-  /** Open drifts per CRM: how many records, and their service amounts summed where the kind carries one (text). */
-  async openPerCrm(): Promise<Array<{ crm: CrmName; target: string; kind: string }>> {
-    return this.database.query(`SELECT crm, target, kind FROM revenue_drift WHERE state = 'open' ORDER BY id`);
+  /** Every open drift's CRM, proposal and kind (the Revenue screen's counts). */
+  async open(): Promise<Array<{ crm: CrmName; proposalId: string; kind: string }>> {
+    return this.database.query(`SELECT crm, proposal_id AS "proposalId", kind FROM revenue_drift WHERE state = 'open' ORDER BY revenue_drift.id`);
   }
 }
 

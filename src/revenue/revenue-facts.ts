@@ -16,7 +16,7 @@ export function subjectsOf(facts: RevenueFact[], approvalKind?: string): Subject
     byTarget.set(fact.target, slot);
     if (fact.role === 'written') slot.written.set(fact.kind, fact);
     else if (approvalKind && fact.kind !== approvalKind) continue;
-    else if (!slot.approval || BigInt(fact.id) > BigInt(slot.approval.id)) slot.approval = fact;
+    else if (!slot.approval || later(fact, slot.approval)) slot.approval = fact;
   }
   const subjects: Subject[] = [];
   for (const [target, slot] of byTarget) {
@@ -37,4 +37,10 @@ export function lastWriteOf(subject: Subject, kinds: string[]): Date | null {
 
 export function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** Recorded after the other (ids break a tie of the same instant). */
+function later(a: RevenueFact, b: RevenueFact): boolean {
+  const at = new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime();
+  return at !== 0 ? at > 0 : BigInt(a.id) > BigInt(b.id);
 }

@@ -6,7 +6,9 @@ import { ApiPageResponse, idCursor, pageLimit, toPage, type PageOf } from '../co
 import type { AdminActor } from '../config/roles.js';
 import type { DriftFilter } from './drift.js';
 import { DriftRepository } from './drift.repository.js';
-import { BulkDecisionView, DriftFilterDto, DriftListQueryDto, DriftView, driftView, RevenueCheckRequestDto } from './revenue.dto.js';
+import { BulkDecisionView, DriftFilterDto, DriftListQueryDto, DriftView, driftView, RevenueCheckRequestDto, RevenueSummaryView } from './revenue.dto.js';
+import { RevenueSummaryService } from './revenue-summary.service.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { RevenueCheckService } from './revenue-check.service.js';
 
 /** At most this many drifts are healed or accepted by one bulk request; ask again for the rest. */
@@ -20,7 +22,35 @@ export class RevenueController {
     private readonly drifts: DriftRepository,
     private readonly check: RevenueCheckService,
     private readonly audit: AdminAuditService,
+    private readonly summary: RevenueSummaryService,
+    private readonly syncLog: SyncLogRepository,
   ) {}
+
+  @Get('summary')
+  @RequiresRole('viewer')
+  @ApiOperation({ summary: 'Per CRM: approved proposals in agreement with the service and drifted, with their totals; the last pass of the check.' })
+  @ApiOkResponse({ type: RevenueSummaryView })
+  async agreement(): Promise<RevenueSummaryView> {
+    const [crms, last] = await Promise.all([this.summary.agreement(), this.syncLog.list({ kind: 'revenue_check', limit: 1 })]);
+    const entry = last.items[0];
+    return {
+      crms: crms.map((c) => ({
+        crm: c.crm,
+        name: c.crm === 'record' ? 'Zoho CRM' : 'Appointment CRM',
+        approved: c.approved,
+        approved_amount: c.approvedAmount,
+        in_agreement: c.inAgreement,
+        in_agreement_amount: c.inAgreementAmount,
+        drifted: c.drifted,
+        drifted_amount: c.driftedAmount,
+        open_drifts: c.openDrifts,
+        open_by_kind: c.openByKind,
+      })),
+      last_check_id: entry?.id ?? null,
+      last_check_at: entry ? new Date(entry.finishedAt ?? entry.createdAt).toISOString() : null,
+      last_check_detail: entry ? (entry.detail ?? entry.error ?? entry.status) : null,
+    };
+  }
 
   @Get('drifts')
   @RequiresRole('viewer')

@@ -97,3 +97,23 @@ export class BulkDecisionView {
   @ApiProperty({ type: [String], description: 'The drifts decided.' }) drift_ids: string[];
   @ApiProperty({ type: [String], description: "Their heals' sync log entries (heal only)." }) sync_log_ids: string[];
 }
+
+export class RevenueCrmView {
+  @ApiProperty({ enum: CRMS }) crm: string;
+  @ApiProperty({ example: 'Zoho CRM' }) name: string;
+  @ApiProperty({ description: 'Approved proposals pushed to this CRM (each once).' }) approved: number;
+  @ApiProperty({ example: '125000.00', description: 'Their approved totals, exact decimal text.' }) approved_amount: string;
+  @ApiProperty({ description: 'Those without an open drift.' }) in_agreement: number;
+  @ApiProperty({ example: '120000.00' }) in_agreement_amount: string;
+  @ApiProperty({ description: 'Those with an open drift.' }) drifted: number;
+  @ApiProperty({ example: '5000.00' }) drifted_amount: string;
+  @ApiProperty({ description: 'Open drifts (a proposal may have several).' }) open_drifts: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'Open drifts per kind.' }) open_by_kind: Record<string, number>;
+}
+
+export class RevenueSummaryView {
+  @ApiProperty({ type: [RevenueCrmView] }) crms: RevenueCrmView[];
+  @ApiProperty({ type: String, nullable: true, description: 'The sync log id of the last revenue check pass.' }) last_check_id: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last_check_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'What it did.' }) last_check_detail: string | null;
+}

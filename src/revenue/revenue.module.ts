@@ -12,13 +12,14 @@ import { CheckPositionRepository } from './check-position.repository.js';
 import { DriftRepository } from './drift.repository.js';
 import { RevenueCheckService } from './revenue-check.service.js';
 import { RevenueController } from './revenue.controller.js';
+import { RevenueSummaryService } from './revenue-summary.service.js';
 import { ZohoRevenueCheck } from './zoho-revenue.check.js';
 
 /** The revenue check: what the CRMs hold now against the service, drifts, heal and accept (docs/operations.md). */
 @Module({
   imports: [ActionsModule, AlertsModule, AppointmentCrmModule, ConnectionsModule, QueuesModule, RecordCrmModule, ServiceApiModule, SyncLogModule],
   controllers: [RevenueController],
-  providers: [DriftRepository, CheckPositionRepository, AppointmentRevenueCheck, ZohoRevenueCheck, RevenueCheckService],
-  exports: [DriftRepository],
+  providers: [DriftRepository, CheckPositionRepository, AppointmentRevenueCheck, ZohoRevenueCheck, RevenueCheckService, RevenueSummaryService],
+  exports: [RevenueSummaryService],
 })
 export class RevenueModule {}

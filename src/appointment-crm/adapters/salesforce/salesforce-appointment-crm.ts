@@ -13,6 +13,7 @@ import {
   type AppointmentStatusOption,
   type FileCategory,
   type Sale,
+  type SaleAsHeld,
   type UploadFile,
 } from '../../appointment-crm.js';
 import type { SalesforceApi } from './salesforce-api.js';
@@ -86,11 +87,73 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       .map((p) => ({ value: String(p.value), label: text(p.label) ?? String(p.value) }));
   }
 
-  /** The appointment's result, and its record page (the mappings' link to it). */
+  /**
+   * The appointment's result, and its record page (the mappings' link to it); who changed it last and when
+   * (`LastModifiedById`, `SystemModstamp`: REST API Developer Guide, "System Fields"), for the revenue check.
+   */
   async getAppointment(appointmentId: string): Promise<Appointment> {
-    const row = await this.record(appointmentId, `${this.field('Id')}, ${this.field(this.n.appointment_result)}`);
+    const row = await this.record(appointmentId, ['Id', this.n.appointment_result, 'SystemModstamp', 'LastModifiedById'].map(soqlName).join(', '));
     const id = String(row.Id ?? appointmentId);
-    return { id, status: text(row[this.n.appointment_result]) ?? '', web_url: await this.webUrlOf(id) };
+    const modstamp = text(row.SystemModstamp);
+    return {
+      id,
+      status: text(row[this.n.appointment_result]) ?? '',
+      web_url: await this.webUrlOf(id),
+      updated_at: modstamp ? isoOf(modstamp) : null,
+      updated_by: text(row.LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(row.LastModifiedById),
+    };
+  }
+
+  /** The appointment's latest sale and its items (two queries), with who changed the sale or an item last and when. */
+  async readSale(appointmentId: string): Promise<SaleAsHeld | null> {
+    const n = this.n;
+    const [sale] = await this.api.query<Row>(
+      'SOQL the sale of an appointment',
+      `SELECT Id, ${soqlName(n.sale_total)}, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
+        `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 1`,
+    );
+    if (!sale) return null;
+    const fields = ['Id', n.sale_item_quantity, n.sale_item_total, n.sale_item_description, 'SystemModstamp', 'LastModifiedById'].filter(Boolean);
+    const items = await this.api.query<Row>(
+      'SOQL the items of a sale',
+      `SELECT ${fields.map(soqlName).join(', ')} FROM ${soqlName(n.sale_item)} WHERE ${soqlName(n.sale_item_sale)} = ${soqlId(String(sale.Id))} ORDER BY CreatedDate, Id`,
+    );
+    const number = (value: unknown) => (typeof value === 'number' ? value : null);
+    // The sale's last change is its own or an item's, whichever is later (an item is a record of its own); stamps are
+    // to the second, so of changes in the same second, someone else's counts as the last.
+    const own = (await this.api.session()).identityUrl?.split('/').at(-1)?.slice(0, 15);
+    const rank = (r: Row) => `${String(r.SystemModstamp ?? '')}|${String(r.LastModifiedById ?? '').slice(0, 15) === own ? 0 : 1}`;
+    const latest = [sale, ...items].reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    const modstamp = text(latest.SystemModstamp);
+    return {
+      total: number(sale[n.sale_total]),
+      items: items.map((i) => ({
+        name: n.sale_item_description ? text(i[n.sale_item_description]) : null,
+        quantity: number(i[n.sale_item_quantity]),
+        total: n.sale_item_total ? number(i[n.sale_item_total]) : null,
+      })),
+      updated_at: modstamp ? isoOf(modstamp) : null,
+      updated_by: text(latest.LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(latest.LastModifiedById),
+    };
+  }
+
+  /** Whether a user id is the one crm-sync connects as (the identity URL's last segment; 15 or 18 characters). */
+  private async isConnectedUser(userId: unknown): Promise<boolean | undefined> {
+    const own = (await this.api.session()).identityUrl?.split('/').at(-1);
+    if (!own || typeof userId !== 'string') return undefined;
+    return userId.slice(0, 15) === own.slice(0, 15);
+  }
+
+  /** Appointments whose sale was created or changed at or after `since` (a sale deleted shows in the full pass). */
+  async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
+    const n = this.n;
+    const rows = await this.api.query<Row>(
+      'SOQL sales changed since',
+      `SELECT ${soqlName(n.sale_appointment)} FROM ${soqlName(n.sale)} WHERE SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`,
+    );
+    return [...new Set(rows.map((r) => text(r[n.sale_appointment])).filter((id): id is string => id !== null))];
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
