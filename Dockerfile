@@ -1,5 +1,7 @@
+# Node.js 26, the Active LTS line (from 2026-10-28; maintenance from 2027-10-20, end of life 2029-04-30), on Debian 13:
+# package.json's engines names the same line, and CI runs the suite on it (docs/operations.md, "Runtime").
 # Build stage: compile TypeScript with the dev dependencies, then keep only what runs.
-FROM node:20-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +11,7 @@ COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # Run stage: the compiled daemon and its production dependencies, as an unprivileged user.
-FROM node:20-bookworm-slim
+FROM node:26-trixie-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./

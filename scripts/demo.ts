@@ -150,16 +150,16 @@ appointments.addAppointment(appointmentId, {
   status: 'Scheduled',
   web_url: appointments.webUrlOf(appointmentId),
   job_number: 'J-2201',
-  customer: { name: 'Maria Alvarez', email: 'maria.alvarez@example.com', phone: '512-555-0199', address: null },
+  customer: { name: 'Maria Alvarez', email: 'maria.alvarez@acme.com', phone: '512-555-0199', address: null },
   sales_rep: { name: 'Sam Reyes', email: 'sam@example.com', phone: null } as never,
 });
 // Another appointment, still a lead: read, not qualifying. Its customer's e-mail is the hand-made project's (5).
 appointments.addAppointment('APT-1002', {
   status: 'Lead',
   web_url: appointments.webUrlOf('APT-1002'),
-  customer: { name: 'Wei Chen', email: 'wei.chen@example.com', phone: '512-555-0142', address: null },
+  customer: { name: 'Wei Chen', email: 'wei.chen@acme.com', phone: '512-555-0142', address: null },
 });
-const contact = zoho.addRecord('Contacts', undefined, { Full_Name: 'Dana Whitfield', Email: 'dana@example.com', Phone: '737-555-0107' });
+const contact = zoho.addRecord('Contacts', undefined, { Full_Name: 'Dana Whitfield', Email: 'dana@acme.com', Phone: '737-555-0107' });
 // A Quote needs the Deal's account (Zoho's Quotes require Account_Name); the simulator keeps no Accounts of its own.
 const account = '4150868000000000777';
 const dealId = zoho.addRecord('Deals', undefined, {
@@ -219,7 +219,7 @@ await post('/webhooks/events', events.paymentReceived(fenceProposal.proposal_id,
 await settled(() => zoho.notesOf('Deals', dealId).length === 1);
 
 // 5. A project made by hand in the service: the appointment with its customer's e-mail is suggested, not mapped.
-const sunroom = service.addProject({ name: 'Chen sunroom', customer: { name: 'Wei Chen', email: 'wei.chen@example.com' } });
+const sunroom = service.addProject({ name: 'Chen sunroom', customer: { name: 'Wei Chen', email: 'wei.chen@acme.com' } });
 await post('/webhooks/events', events.projectCreated(sunroom), SECRETS.events);
 await settled(async () => ((await admin('/api/suggestions')) as { items: unknown[] }).items.length > 0);
 

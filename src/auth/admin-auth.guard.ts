@@ -88,7 +88,14 @@ export async function authorize(identity: AdminIdentityService, throttle: SignIn
 /** The role a request needs when its route declares none. */
 export const defaultRole = (method: string): Role => (SAFE_METHODS.has(method) ? 'viewer' : 'admin');
 
-const isApi = (url: string): boolean => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+/**
+ * Whether the matched route is under `/api`. The route's own path, never the raw URL: the router matches the
+ * percent-decoded path, so `/%61pi/…` reaches an `/api` route while its raw URL starts otherwise.
+ */
+const isApiRoute = (request: FastifyRequest): boolean => {
+  const route = request.routeOptions.url ?? '';
+  return route === '/api' || route.startsWith('/api/');
+};
 
 /**
  * Every route under `/api`, and every route marked `@AdminRoute()` or `@RequiresRole()`, needs a known token (or
@@ -109,7 +116,7 @@ export class AdminAuthGuard implements CanActivate {
     const request = http.getRequest<AdminRequest>();
     const declared = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]);
     const marked = this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ROUTE, [context.getHandler(), context.getClass()]);
-    if (!declared && !marked && !isApi(request.url ?? '')) return true;
+    if (!declared && !marked && !isApiRoute(request)) return true;
     const decision = await authorize(this.identity, this.throttle, request, declared ?? defaultRole(request.method));
     if (decision.ok) {
       request.adminActor = decision.actor;

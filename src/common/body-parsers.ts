@@ -5,7 +5,11 @@ import { parseExactJson } from '../http/exact-json.js';
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 const ADMIN_JSON_LIMIT = 5 * 1024 * 1024;
 
-const isWebhook = (request: FastifyRequest) => request.url.startsWith('/webhooks/');
+/**
+ * Judged by the route the router matched, not by the raw URL: the router matches the percent-decoded path, so
+ * `/%77ebhooks/events` reaches the webhook route too.
+ */
+const isWebhook = (request: FastifyRequest) => (request.routeOptions.url ?? '').startsWith('/webhooks/');
 /** The routes that read their body as a stream (a CSV import of any size); every other route gets parsed bodies only. */
 export const STREAMED_BODY_ROUTES = new Set(['/api/mappings/import']);
 

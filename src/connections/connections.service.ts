@@ -5,7 +5,8 @@ import type { CheckCode } from './check-codes.js';
 import { CODECS } from './connection-codecs.js';
 import { ConnectionCheckRepository, type CheckRow } from './connection-check.repository.js';
 import { ConnectionRepository, type ConnectionRow } from './connection.repository.js';
-import { CONNECTION_NAMES, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
+import { CONNECTION_NAMES, isSalesforce, type ConnectionName, type ConnectionSettings } from '../config/connection-settings.js';
+import { salesforceHostProblem } from '../config/salesforce-hosts.js';
 import { loadConnectionsKey, type ConnectionsKey } from '../config/connections-key.js';
 import { zohoDomainProblem } from '../config/zoho-domains.js';
 import { SecretBox, SecretBoxError } from './secret-box.js';
@@ -183,6 +184,24 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
     return problem ? `the saved Zoho CRM connection is not used: ${problem}. Connect again from the console` : null;
   }
 
+  /** Why a saved Salesforce org's URLs may not be used under the host rule in force now (`APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS`), or null. */
+  private salesforceHostsProblem(settings: ConnectionSettings['appointment_crm']): string | null {
+    if (!isSalesforce(settings)) return null;
+    const allowCustom = this.config.salesforce.allowCustomDomains;
+    const problem =
+      salesforceHostProblem('login_url', settings.loginUrl, allowCustom) ??
+      (settings.instanceUrl === null ? null : salesforceHostProblem('instance_url', settings.instanceUrl, allowCustom));
+    return problem ? `the saved Salesforce connection is not used: ${problem}. Connect again from the console` : null;
+  }
+
+  /** Why a row's saved hosts may not be used now (its secrets would go there), or null. */
+  private hostsProblem(name: ConnectionName, settings: ConsoleEntry['settings']): string | null {
+    if (!settings) return null;
+    if (name === 'record_crm') return this.zohoDomainsProblem(settings as ConnectionSettings['record_crm']);
+    if (name === 'appointment_crm') return this.salesforceHostsProblem(settings as ConnectionSettings['appointment_crm']);
+    return null;
+  }
+
   private async readRows(): Promise<void> {
     const rows = await this.repository.all();
     const next = new Map<ConnectionName, ConsoleEntry>();
@@ -202,7 +221,7 @@ export class ConnectionsService implements OnApplicationBootstrap, OnApplication
           : `the saved secrets cannot be read: ${this.key.problem}`;
         this.logger.error(`connection ${row.name}: ${problem}`);
       }
-      const domains = row.name === 'record_crm' && settings ? this.zohoDomainsProblem(settings as ConnectionSettings['record_crm']) : null;
+      const domains = this.hostsProblem(row.name, settings);
       if (domains) {
         // Saved while custom domains were allowed (or written into the table): the secrets would go to that host.
         [settings, problem] = [null, domains];

@@ -7,6 +7,7 @@ import { checkDownloadUrl, guardedLookup, refusalIn, type AddressPolicy } from '
 import { recordCall } from './call-trace.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';
 import { excerptOf, failureForStatus, OutboundError, parseRetryAfter, type OutboundFailure } from './outbound-error.js';
+import { dotSegmentOf } from './path-segments.js';
 import { redactUrl } from './redact.js';
 import { withRetries } from './retry.js';
 
@@ -135,6 +136,11 @@ export class OutboundHttp {
   }
 
   async request<T = unknown>(req: OutboundRequest): Promise<OutboundResponse<T>> {
+    // An id `.` or `..` would turn the path into another resource's (PUT /appointments/../sale is PUT /sale).
+    const dotSegment = dotSegmentOf(req.path);
+    if (dotSegment !== undefined) {
+      throw new OutboundError(this.options.system, req.endpoint, 'rejected', null, `refused: an id in the path is the dot-segment "${dotSegment}"`);
+    }
     const retryable = req.retry !== false && req.body === undefined;
     const policy = retryable ? this.options.retry : { ...this.options.retry, attempts: 1 };
     return withRetries(() => this.once<T>(req), policy);

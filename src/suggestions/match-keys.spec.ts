@@ -9,7 +9,7 @@ describe('match keys', () => {
   });
 
   it('compares e-mails and job numbers without case or surrounding spaces, and refuses what cannot match', () => {
-    expect(comparable('email', ' Ana@Example.com ')).toBe('ana@example.com');
+    expect(comparable('email', ' Ana@Acme-Roofing.com ')).toBe('ana@acme-roofing.com');
     expect(comparable('email', 'not an e-mail')).toBeNull();
     expect(comparable('job_number', ' J-100 ')).toBe('j-100');
     expect(comparable('job_number', '  ')).toBeNull();
@@ -24,7 +24,7 @@ describe('match keys', () => {
 });
 
 describe('what never matches, and what maps without review', () => {
-  it('takes placeholders for nothing: repeated or running digits, "none"-like mailboxes and domains', () => {
+  it('takes placeholders for nothing: repeated or running digits, "none"-like mailboxes and domains, the reserved example and test domains', () => {
     for (const phone of ['0000000000', '(111) 111-1111', '+1 999 999 9999', '123-456-7890']) expect(phoneKey(phone)).toBeNull();
     for (const email of [
       'noemail@example.com',
@@ -35,6 +35,12 @@ describe('what never matches, and what maps without review', () => {
       'n.a@acme.com',
       'ana@noemail.com',
       'x@y',
+      'ana@example.com',
+      'ana@mail.example.org',
+      'ana@example.net',
+      'ana@acme.example',
+      'ana@acme.test',
+      'ana@acme.invalid',
     ]) {
       expect(comparable('email', email)).toBeNull();
     }
@@ -56,6 +62,20 @@ describe('what never matches, and what maps without review', () => {
     expect(namesAlike('A. Ruiz', 'Ana Ruiz')).toBe(true);
     expect(namesAlike('Ana Ruiz', 'Bo Ruiz')).toBe(false);
     expect(namesAlike('Ana Ruiz', null)).toBe(false);
+  });
+
+  it('needs two name words on each side, the last names equal and the first names equal or an initial: a one-word name or an initial alone is a household', () => {
+    expect(namesAlike('Ruiz', 'Bo Ruiz')).toBe(false);
+    expect(namesAlike('Bo Ruiz', 'Ruiz')).toBe(false);
+    expect(namesAlike('Ruiz', 'Ruiz')).toBe(false);
+    expect(namesAlike('B.', 'Bo Ruiz')).toBe(false);
+    expect(namesAlike('Ana Ruiz', 'Ana Ruiz Lopez')).toBe(false);
+    expect(namesAlike('Ana Ruiz', 'Ana Maria Ruiz')).toBe(true);
+    expect(namesAlike('Ana Ruiz', 'Ruiz Ana')).toBe(false);
+    expect(namesAlike('A Ruiz', 'B Ruiz')).toBe(false);
+    expect(namesAlike('Ana Ruiz', 'Anabel Ruiz')).toBe(false);
+    expect(namesAlike('Ruiz, A.', 'Ana Ruiz')).toBe(true);
+    expect(namesAlike('Ana Ruiz', 'R. Ana')).toBe(false);
   });
 
   it('maps without review on an own job number, or on e-mail and phone with alike names, never on a shared value', () => {

@@ -17,13 +17,14 @@ export interface RecordValues {
 
 /**
  * Values people type when they have none: a phone of one repeated digit or a run (`0000000000`, `1234567890`), an
- * address whose mailbox or domain says "none" (`noemail@…`, `none@…`, `test@…`, `…@noemail.com`). Two customers share
- * them without being one, so they never match anything.
+ * address whose mailbox or domain says "none" (`noemail@…`, `none@…`, `test@…`, `…@noemail.com`), or on a domain
+ * reserved for examples and tests, which reaches no one (RFC 2606, RFC 6761: `example.com`, `.org`, `.net`,
+ * `*.example`, `*.test`, `*.invalid`). Two customers share them without being one, so they never match anything.
  */
 const PLACEHOLDER_PHONES = /^(\d)\1{9}$|^(0123456789|1234567890|9876543210|0987654321)$/;
 const PLACEHOLDER_MAILBOXES =
   /^(no|non|none|noemail|nomail|noaddress|noreply|donotreply|dontreply|na|nil|null|unknown|email|mail|test\d*|fake|dummy|sample|x+|a+|abc|asdf|customer|client|nobody|anonymous|declined|refused|notprovided|notgiven|notavailable)$/;
-const PLACEHOLDER_DOMAINS = /^(none|noemail|nomail|noreply|no-email|unknown)\.[a-z]+$|(^|\.)invalid$/;
+const PLACEHOLDER_DOMAINS = /^(none|noemail|nomail|noreply|no-email|unknown)\.[a-z]+$|(^|\.)example\.(com|org|net)$|(^|\.)(example|test|invalid)$/;
 const PLACEHOLDER_JOB_NUMBERS = /^(0+|n\/?a|none|tbd|tba|unknown|null|-+|x+)$/;
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -89,19 +90,30 @@ function nameWords(name: string | null): string[] {
 }
 
 /**
- * Whether two customers' names are alike: every word of the shorter name is in the longer one (an initial standing
- * for a word it begins), in any order. `Ana Ruiz` ~ `Ruiz, Ana M.`; `Ana Ruiz` ≁ `Bo Ruiz` (a household); no name: not alike.
+ * A person's first and last name as compared: `Ana María Ruiz` → ana / ruiz (middle names left out), `Ruiz, Ana M.`
+ * → ana / ruiz (the comma puts the last name first); null with fewer than two words, since a surname alone (`Ruiz`)
+ * or an initial names a household, not a person.
+ */
+function firstAndLast(name: string | null): { first: string; last: string } | null {
+  const text = name ?? '';
+  const comma = text.indexOf(',');
+  if (comma >= 0) {
+    const [last, first] = [nameWords(text.slice(0, comma)), nameWords(text.slice(comma + 1))];
+    return last.length > 0 && first.length > 0 ? { first: first[0], last: last[last.length - 1] } : null;
+  }
+  const words = nameWords(text);
+  return words.length >= 2 ? { first: words[0], last: words[words.length - 1] } : null;
+}
+
+/**
+ * Whether two customers' names are alike: two words at least on each side, the last names equal, the first names
+ * equal or one the initial of the other. `Ana Ruiz` ~ `Ruiz, Ana M.` ~ `A. Ruiz`; `Ana Ruiz` ≁ `Bo Ruiz`, and
+ * `Ruiz` ≁ `Bo Ruiz` (a household: the same surname, maybe the same phone and e-mail); no name: not alike.
  */
 export function namesAlike(a: string | null, b: string | null): boolean {
-  const [shorter, longer] = [nameWords(a), nameWords(b)].sort((x, y) => x.length - y.length);
-  if (shorter.length === 0) return false;
-  const left = [...longer];
-  return shorter.every((word) => {
-    const i = left.findIndex((other) => other === word || (word.length === 1 && other.startsWith(word)) || (other.length === 1 && word.startsWith(other)));
-    if (i < 0) return false;
-    left.splice(i, 1);
-    return true;
-  });
+  const [x, y] = [firstAndLast(a), firstAndLast(b)];
+  if (!x || !y || x.last !== y.last || x.last.length < 2) return false;
+  return x.first === y.first || (x.first.length === 1 && y.first.startsWith(x.first)) || (y.first.length === 1 && x.first.startsWith(y.first));
 }
 
 /** What a candidate's match is made of (kept on the candidate; see `Candidate`). */

@@ -177,11 +177,11 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
   });
 
   it('finds appointments for pickers by customer name, e-mail and phone, and for suggestions by e-mail and phone', async () => {
-    const id = addAppointment({ first: 'Bea', last: 'Quill\\Smith', email: 'Bea@Example.com', phone: '512.555.0199' });
+    const id = addAppointment({ first: 'Bea', last: 'Quill\\Smith', email: 'Bea@Quill-Smith.net', phone: '512.555.0199' });
     const picker = async (q: string) =>
       (await json(await h.admin(`/api/search/crm-records?crm=appointment&q=${encodeURIComponent(q)}`))).items.map((i: Json) => i.id);
     expect(await picker('Bea Quill\\Smith')).toContain(id);
-    expect(await picker('bea@example.com')).toContain(id);
+    expect(await picker('bea@quill-smith.net')).toContain(id);
     expect(await picker('555-0199')).toContain(id);
     // A phone written with an extension after it: the LIKE pattern's trailing % and the digits compared without it.
     const withExtension = addAppointment({ first: 'Cy', last: 'Extension', email: 'cy@example.com', phone: '(512) 555-0177 ext. 42' });
@@ -194,7 +194,7 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const byEmail = await candidates.appointments(['email'], {
       projectId: '1',
       customerName: null,
-      values: { job_number: null, email: 'bea@example.com', phone: null },
+      values: { job_number: null, email: 'bea@quill-smith.net', phone: null },
     });
     const byPhone = await candidates.appointments(['phone'], {
       projectId: '1',

@@ -143,7 +143,7 @@ describe('the console in names: pickers and names beside ids', () => {
       ] as const) {
         expect((await h.admin(`/api/automations/${crm}`, { method: 'PUT', json: body })).status).toBe(200);
       }
-      const email = 'quinn.suggest@example.com';
+      const email = 'quinn.suggest@acme.com';
       h.appointmentCrm!.addAppointment('90071992547409301', { customer: { name: 'Quinn Avery', email, phone: null, address: null } });
       h.appointmentCrm!.addAppointment('90071992547409302', { customer: { name: 'Quinn Avery (spouse)', email, phone: null, address: null } });
       const contact = h.zoho!.addRecord('Contacts', undefined, { Full_Name: 'Quinn Avery', Email: email });

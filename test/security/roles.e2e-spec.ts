@@ -124,7 +124,13 @@ describe('roles: ADMIN_TOKENS, 401/403, actor on every admin write', () => {
 
   it('a route that declares no role needs admin for writes: an operator gets 403 naming admin', async () => {
     const guard = new AdminAuthGuard(h.app.get(AdminIdentityService), new Reflector(), h.app.get(SignInThrottle));
-    const request = { method: 'POST', url: '/api/connections', ip: '127.0.0.1', headers: { authorization: `Bearer ${OPERATOR}` } };
+    const request = {
+      method: 'POST',
+      url: '/api/connections',
+      routeOptions: { url: '/api/connections' },
+      ip: '127.0.0.1',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    };
     const context = {
       getType: () => 'http',
       getHandler: () => function connections() {},

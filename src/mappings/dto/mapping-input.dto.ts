@@ -4,6 +4,7 @@ import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, 
 import { fieldErrors, type FieldError } from '../../common/validation-errors.js';
 import { RECORD_MODULES, type RecordModule } from '../../service-api/service-api.types.js';
 import { NO_CONTROL_OR_QUOTE } from '../../http/file-names.js';
+import { NOT_A_DOT_SEGMENT } from '../../http/path-segments.js';
 import type { MappingCrm } from '../mapping.row.js';
 
 /**
@@ -37,6 +38,7 @@ export class MappingInputDto {
   @IsString({ message: 'appointment_id must be a string' })
   @MaxLength(200, { message: 'appointment_id must be at most 200 characters' })
   @Matches(NO_CONTROL_OR_QUOTE, { message: 'appointment_id must not contain quotes or control characters' })
+  @Matches(NOT_A_DOT_SEGMENT, { message: 'appointment_id must not be . or .. (it goes into the CRM request paths)' })
   appointment_id?: string;
 
   @ApiPropertyOptional({ enum: RECORD_MODULES, description: 'Required when crm is record; empty otherwise.' })

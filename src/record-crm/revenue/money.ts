@@ -1,9 +1,13 @@
 import { LosslessNumber } from 'lossless-json';
+import { isBoundedDecimal } from '../../domain/amounts.js';
 
 /**
  * Money as integer cents (bigint), so that sums, discounts and taxes carry no binary fraction: 0.1 + 0.2 is 30 cents,
  * whatever a double makes of it. Amounts arrive as numbers, or as exact decimal text when a double cannot hold them.
  */
+
+/** Wider than an amount's bound (AMOUNT_MAX_DIGITS): sums of amounts are read here too. */
+const PARSED_MAX_DIGITS = 100;
 
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
@@ -19,6 +23,8 @@ export function parseDecimal(value: number | string): Decimal {
   const text = String(value).trim();
   const match = DECIMAL.exec(text);
   if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new TypeError(`not an amount: ${text.slice(0, 40)}`);
+  // Checked on the text, before a BigInt of the exponent's size is built (1e100000000 would stall the process).
+  if (!isBoundedDecimal(text, PARSED_MAX_DIGITS)) throw new TypeError(`not an amount: ${text.slice(0, 40)} reaches beyond ${PARSED_MAX_DIGITS} digits`);
   const [, sign, whole, fraction = '', exponent = '0'] = match;
   let units = BigInt(`${whole}${fraction}` || '0');
   let scale = fraction.length - Number(exponent);

@@ -36,6 +36,11 @@ describe('money', () => {
     expect(() => toCents(Number.NaN)).toThrow(TypeError);
   });
 
+  it('refuses an amount whose exponent reaches beyond 100 digits, at once, without building it', () => {
+    for (const text of ['1e200000', '-1e101', '1e-101', '5e-324', '1e100000000']) expect(() => toCents(text)).toThrow(TypeError);
+    expect(toCents(`${'9'.repeat(100)}.99`)).toBe(BigInt(`${'9'.repeat(100)}99`));
+  });
+
   it('writes cents and quantities as exact JSON numbers', () => {
     expect(centsText(-5n)).toBe('-0.05');
     expect(stringifyExactJson({ a: jsonCents(12345678901234567891n), q: jsonDecimal(parseDecimal(2.5)) })).toBe('{"a":123456789012345678.91,"q":2.5}');

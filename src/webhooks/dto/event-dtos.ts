@@ -1,4 +1,7 @@
 import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { AMOUNT_MAX_DIGITS, isBoundedDecimal } from '../../domain/amounts.js';
+import { NOT_A_DOT_SEGMENT } from '../../http/path-segments.js';
 import { Nested } from './shape-check.js';
 
 /**
@@ -8,18 +11,29 @@ import { Nested } from './shape-check.js';
  * them for the log and the metric.
  */
 
-/** An id of another system (an appointment, a Zoho record): any non-empty text. */
-const Id = () => MinLength(1, { message: '$property must be a non-empty id' });
+/**
+ * An id of another system (an appointment, a Zoho record): any non-empty text but `.` and `..`, which would be
+ * dot-segments in the CRMs' request paths (`PUT {base}/appointments/../sale`; RFC 3986 §5.2.4 removes them).
+ */
+const Id = () =>
+  applyDecorators(
+    MinLength(1, { message: '$property must be a non-empty id' }),
+    Matches(NOT_A_DOT_SEGMENT, { message: '$property must be an id (not . or ..)' }),
+  );
 /** An id of the service: decimal digits, as it writes them (it goes into file names, URLs and SQL as is). */
 const ServiceId = () => Matches(/^\d{1,40}$/, { message: '$property must be an id of the service (decimal digits)' });
-/** An amount: a JSON number, or the exact decimal text of one a double cannot hold (the parser keeps those as text). */
+/**
+ * An amount: a JSON number, or the exact decimal text of one a double cannot hold (the parser keeps those as text),
+ * within AMOUNT_MAX_DIGITS either side of the point: an unbounded exponent would stall a replica or overflow Postgres.
+ */
 const Amount = () =>
   ValidateBy({
     name: 'isAmount',
     validator: {
       validate: (value: unknown) =>
-        (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)),
-      defaultMessage: () => '$property must be a number',
+        (typeof value === 'number' && Number.isFinite(value) && isBoundedDecimal(String(value))) ||
+        (typeof value === 'string' && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value) && isBoundedDecimal(value)),
+      defaultMessage: () => `$property must be a number of at most ${AMOUNT_MAX_DIGITS} digits before and after the point`,
     },
   });
 
