@@ -130,7 +130,7 @@ export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: Syn
   switch (kind) {
     case 'update_deal':
     case 'push_quote':
-      if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is not a ${kind}`);
+      if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is ${approval.kind}, not ${kind}`);
       return { ...common, kind, payload: payload as never };
     case 'set_status':
       return { ...common, kind, payload: { status: 'Sold', ...(typeof payload.amount === 'string' ? { amount: payload.amount } : {}) } };
