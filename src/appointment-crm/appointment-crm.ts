@@ -33,6 +33,8 @@ export interface AppointmentCrm {
    * sale comes with getAppointment's `sale` (the REST interface's request 1), so no call is made for it.
    */
   readSale?(appointmentId: string): Promise<SaleAsHeld | null | undefined>;
+  /** The status value `setStatus(…, 'Sold')` writes (an org's own result value); optional: `Sold` as the contract says. */
+  soldStatus?(): Promise<string>;
   /** Appointments whose sale changed at or after `since` (optional: a CRM whose appointment stamp covers its sale has none). */
   appointmentsWithSalesChangedSince?(since: Date): Promise<string[]>;
 }

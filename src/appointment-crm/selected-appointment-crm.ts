@@ -87,6 +87,12 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
     return adapter.readSale ? adapter.readSale(appointmentId) : undefined;
   }
 
+  /** What Sold is in the CRM in use: the org's result value on Salesforce, `Sold` for the REST interface. */
+  async soldStatus(): Promise<string> {
+    const adapter = await this.adapter();
+    return adapter.soldStatus ? adapter.soldStatus() : 'Sold';
+  }
+
   async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
     const adapter = await this.adapter();
     return adapter.appointmentsWithSalesChangedSince ? adapter.appointmentsWithSalesChangedSince(since) : [];

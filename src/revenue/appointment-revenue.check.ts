@@ -125,13 +125,15 @@ export class AppointmentRevenueCheck {
     // The CRM's own word on who made a change (Salesforce's LastModifiedById), then its time against crm-sync's write.
     const ours = (at: Date | null, writtenAt: Date | null, byUs: unknown) => byUs !== false && lastChangeIsOurs(at, writtenAt);
 
-    if (appointment.status !== SOLD) {
+    // Sold as the CRM in use writes it (an improveit 360 org's own result value).
+    const sold = (await this.crm.soldStatus?.()) ?? SOLD;
+    if (appointment.status !== sold) {
       const written = subject.written.get('set_status');
       findings.push({
         ...base,
         kind: 'status',
-        serviceValue: SOLD,
-        writtenValue: written ? (text(written.payload.status) ?? SOLD) : null,
+        serviceValue: sold,
+        writtenValue: written ? sold : null,
         writtenEntryId: written?.id ?? null,
         crmValue: text(appointment.status),
         changedBy: by,

@@ -336,6 +336,10 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     await this.remove([...olderItems, ...older]);
   }
 
+  soldStatus(): Promise<string> {
+    return Promise.resolve(this.schema.soldValue);
+  }
+
   /** The result field set to the org's Sold value (the flows ask for `Sold`, the REST contract's word). */
   async setStatus(appointmentId: string, status: string): Promise<void> {
     const value = status === 'Sold' ? this.schema.soldValue : status;
