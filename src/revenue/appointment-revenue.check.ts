@@ -120,7 +120,7 @@ export class AppointmentRevenueCheck {
     const link = text(appointment.web_url);
     const by = personOf(appointment.updated_by);
     const at = dateOf(appointment.updated_at);
-    const base = { crm: 'appointment' as const, target: subject.target, projectId: subject.projectId, proposalId, link, healEntryId: subject.approval.id };
+    const base = { crm: 'appointment' as const, target: subject.target, projectId: subject.projectId, proposalId, link, approvalEntryId: subject.approval.id };
     const lastOurs = lastWriteOf(subject, KINDS);
     // The CRM's own word on who made a change (Salesforce's LastModifiedById), then its time against crm-sync's write.
     const ours = (at: Date | null, writtenAt: Date | null, byUs: unknown) => byUs !== false && lastChangeIsOurs(at, writtenAt);

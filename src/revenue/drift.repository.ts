@@ -9,10 +9,20 @@ function columns(t = 'revenue_drift'): string {
   return `${t}.id::text AS id, ${t}.project_id AS "projectId", ${t}.proposal_id AS "proposalId", ${t}.crm, ${t}.target, ${t}.kind, ${t}.state,
   ${t}.service_value AS "serviceValue", ${t}.written_value AS "writtenValue", ${t}.written_entry_id::text AS "writtenEntryId",
   ${t}.crm_value AS "crmValue", ${t}.changed_by AS "changedBy", ${t}.changed_at AS "changedAt", ${t}.by_crm_sync AS "byCrmSync", ${t}.link,
-  ${t}.heal_kind AS "healKind", ${t}.heal_entry_id::text AS "healEntryId", ${t}.accepted_service_value AS "acceptedServiceValue",
+  ${t}.heal_kind AS "healKind", ${t}.approval_entry_id::text AS "approvalEntryId", ${t}.heal_entry_id::text AS "healEntryId", ${t}.accepted_service_value AS "acceptedServiceValue",
   ${t}.decided_by AS "decidedBy", ${t}.decided_at AS "decidedAt", ${t}.found_at AS "foundAt", ${t}.seen_at AS "seenAt"`;
 }
 const COLUMNS = columns();
+
+/**
+ * A drift kept in its decided state by a check that still finds the difference: accepted while the service's value is
+ * the one accepted; healed, when no check has seen it since the heal was asked and the CRM's record has not changed
+ * since either (the heal may still be queued or retrying; the next check raises it if the difference is still there,
+ * and a change made after the heal was asked, or in its second, since CRMs stamp to the second, raises it at once).
+ */
+const KEPT = `((d.state = 'accepted' AND d.accepted_service_value IS NOT DISTINCT FROM EXCLUDED.service_value)
+  OR (d.state = 'healed' AND d.heal_entry_id IS NOT NULL AND d.seen_at <= d.decided_at
+      AND (EXCLUDED.changed_at IS NULL OR EXCLUDED.changed_at < date_trunc('second', d.decided_at))))`;
 
 /** What a check did to a drift: raised it (new, or back after it was healed or its service value changed). */
 export interface Settled {
@@ -49,26 +59,24 @@ export class DriftRepository {
         `WITH f AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb) AS f (crm text, target text, "projectId" text, "proposalId" text, kind text,
              "serviceValue" text, "writtenValue" text, "writtenEntryId" text, "crmValue" text, "changedBy" text, "changedAt" timestamptz,
-             "byCrmSync" boolean, link text, "healKind" text, "healEntryId" text)),
+             "byCrmSync" boolean, link text, "healKind" text, "approvalEntryId" text)),
          before AS (SELECT d.id, d.state, d.accepted_service_value FROM revenue_drift d JOIN f ON d.crm = f.crm AND d.target = f.target AND d.kind = f.kind),
          upserted AS (
            INSERT INTO revenue_drift AS d (crm, target, project_id, proposal_id, kind, service_value, written_value, written_entry_id, crm_value,
-                                           changed_by, changed_at, by_crm_sync, link, heal_kind, heal_entry_id)
+                                           changed_by, changed_at, by_crm_sync, link, heal_kind, approval_entry_id)
            SELECT crm, target, "projectId", "proposalId", kind, "serviceValue", "writtenValue", "writtenEntryId"::bigint, "crmValue",
-                  "changedBy", "changedAt", "byCrmSync", link, "healKind", "healEntryId"::bigint FROM f
+                  "changedBy", "changedAt", "byCrmSync", link, "healKind", "approvalEntryId"::bigint FROM f
            ON CONFLICT (crm, target, kind) DO UPDATE SET
              project_id = EXCLUDED.project_id, proposal_id = EXCLUDED.proposal_id, service_value = EXCLUDED.service_value,
              written_value = EXCLUDED.written_value, written_entry_id = EXCLUDED.written_entry_id, crm_value = EXCLUDED.crm_value,
              changed_by = EXCLUDED.changed_by, changed_at = EXCLUDED.changed_at, by_crm_sync = EXCLUDED.by_crm_sync, link = EXCLUDED.link,
-             heal_kind = EXCLUDED.heal_kind, heal_entry_id = EXCLUDED.heal_entry_id, seen_at = now(),
-             state = CASE WHEN d.state = 'accepted' AND d.accepted_service_value IS NOT DISTINCT FROM EXCLUDED.service_value THEN 'accepted'
-                          ELSE 'open' END,
-             found_at = CASE WHEN d.state = 'open' OR (d.state = 'accepted' AND d.accepted_service_value IS NOT DISTINCT FROM EXCLUDED.service_value)
-                             THEN d.found_at ELSE now() END,
-             decided_by = CASE WHEN d.state = 'accepted' AND d.accepted_service_value IS NOT DISTINCT FROM EXCLUDED.service_value THEN d.decided_by END,
-             decided_at = CASE WHEN d.state = 'accepted' AND d.accepted_service_value IS NOT DISTINCT FROM EXCLUDED.service_value THEN d.decided_at END
+             heal_kind = EXCLUDED.heal_kind, approval_entry_id = EXCLUDED.approval_entry_id, seen_at = now(),
+             state = CASE WHEN ${KEPT} THEN d.state ELSE 'open' END,
+             found_at = CASE WHEN d.state = 'open' OR ${KEPT} THEN d.found_at ELSE now() END,
+             decided_by = CASE WHEN ${KEPT} THEN d.decided_by END,
+             decided_at = CASE WHEN ${KEPT} THEN d.decided_at END
            RETURNING d.*)
-         SELECT ${columns('u')}, b.state IS NULL OR b.state = 'healed' OR (b.state = 'accepted' AND u.state = 'open') AS raised
+         SELECT ${columns('u')}, b.state IS NULL OR (b.state <> 'open' AND u.state = 'open') AS raised
            FROM upserted u LEFT JOIN before b ON b.id = u.id`,
         [JSON.stringify(findings.map((f) => ({ ...f, healKind: HEAL_ACTION[f.kind], changedAt: f.changedAt?.toISOString() ?? null })))],
       );

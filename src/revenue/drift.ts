@@ -36,8 +36,8 @@ export interface Finding {
   /** crm-sync's own write was the CRM's last change (auto-heal may write again); false: a person, or not known. */
   byCrmSync: boolean;
   link: string | null;
-  /** The sync log entry whose payload the heal records again (its kind: HEAL_ACTION). */
-  healEntryId: string | null;
+  /** The approval's sync log entry, whose payload a heal records again (as the push of HEAL_ACTION). */
+  approvalEntryId: string | null;
 }
 
 /** What one record's check saw: the kinds it compared, and those that differ. */
@@ -65,6 +65,8 @@ export interface DriftRow {
   byCrmSync: boolean;
   link: string | null;
   healKind: string | null;
+  approvalEntryId: string | null;
+  /** The last heal's sync log entry. */
   healEntryId: string | null;
   acceptedServiceValue: string | null;
   decidedBy: string | null;

@@ -99,9 +99,9 @@ export class RevenueCheckService {
 
   /** Writes the service's value again through the normal push; answers its sync log entry. */
   async heal(drift: DriftRow, trigger: SyncTrigger, actor: string | undefined): Promise<SyncLogEntry> {
-    if (!drift.healEntryId) throw new PermanentActionError(`drift ${drift.id} names no approval to write again`);
-    const approval = await this.syncLog.get(drift.healEntryId);
-    if (!approval) throw new PermanentActionError(`drift ${drift.id}: sync log entry ${drift.healEntryId} is gone`);
+    if (!drift.approvalEntryId) throw new PermanentActionError(`drift ${drift.id} names no approval to write again`);
+    const approval = await this.syncLog.get(drift.approvalEntryId);
+    if (!approval) throw new PermanentActionError(`drift ${drift.id}: sync log entry ${drift.approvalEntryId} is gone`);
     const action = healAction(drift, approval, trigger, actor);
     const [{ entry }] = await this.actions.record([action]);
     await this.drifts.markHealing(drift.id, entry.id, actor ?? null);

@@ -57,7 +57,7 @@ describe('the revenue check’s subjects', () => {
 });
 
 describe('a heal', () => {
-  const drift = (kind: DriftRow['kind']): DriftRow => ({ id: '5', crm: 'appointment', target: 'A-1', kind, healEntryId: '40' }) as unknown as DriftRow;
+  const drift = (kind: DriftRow['kind']): DriftRow => ({ id: '5', crm: 'appointment', target: 'A-1', kind, approvalEntryId: '40' }) as unknown as DriftRow;
   const approval = {
     id: '40',
     kind: 'push_proposal_pdf',

@@ -28,6 +28,7 @@ export class RevenueDrifts1764200000000 implements MigrationInterface {
         by_crm_sync boolean NOT NULL DEFAULT false,
         link text,
         heal_kind text,
+        approval_entry_id bigint,
         heal_entry_id bigint,
         accepted_service_value text,
         decided_by text,
