@@ -221,6 +221,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/connections/appointment-crm/fields': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker. */
+    get: operations['SalesforceConnectionController_fields'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/connections/appointment-crm/names': {
     parameters: {
       query?: never;
@@ -265,7 +282,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields. */
+    /**
+     * The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields.
+     * @description For admins. Each reading costs the org's daily API allowance 4 to 7 describe calls, so the last one of the connection in effect is answered: read when first asked, and again by each check (Test, and the one every 15 minutes) and after a change of the connection. Within `SEARCH_MAX_PER_USER` a `SEARCH_WINDOW_SECONDS` window per user (counted apart from the searches).
+     */
     get: operations['SalesforceConnectionController_schema'];
     put?: never;
     post?: never;
@@ -2322,6 +2342,41 @@ export interface operations {
       };
     };
   };
+  SalesforceConnectionController_fields: {
+    parameters: {
+      query: {
+        /** @description The API name of an object of the org (`Account`, `i360__Prospect__c`). */
+        object: unknown;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The org has no such object (or this user may not see it). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   SalesforceConnectionController_names: {
     parameters: {
       query?: never;
@@ -2410,13 +2465,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description `{ ok, needs, objects, soldValue, pushes, preset }`: the last reading of the org. */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': Record<string, never>;
-        };
+        content?: never;
       };
       /** @description Missing or wrong admin token (or console session). */
       401: {
@@ -2427,6 +2481,13 @@ export interface operations {
       };
       /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description More reads than SEARCH_MAX_PER_USER in the window; `Retry-After` says when to try again. */
+      429: {
         headers: {
           [name: string]: unknown;
         };

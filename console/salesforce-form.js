@@ -8,7 +8,7 @@
 import { api, describe } from './api.js';
 import { field, showFailure } from './connection-widgets.js';
 import { formShell, removeButton, submitButton } from './connection-forms.js';
-import { el, show } from './dom.js';
+import { can, el, show } from './dom.js';
 
 /** @typedef {import('./connection-forms.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
@@ -120,18 +120,133 @@ export function salesforceForm(screen, def, c) {
   });
   const box = el('div', 'sf-connect');
   box.appendChild(shell.form);
-  if (s.kind === 'salesforce') box.appendChild(needsTable(screen));
+  // The table of needs costs the org's API allowance to read: for admins only, as its route is.
+  if (s.kind === 'salesforce' && can('admin')) box.appendChild(needsTable(screen));
   return box;
 }
 
+/** @param {unknown} v */
+const str = (v) => (v === null || v === undefined ? '' : String(v));
+
+/** A field of an object as `GET …/fields` gives it. @typedef {{ name: string, label: string, type: string, referenceTo: string[], relationshipName: string | null }} OrgField */
+
+/** @type {Map<string, Promise<OrgField[]>>} */
+const fieldsOf = new Map();
 /**
- * The table of needs: every object and field crm-sync uses, its name in the org, and whether the org has it.
+ * An object's fields (describe), asked once per screen.
+ * @param {string} object
+ * @returns {Promise<OrgField[]>}
+ */
+function orgFields(object) {
+  if (!fieldsOf.has(object))
+    fieldsOf.set(
+      object,
+      api('GET', '/api/connections/appointment-crm/fields?object=' + encodeURIComponent(object)).then((/** @type {any} */ res) => (res && res.fields) || []),
+    );
+  return /** @type {Promise<OrgField[]>} */ (fieldsOf.get(object));
+}
+
+/**
+ * The picker of a field path: one drop-down per step, the fields of the step's object that fit and its lookups
+ * ("Prospect →"); picking a lookup adds the next step, the fields of the object it reaches (`GET …/fields`).
+ * @param {any} need the need's report: name, types, optional, options, lookups
+ * @returns {{ box: HTMLElement, value: () => string }}
+ */
+function pathPicker(need) {
+  const box = el('span', 'sf-path');
+  /** @type {HTMLSelectElement[]} */
+  const steps = [];
+  const types = /** @type {string[]} */ (need.types || []);
+  /**
+   * A step's drop-down.
+   * @param {number} at
+   * @param {Array<{ name: string, label: string }>} fields fitting fields
+   * @param {Array<{ relationshipName: string, referenceTo: string, label: string }>} lookups
+   * @param {string} current the path's step here ('' none)
+   */
+  const step = (at, fields, lookups, current) => {
+    const select = /** @type {HTMLSelectElement} */ (el('select', 'mono'));
+    select.id = 'conn-need-' + str(need.need) + (at ? '-' + at : '');
+    select.setAttribute('aria-label', str(need.label) + (at ? ' (step ' + (at + 1) + ')' : ''));
+    /** @param {string} value @param {string} words */
+    const option = (value, words) => {
+      const o = /** @type {HTMLOptionElement} */ (el('option', '', words));
+      o.value = value;
+      select.appendChild(o);
+    };
+    if (at === 0 && (need.optional || !need.name)) option('', '(unused)');
+    if (at > 0) option('', '(pick a field)');
+    const names = fields.map((f) => f.name);
+    // A name the org was not asked about (a sales need while the service pushes) is shown as it is.
+    const unchecked = need.status === 'unused' || at > 0;
+    if (current && !current.endsWith('.') && !names.includes(current)) option(current, unchecked ? current : current + ' (not in the org)');
+    for (const f of fields) option(f.name, f.name);
+    for (const l of lookups) option(l.relationshipName + '.', l.relationshipName + ' → ' + l.referenceTo);
+    select.value = current;
+    select.addEventListener('change', () => grow(at, lookups));
+    steps.splice(at);
+    steps.push(select);
+    box.appendChild(select);
+    return select;
+  };
+  /**
+   * After step `at` changed: drop the steps after it; a lookup picked adds the step of the object it reaches.
+   * @param {number} at
+   * @param {Array<{ relationshipName: string, referenceTo: string }>} lookups
+   * @param {string[]} [rest] the remaining steps of a path being shown
+   * @returns {Promise<void>}
+   */
+  const grow = (at, lookups, rest = []) => {
+    for (const later of steps.splice(at + 1)) later.remove();
+    const picked = steps[at].value;
+    if (!picked.endsWith('.')) return Promise.resolve();
+    const lookup = lookups.find((l) => l.relationshipName + '.' === picked);
+    if (!lookup || steps.length > 5) return Promise.resolve();
+    return orgFields(lookup.referenceTo).then((fields) => extend(fields));
+    /** @param {OrgField[]} fields @returns {Promise<void> | void} */
+    function extend(fields) {
+      const fit = fields.filter((f) => types.includes(f.type));
+      const next = fields
+        .filter((f) => f.type === 'reference' && f.relationshipName && f.referenceTo.length === 1)
+        .map((f) => ({ relationshipName: str(f.relationshipName), referenceTo: f.referenceTo[0], label: f.label }));
+      const [head, ...tail] = rest;
+      const nextCurrent = head === undefined ? '' : tail.length ? head + '.' : head;
+      step(at + 1, fit, next, nextCurrent);
+      if (tail.length) return grow(at + 1, next, tail);
+      return undefined;
+    }
+  };
+  const parts = str(need.name).split('.');
+  const first = parts.length > 1 ? parts[0] + '.' : parts[0];
+  step(0, need.options || [], need.lookups || [], first);
+  if (parts.length > 1) void grow(0, need.lookups || [], parts.slice(1));
+  return {
+    box,
+    value: () =>
+      steps
+        .map((s) => s.value)
+        .join('')
+        .replace(/\.$/, ''),
+  };
+}
+
+/**
+ * The table of needs: every object and field path crm-sync uses, its name in the org, and whether the org has it.
+ * A need the org lacks whose preset name no public source confirms is shown with its picker marked, to pick the
+ * org's own.
  * @param {Screen} screen
  */
 function needsTable(screen) {
   const box = el('div', 'sf-needs');
   box.id = 'conn-appointment-crm-needs';
   box.appendChild(el('h4', '', 'What crm-sync uses in the org'));
+  box.appendChild(
+    el(
+      'p',
+      'conn-hint',
+      'Each field is a path from the appointment: its own field, or one reached through lookups (pick "… →" to go to the object a lookup reaches).',
+    ),
+  );
   const body = el('div', '', 'Reading the org…');
   box.appendChild(body);
   api('GET', '/api/connections/appointment-crm/schema').then(
@@ -140,35 +255,42 @@ function needsTable(screen) {
       body.replaceChildren();
       const table = el('table', 'sf-needs-table');
       const head = el('tr');
-      for (const words of ['Need', 'Name in the org', 'State']) head.appendChild(el('th', '', words));
+      for (const words of ['Need', 'Name or path in the org', 'State']) head.appendChild(el('th', '', words));
       table.appendChild(head);
-      /** @type {Map<string, HTMLSelectElement>} */
-      const pickers = new Map();
+      /** @type {Map<string, () => string>} */
+      const values = new Map();
       for (const need of schema.needs || []) {
-        const row = el('tr', 'need-' + show(need.status));
-        row.dataset.need = show(need.need);
-        row.appendChild(el('td', '', show(need.label)));
+        const problem = need.status === 'missing' || need.status === 'wrong_type' || need.status === 'absent';
+        const open = problem && need.confirmed === false;
+        const row = el('tr', 'need-' + str(need.status) + (open ? ' need-open' : ''));
+        row.dataset.need = str(need.need);
+        row.appendChild(el('td', '', str(need.label)));
         const cell = el('td');
-        const picker = /** @type {HTMLSelectElement} */ (el('select', 'mono'));
-        picker.id = 'conn-need-' + show(need.need);
-        const choices =
-          need.options && need.options.length
-            ? need.options.map((/** @type {any} */ o) => o.name)
-            : (schema.objects || []).map((/** @type {any} */ o) => o.name);
-        const names = [...new Set([show(need.name || ''), ...choices.map(show)])];
-        for (const name of names) {
-          const option = /** @type {HTMLOptionElement} */ (el('option', '', name || '(unused)'));
-          option.value = name;
-          picker.appendChild(option);
+        if (need.types && need.types.length) {
+          const picker = pathPicker(need);
+          cell.appendChild(picker.box);
+          values.set(str(need.need), picker.value);
+        } else {
+          const picker = /** @type {HTMLSelectElement} */ (el('select', 'mono'));
+          picker.id = 'conn-need-' + str(need.need);
+          const names = [...new Set([str(need.name), ...(schema.objects || []).map((/** @type {any} */ o) => str(o.name))])];
+          for (const name of names) {
+            const option = /** @type {HTMLOptionElement} */ (el('option', '', name || '(unused)'));
+            option.value = name;
+            picker.appendChild(option);
+          }
+          picker.value = str(need.name);
+          cell.appendChild(picker);
+          values.set(str(need.need), () => picker.value);
         }
-        picker.value = show(need.name || '');
-        pickers.set(show(need.need), picker);
-        cell.appendChild(picker);
         row.appendChild(cell);
-        const words = { ok: 'found', missing: 'missing', wrong_type: 'wrong type', unused: 'not used' }[show(need.status)] || show(need.status);
+        const words =
+          { ok: 'found', missing: 'missing', wrong_type: 'wrong type', unused: 'not used', absent: 'not in this org' }[str(need.status)] || str(need.status);
         const state = el('td');
-        state.appendChild(el('span', 'badge c-' + (need.status === 'ok' ? 'connected' : need.status === 'unused' ? 'not_configured' : 'degraded'), words));
-        if (need.detail) state.appendChild(el('span', 'conn-hint', ' ' + show(need.detail)));
+        const tone = need.status === 'ok' ? 'connected' : need.status === 'unused' || need.status === 'absent' ? 'not_configured' : 'degraded';
+        state.appendChild(el('span', 'badge c-' + tone, words));
+        if (need.detail) state.appendChild(el('span', 'conn-hint', ' ' + str(need.detail)));
+        if (open) state.appendChild(el('span', 'conn-hint need-unconfirmed', ' No public source confirms the preset’s name: pick the org’s own.'));
         row.appendChild(state);
         table.appendChild(row);
       }
@@ -181,8 +303,8 @@ function needsTable(screen) {
         /** @type {Record<string, string>} */
         const names = {};
         for (const need of schema.needs || []) {
-          const picked = pickers.get(show(need.need));
-          if (picked && picked.value !== show(need.name || '')) names[show(need.need)] = picked.value;
+          const picked = values.get(str(need.need));
+          if (picked && picked() !== str(need.name)) names[str(need.need)] = picked();
         }
         save.disabled = true;
         message.textContent = 'Checking against the org…';

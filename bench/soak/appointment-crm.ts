@@ -135,7 +135,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
         ? { i360__Primary_First_Name__c: 'Soak customer', i360__Primary_Last_Name__c: label, i360__Primary_Email__c: `soak-${label}@example.com` }
         : { i360__Primary_Last_Name__c: label }),
     });
-    const id = this.sim.insertRow(APPOINTMENT, { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Job_Number__c: label });
+    const id = this.sim.insertRow(APPOINTMENT, { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Comments__c: label });
     this.prospects.set(id, prospect);
     return id;
   }
@@ -147,7 +147,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   editCustomer(id: string, phone: string): void {
     this.sim.updateRow('i360__Prospect__c', this.prospects.get(id)!, { i360__Phone_1__c: phone });
     // A prospect's edit leaves the appointment's SystemModstamp as it was; a rep's edit of the appointment moves it.
-    this.sim.updateRow(APPOINTMENT, id, { i360__Job_Number__c: `${String(this.sim.row(APPOINTMENT, id)!.i360__Job_Number__c)}/${phone}` });
+    this.sim.updateRow(APPOINTMENT, id, { i360__Comments__c: `${String(this.sim.row(APPOINTMENT, id)!.i360__Comments__c)}/${phone}` });
   }
 
   outcome(id: string): AppointmentOutcome {
@@ -159,7 +159,7 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
       drawingFiles: files.filter((f) => f.mark === 'crm-sync category: drawing').map((f) => f.bytes),
       proposalFiles: files.filter((f) => f.mark === 'crm-sync category: proposal').length,
       sales: sales.map((s) => ({
-        total: Number(s.i360__Amount__c),
+        total: Number(s.i360__Sold_Price__c),
         items: items
           .filter((i) => i.i360__Sale__c === s.Id)
           .map((i) => ({

@@ -227,6 +227,12 @@ export class SfRecords implements SoqlData {
       if (typeof value !== 'boolean') return fail('JSON_PARSER_ERROR', `Cannot deserialize instance of boolean from value ${String(value)}`);
       return { value };
     }
+    // A date field takes `YYYY-MM-DD` (REST API Developer Guide, "Valid Date and DateTime Formats").
+    if (f.type === 'date') {
+      if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+        return fail('JSON_PARSER_ERROR', `Cannot deserialize instance of date from value ${String(value)}`);
+      return { value };
+    }
     if (f.type === 'datetime') {
       const ms = typeof value === 'string' ? Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')) : NaN;
       if (Number.isNaN(ms)) return fail('JSON_PARSER_ERROR', `Cannot deserialize instance of datetime from value ${String(value)}`);

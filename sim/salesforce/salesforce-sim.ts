@@ -11,7 +11,7 @@ import { QueryCursors } from './query-cursors.js';
 import { isRequired, SfRecords, SfWriteError, sfDateTime } from './records.js';
 import { errorBody, jsonObject, notFound } from './responses.js';
 import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
-import { parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
+import { calculatedValue, parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
 
 export type { SfFile } from './files.js';
 
@@ -100,7 +100,7 @@ export class SalesforceSim {
     const at = Date.now();
     this.orgId = this.records.insert(
       this.schema.object('Organization')!,
-      { Name: 'Acme Roofing', IsSandbox: false, OrganizationType: 'Enterprise Edition', InstanceName: 'SIM1' },
+      { Name: 'Acme Roofing', IsSandbox: false, OrganizationType: 'Enterprise Edition', InstanceName: 'SIM1', TimeZoneSidKey: 'America/Chicago' },
       this.system(at),
     );
     this.userId = this.records.insert(
@@ -312,6 +312,18 @@ export class SalesforceSim {
   /** Adds a file to a record as a user would in the UI (a ContentVersion published to it). */
   addFile(recordId: string, pathOnClient: string, bytes: Buffer, title?: string): string {
     return this.files.create({ PathOnClient: pathOnClient, Title: title, FirstPublishLocationId: recordId }, bytes, 'v60.0', Date.now());
+  }
+
+  /**
+   * Adds a classic Attachment to a record, as an integration writing to its "Notes & Attachments" does (Object
+   * Reference, Attachment: ParentId, Name, Body in base64, ContentType); answers its id.
+   */
+  addAttachment(parentId: string, name: string, bytes: Buffer, at: Date = new Date()): string {
+    return this.records.insert(
+      this.mustObject('Attachment'),
+      { ParentId: parentId, Name: name, Body: bytes.toString('base64'), ContentType: 'application/pdf', BodyLength: bytes.length },
+      { userId: this.userId, at: at.getTime(), trusted: true },
+    );
   }
 
   private mustObject(name: string): SfObject {
@@ -580,6 +592,7 @@ export class SalesforceSim {
           defaultedOnCreate: f.defaultedOnCreate,
           nameField: f.nameField ?? false,
           autoNumber: f.autoNumber ?? false,
+          calculated: f.calculated !== undefined,
           custom: f.name.endsWith('__c'),
           filterable: !(f.type === 'textarea' && (f.length ?? 0) > 255),
           polymorphicForeignKey: (f.referenceTo ?? []).includes('*'),
@@ -607,8 +620,11 @@ export class SalesforceSim {
     for (const name of names) {
       const f = this.schema.field(object.name, name);
       if (!f) return errorBody(400, 'INVALID_FIELD', `No such column '${name}' on sobject of type ${object.name}`);
-      body[f.name] =
-        f.type === 'base64' && row[f.name] ? `/services/data/${req.params.version}/sobjects/${object.name}/${String(row.Id)}/${f.name}` : (row[f.name] ?? null);
+      body[f.name] = f.calculated
+        ? (calculatedValue(this.records, row, f) ?? null)
+        : f.type === 'base64' && row[f.name]
+          ? `/services/data/${req.params.version}/sobjects/${object.name}/${String(row.Id)}/${f.name}`
+          : (row[f.name] ?? null);
     }
     return { status: 200, body };
   }

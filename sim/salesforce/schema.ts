@@ -4,9 +4,10 @@
  * the field properties are DescribeFieldResult's: https://developer.salesforce.com/docs/atlas.en-us.api.meta/api/sforce_api_calls_describesobjects_describesobjectresult.htm).
  * Tests change it per case (add or remove an object or field, rename one, make one required).
  *
- * The improveit 360 objects are the public part of its managed package (namespace `i360__` in the classic edition,
- * `i360core__` in Lightning); where a name is not public (the appointment's date, the Sale Item object) it is a guess,
- * which is why the daemon discovers names with describe rather than trusting these.
+ * The improveit 360 orgs follow the public evidence, each field with its source beside it (`source`; the table of
+ * docs/appointment-crm-salesforce.md lists the same): One Click Contractor's published Classic and Lightning mappings,
+ * improveit 360's Lightning help, and public code that queries the package's objects. A name no source shows is marked
+ * `unconfirmed` (the Sale Item object and its fields); the daemon checks every name with describe, never trusting these.
  */
 export type SfFieldType =
   | 'id'
@@ -52,6 +53,13 @@ export interface SfField {
   length?: number;
   nameField?: boolean;
   autoNumber?: boolean;
+  /**
+   * A formula field: its value is worked out from the row whenever it is read (`follow` reads a relationship path
+   * from a row), never stored or written (Salesforce Help, "Formula Data Types"; describe says `calculated: true`).
+   */
+  calculated?: (row: Record<string, unknown>, follow: (row: Record<string, unknown>, path: string) => unknown) => unknown;
+  /** Where the org's name comes from (public evidence), or why it is a guess: for readers of this file, never served. */
+  source?: string;
 }
 
 export interface SfObject {
@@ -167,65 +175,201 @@ function standardObject(name: string, label: string, keyPrefix: string, fields: 
 
 export type I360Namespace = 'i360__' | 'i360core__';
 
+/** Unconfirmed: improveit 360 publishes no list of the result's values; `Sold` is the one the service's integration sets. */
 export const RESULT_VALUES = ['Sold', 'Not Sold', 'Demo No Sale', 'No Demo', 'Reset', 'Cancelled'];
 
-/** improveit 360's objects under a namespace: classic `i360__` or Lightning `i360core__`. */
-export function improveit360Objects(ns: I360Namespace): SfObject[] {
-  const address = ['Address', 'City', 'State', 'Zip'].map((part) => field({ name: `${ns}${part}__c`, type: 'string', length: 255 }));
+const OCC_CLASSIC = 'One Click Contractor, improveit360 Classic integration: jobs; improveit360 data mapping';
+const OCC_LIGHTNING = 'One Click Contractor, improveit360 Lightning integration: jobs';
+const PUBLIC_QUERY =
+  'public code: SELECT i360__Address__c, i360__Start__c, i360__Start_Time__c, ... FROM i360__Appointment__c WHERE i360__Start__c >= <date literal>';
+const PUBLIC_EXPORT = "a public export of i360__Appointment__c's ~90 fields";
+const PUBLIC_SALE = 'public reports over the Sale object: i360__Sold_Price__c, i360__Sold_On__c';
+const GUESS = 'unconfirmed: in no public source';
+
+/** improveit 360's sales objects under a namespace: the Sale (its total and date public) and the Sale Item (a guess). */
+function salesObjects(ns: I360Namespace, appointment: string): SfObject[] {
+  return [
+    customObject(`${ns}Product__c`, 'Product', 'a0D', [
+      field({ name: `${ns}Product_Code__c`, type: 'string', length: 40, source: GUESS }),
+      field({ name: `${ns}Price__c`, type: 'currency', source: GUESS }),
+      field({ name: `${ns}Active__c`, type: 'boolean', nillable: false, defaultedOnCreate: true, source: GUESS }),
+    ]),
+    customObject(
+      `${ns}Sale__c`,
+      'Sale',
+      'a0L',
+      [
+        lookup(`${ns}Appointment__c`, appointment, { source: GUESS }),
+        field({ name: `${ns}Sold_Price__c`, type: 'currency', source: PUBLIC_SALE }),
+        field({ name: `${ns}Sold_On__c`, type: 'date', source: PUBLIC_SALE }),
+      ],
+      true,
+    ),
+    // Unconfirmed: the Sale Item object's API name and fields are in no public source.
+    customObject(
+      `${ns}Sale_Item__c`,
+      'Sale Item',
+      'a0I',
+      [
+        lookup(`${ns}Sale__c`, `${ns}Sale__c`, { nillable: false, source: GUESS }),
+        lookup(`${ns}Product__c`, `${ns}Product__c`, { source: GUESS }),
+        field({ name: `${ns}Quantity__c`, type: 'double', nillable: false, source: GUESS }),
+        field({ name: `${ns}Price__c`, type: 'currency', source: GUESS }),
+        field({ name: `${ns}Description__c`, type: 'string', length: 255, source: GUESS }),
+      ],
+      true,
+    ),
+  ];
+}
+
+/** improveit 360 classic (`i360__`): the customer on the Prospect, the address and the split start on the Appointment. */
+export function improveit360ClassicObjects(): SfObject[] {
+  const ns = 'i360__';
+  const onAppointment = (part: string) => field({ name: `${ns}${part}__c`, type: 'string', length: 255, source: `${OCC_CLASSIC}; ${PUBLIC_QUERY}` });
   return [
     customObject(`${ns}Prospect__c`, 'Prospect', 'a0P', [
-      field({ name: `${ns}Primary_First_Name__c`, type: 'string', length: 80 }),
-      field({ name: `${ns}Primary_Last_Name__c`, type: 'string', length: 80 }),
-      field({ name: `${ns}Primary_Email__c`, type: 'email', length: 80 }),
-      field({ name: `${ns}Phone_1__c`, type: 'phone', length: 40 }),
-      ...address,
+      field({ name: `${ns}Primary_First_Name__c`, type: 'string', length: 80, source: OCC_CLASSIC }),
+      field({ name: `${ns}Primary_Last_Name__c`, type: 'string', length: 80, source: OCC_CLASSIC }),
+      field({ name: `${ns}Primary_Email__c`, type: 'email', length: 80, source: OCC_CLASSIC }),
+      field({ name: `${ns}Phone_1__c`, type: 'phone', length: 40, source: OCC_CLASSIC }),
+      field({
+        name: `${ns}Phone_1_Type__c`,
+        type: 'picklist',
+        picklistValues: ['Home', 'Cell', 'Work'].map((v) => ({ value: v, label: v, active: true })),
+        source: OCC_CLASSIC,
+      }),
+      field({ name: `${ns}Phone_2__c`, type: 'phone', length: 40, source: OCC_CLASSIC }),
     ]),
     customObject(`${ns}Staff__c`, 'Staff', 'a0S', [
-      field({ name: `${ns}Email__c`, type: 'email', length: 80 }),
-      field({ name: `${ns}Phone__c`, type: 'phone', length: 40 }),
+      field({ name: `${ns}Email__c`, type: 'email', length: 80, source: 'One Click Contractor: SELECT Id, Name, i360__Email__c FROM i360__Staff__c' }),
     ]),
     customObject(
       `${ns}Appointment__c`,
       'Appointment',
       'a0A',
       [
-        lookup(`${ns}Prospect__c`, `${ns}Prospect__c`),
-        lookup(`${ns}Sales_Rep_1__c`, `${ns}Staff__c`),
-        picklist(`${ns}Result__c`, RESULT_VALUES),
-        field({ name: `${ns}Job_Number__c`, type: 'string', length: 40 }),
-        // A guess: improveit 360 does not publish its appointment date's API name.
-        field({ name: `${ns}Start__c`, type: 'datetime' }),
-        ...address,
-        field({ name: `${ns}Notes__c`, type: 'textarea', length: 32768 }),
+        lookup(`${ns}Prospect__c`, `${ns}Prospect__c`, { source: OCC_CLASSIC }),
+        lookup(`${ns}Sales_Rep_1__c`, `${ns}Staff__c`, { source: OCC_CLASSIC }),
+        lookup(`${ns}Sales_Rep_2__c`, `${ns}Staff__c`, { source: PUBLIC_QUERY }),
+        picklist(`${ns}Result__c`, RESULT_VALUES, {
+          source: "One Click Contractor: picklist_values('i360__Appointment__c', 'i360__Result__c'); its values unconfirmed",
+        }),
+        // A date: public code filters it with a date literal, which SOQL allows only on a date field.
+        field({ name: `${ns}Start__c`, type: 'date', source: PUBLIC_QUERY }),
+        field({ name: `${ns}Start_Time__c`, type: 'string', length: 20, source: `${PUBLIC_QUERY}; ${PUBLIC_EXPORT}` }),
+        field({ name: `${ns}Computed_Start_DateTime__c`, type: 'datetime', source: `${OCC_CLASSIC} (start_time); ${PUBLIC_EXPORT}` }),
+        field({ name: `${ns}Computed_End_DateTime__c`, type: 'datetime', source: `${OCC_CLASSIC} (end_time); ${PUBLIC_EXPORT}` }),
+        onAppointment('Address'),
+        onAppointment('City'),
+        onAppointment('State'),
+        onAppointment('Zip'),
+        field({ name: `${ns}County__c`, type: 'string', length: 80, source: PUBLIC_QUERY }),
+        field({ name: `${ns}Email_Address__c`, type: 'email', length: 80, source: PUBLIC_EXPORT }),
+        field({ name: `${ns}Comments__c`, type: 'textarea', length: 32768, source: OCC_CLASSIC }),
+        // No job number: absent from the public export of the object's fields.
       ],
       true,
     ),
-    customObject(`${ns}Product__c`, 'Product', 'a0D', [
-      field({ name: `${ns}Product_Code__c`, type: 'string', length: 40 }),
-      field({ name: `${ns}Price__c`, type: 'currency' }),
-      field({ name: `${ns}Active__c`, type: 'boolean', nillable: false, defaultedOnCreate: true }),
+    ...salesObjects(ns, `${ns}Appointment__c`),
+  ];
+}
+
+/**
+ * improveit 360 Lightning (`i360core__`): the customer in standard Account and Contact ("Account is the primary
+ * object", improveit 360 Lightning help, Glossary), the appointment carrying the Contact's name and e-mail, the
+ * address, its Account and its start (One Click Contractor's Lightning mapping).
+ */
+export function improveit360LightningObjects(): SfObject[] {
+  const ns = 'i360core__';
+  const address = (part: string) => field({ name: `${ns}${part}__c`, type: 'string', length: 255, source: OCC_LIGHTNING });
+  return [
+    customObject(`${ns}Staff__c`, 'Staff', 'a0S', [
+      field({
+        name: `${ns}Email__c`,
+        type: 'email',
+        length: 80,
+        source: 'One Click Contractor, Lightning FAQ: SELECT Id, Name, i360core__Email__c FROM i360core__Staff__c',
+      }),
     ]),
     customObject(
-      `${ns}Sale__c`,
-      'Sale',
-      'a0L',
-      [lookup(`${ns}Appointment__c`, `${ns}Appointment__c`), field({ name: `${ns}Amount__c`, type: 'currency' })],
-      true,
-    ),
-    // A guess: the Sale Item object's API name and required fields are not public.
-    customObject(
-      `${ns}Sale_Item__c`,
-      'Sale Item',
-      'a0I',
+      `${ns}Appointment__c`,
+      'Sales Appointment',
+      'a0A',
       [
-        lookup(`${ns}Sale__c`, `${ns}Sale__c`, { nillable: false }),
-        lookup(`${ns}Product__c`, `${ns}Product__c`),
-        field({ name: `${ns}Quantity__c`, type: 'double', nillable: false }),
-        field({ name: `${ns}Price__c`, type: 'currency' }),
-        field({ name: `${ns}Description__c`, type: 'string', length: 255 }),
+        lookup(`${ns}Account__c`, 'Account', { source: OCC_LIGHTNING }),
+        // Unconfirmed: the lookup the Contact's name and e-mail below are read through (their formula's path).
+        lookup(`${ns}Contact__c`, 'Contact', { source: `${GUESS}; inferred from i360core__Contact_Name__c and i360core__Contact_Email__c` }),
+        field({
+          name: `${ns}Contact_Name__c`,
+          type: 'string',
+          length: 255,
+          createable: false,
+          updateable: false,
+          calculated: (row, follow) => follow(row, `${ns}Contact__r.Name`) ?? null,
+          source: `${OCC_LIGHTNING} (Customer Name); a formula from the Contact here`,
+        }),
+        field({
+          name: `${ns}Contact_Email__c`,
+          type: 'email',
+          length: 80,
+          createable: false,
+          updateable: false,
+          calculated: (row, follow) => follow(row, `${ns}Contact__r.Email`) ?? null,
+          source: `${OCC_LIGHTNING} (Email); a formula from the Contact here`,
+        }),
+        lookup(`${ns}Sales_Rep_1__c`, `${ns}Staff__c`, { source: OCC_LIGHTNING }),
+        picklist(`${ns}Result__c`, RESULT_VALUES, { source: `${GUESS}: the classic name under the Lightning namespace` }),
+        field({ name: `${ns}Appointment_Date_Time__c`, type: 'datetime', source: OCC_LIGHTNING }),
+        field({ name: `${ns}Appointment_End_Date_Time__c`, type: 'datetime', source: OCC_LIGHTNING }),
+        address('Street_Address'),
+        address('City'),
+        address('State_Province'),
+        address('Zip_Postal_Code'),
+        field({ name: `${ns}Product_Categories__c`, type: 'string', length: 255, source: OCC_LIGHTNING }),
       ],
       true,
     ),
+    ...salesObjects(ns, `${ns}Appointment__c`),
+  ];
+}
+
+/** improveit 360's objects under a namespace: classic `i360__` or Lightning `i360core__`. */
+export function improveit360Objects(ns: I360Namespace): SfObject[] {
+  // Account and Contact are in every org (standard objects); only Lightning keeps its customers there.
+  return [...customerObjects(), ...(ns === 'i360__' ? improveit360ClassicObjects() : improveit360LightningObjects())];
+}
+
+/** Account and Contact (Object Reference for the Salesforce Platform, Account and Contact), as improveit 360 Lightning keeps its customers. */
+export function customerObjects(): SfObject[] {
+  const source = 'Salesforce Object Reference (standard field)';
+  return [
+    standardObject('Account', 'Account', '001', [
+      ...standardFields(),
+      field({ name: 'Name', type: 'string', nillable: false, nameField: true, length: 255, source }),
+      field({ name: 'Phone', type: 'phone', length: 40, source }),
+      field({ name: 'BillingStreet', type: 'textarea', length: 255, source }),
+      field({ name: 'BillingCity', type: 'string', length: 40, source }),
+      field({ name: 'BillingState', type: 'string', length: 80, source }),
+      field({ name: 'BillingPostalCode', type: 'string', length: 20, source }),
+    ]),
+    standardObject('Contact', 'Contact', '003', [
+      ...standardFields(),
+      lookup('AccountId', 'Account', { source }),
+      field({ name: 'FirstName', type: 'string', length: 40, source }),
+      field({ name: 'LastName', type: 'string', nillable: false, length: 80, source }),
+      field({
+        name: 'Name',
+        type: 'string',
+        nameField: true,
+        createable: false,
+        updateable: false,
+        length: 121,
+        calculated: (row) => [row.FirstName, row.LastName].filter((part) => typeof part === 'string' && part).join(' ') || null,
+        source: `${source}: the first and last name, read only`,
+      }),
+      field({ name: 'Email', type: 'email', length: 80, source }),
+      field({ name: 'Phone', type: 'phone', length: 40, source }),
+    ]),
   ];
 }
 
@@ -258,6 +402,8 @@ export function standardObjects(): SfObject[] {
         systemField('IsSandbox', 'boolean', 'Is Sandbox'),
         systemField('OrganizationType', 'string', 'Edition'),
         systemField('InstanceName', 'string', 'Instance Name'),
+        // The org's default time zone, an IANA name such as America/Chicago (Object Reference, Organization).
+        systemField('TimeZoneSidKey', 'picklist', 'Default Time Zone'),
       ],
       { createable: false, deletable: false },
     ),
@@ -312,6 +458,19 @@ export function standardObjects(): SfObject[] {
       field({ name: 'ParentId', type: 'reference', referenceTo: ['*'], relationshipName: 'Parent', nillable: false, updateable: false }),
       field({ name: 'Title', type: 'string', nillable: false, nameField: true, length: 80 }),
       field({ name: 'Body', type: 'textarea', length: 32000 }),
+      field({ name: 'IsPrivate', type: 'boolean', nillable: false, defaultedOnCreate: true }),
+    ]),
+    // A classic attachment on a record, the "Notes & Attachments" related list (Object Reference, Attachment:
+    // https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_attachment.htm):
+    // ParentId (polymorphic), Name, Body (base64), ContentType, BodyLength.
+    standardObject('Attachment', 'Attachment', '00P', [
+      ...standardFields(),
+      field({ name: 'ParentId', type: 'reference', referenceTo: ['*'], relationshipName: 'Parent', nillable: false, updateable: false }),
+      field({ name: 'Name', type: 'string', nillable: false, nameField: true, length: 255 }),
+      field({ name: 'Body', type: 'base64', nillable: false }),
+      field({ name: 'ContentType', type: 'string', length: 120 }),
+      systemField('BodyLength', 'int', 'Body Length'),
+      field({ name: 'Description', type: 'textarea', length: 500 }),
       field({ name: 'IsPrivate', type: 'boolean', nillable: false, defaultedOnCreate: true }),
     ]),
     standardObject('ContentDocumentLink', 'Content Document Link', '06A', [

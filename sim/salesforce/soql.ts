@@ -431,6 +431,21 @@ function valueAt(data: SoqlData, row: Row, path: ResolvedPath): unknown {
   return current ? fieldValue(data, current, path) : undefined;
 }
 
+/** A formula field's value on a row: worked out when read, following relationship paths from the row. */
+export function calculatedValue(data: SoqlData, row: Row, field: SfField): unknown {
+  const follow = (from: Row, written: string): unknown => {
+    const steps = written.split('.');
+    let current: Row | undefined = from;
+    for (const step of steps.slice(0, -1)) current = current ? related(data, current, step) : undefined;
+    if (!current) return null;
+    const object = data.schema.objectOfId(String(current.Id ?? ''));
+    const target = object ? data.schema.field(object.name, steps.at(-1)!) : undefined;
+    if (!target) return null;
+    return target.calculated ? calculatedValue(data, current, target) : (current[target.name] ?? null);
+  };
+  return field.calculated!(row, follow);
+}
+
 /** The row a relationship of `row` reaches, if any. */
 function related(data: SoqlData, row: Row, relationship: string): Row | undefined {
   const reference = relationshipField(data, row, relationship);
@@ -441,6 +456,7 @@ function related(data: SoqlData, row: Row, relationship: string): Row | undefine
 /** The path's last field on the row it reached; `Type` on a polymorphic relationship names the row's object. */
 function fieldValue(data: SoqlData, row: Row, path: ResolvedPath): unknown {
   const name = path.canonical.at(-1)!;
+  if (path.field.calculated) return calculatedValue(data, row, path.field);
   if (name === 'Type' && path.canonical.length > 1 && !(name in row)) return data.schema.objectOfId(String(row.Id))?.name;
   return row[name];
 }

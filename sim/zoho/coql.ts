@@ -17,7 +17,8 @@ export interface QueryableModule {
  * v8 "Query API - Limitations" page describe it, for the forms crm-sync sends: `select <fields> from <Module> where
  * <conditions> [order by <field> [asc|desc]] [limit <n> [offset <m>]]`, conditions joined by `and` / `or` (brackets
  * around each pair, as Zoho asks), each `<field> = | != | like | in | not in | is null | is not null`. Text values in
- * single quotes (`\'` inside), `like` with `%`. The answer: 200 `{"data": […], "info": {"count", "more_records"}}`,
+ * single quotes, a quote inside doubled (`'1'' 2'`) and a backslash no escape (Zoho's Kaizen #171, "FAQs on COQL API"),
+ * `like` with `%`. The answer: 200 `{"data": […], "info": {"count", "more_records"}}`,
  * 204 when nothing matches (no search-index lag: the Query API reads the records as written); 400 `SYNTAX_ERROR`,
  * `INVALID_QUERY` (`column_name`, `module`), `LIMIT_EXCEEDED` (more than 2,000 a call, 50 values in `in`, 25
  * conditions, 50 selected fields). Lookups come back as `{ "id" }` only. Text is compared ignoring case (Zoho's
@@ -86,7 +87,8 @@ const syntax = (near: string): Failure => ({ code: 'SYNTAX_ERROR', message: `err
 /** Tokens: words, quoted texts, numbers, punctuation. */
 function tokenize(text: string): string[] | Failure {
   const tokens: string[] = [];
-  const pattern = /\s*(?:('(?:\\.|[^'\\])*')|(!=|<=|>=|[=<>(),])|([A-Za-z0-9_.$%-]+))/y;
+  // A quoted text runs to the first quote not doubled; a backslash is a character like any other (Kaizen #171).
+  const pattern = /\s*(?:('(?:''|[^'])*')|(!=|<=|>=|[=<>(),])|([A-Za-z0-9_.$%-]+))/y;
   let at = 0;
   while (at < text.length) {
     if (/^\s*$/.test(text.slice(at))) break;
@@ -233,10 +235,10 @@ function parse(query: string): Parsed | Failure {
   return { module, fields, columns, where, conditions, orderBy, limit, offset };
 }
 
-/** A quoted text (`\'` and `\\` inside) or a bare number; null for anything else. */
+/** A quoted text (a doubled quote inside is one quote, Kaizen #171) or a bare number; null for anything else. */
 function literal(token: string | undefined): string | null {
   if (token === undefined) return null;
-  if (/^'.*'$/s.test(token)) return token.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (/^'.*'$/s.test(token)) return token.slice(1, -1).replace(/''/g, "'");
   return /^-?\d+(\.\d+)?$/.test(token) ? token : null;
 }
 

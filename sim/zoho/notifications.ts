@@ -19,12 +19,19 @@ export interface SentNotification {
   operation: 'insert' | 'update';
   ids: string[];
   status: number | null;
+  /** The notify URL's answer, as text ('' until it answers). */
+  answer: string;
 }
 
 type Authed = (call: ScopedCall, handler: (req: SimRequest) => SimResponse | Promise<SimResponse>) => SimHandler;
 
-/** Zoho's longest channel when none is asked: an hour (Zoho's Enable Notifications page: default expiry one hour). */
+/**
+ * A channel's lifetime when none is asked or one beyond the longest: an hour (Zoho's v8 Enable Notifications and Update
+ * Specific Information of a Notification pages: "a maximum of one week … If it is not specified or set for more than a
+ * week, the default expiry time is for one hour"; Kaizen #170 says the same of v4 and later).
+ */
 const DEFAULT_LIFETIME_MS = 3600_000;
+const WEEK_MS = 7 * 24 * 3600_000;
 
 /**
  * Zoho's notifications (crm-oas v8.0/notifications.json, `/crm/v8/actions/watch`, scope ZohoCRM.notifications.ALL):
@@ -36,11 +43,10 @@ const DEFAULT_LIFETIME_MS = 3600_000;
  * `operation`, `channel_id`, `token`).
  */
 export class ZohoNotificationsSim {
-  /**
-   * The longest lifetime kept: a later `channel_expiry` is cut to it (the answer says the one kept). The v8 spec sets
-   * no limit, Zoho's pages name one (a day in recent versions); a test lowers it to exercise renewal.
-   */
-  maxLifetimeMs = 24 * 3600_000;
+  /** The longest lifetime Zoho keeps (a week); an expiry asked beyond it gets `fallbackLifetimeMs` instead. */
+  maxLifetimeMs = WEEK_MS;
+  /** The lifetime of a channel asked with no expiry or one beyond the longest (an hour); a test lowers it. */
+  fallbackLifetimeMs = DEFAULT_LIFETIME_MS;
   /** Every notification sent, in order; `status` is null until (unless) the notify URL answers. */
   readonly sent: SentNotification[] = [];
   private readonly channels = new Map<string, SimChannel>();
@@ -88,34 +94,38 @@ export class ZohoNotificationsSim {
     else this.channels.clear();
   }
 
-  /** A record of `module` was created or edited: each live channel watching it is notified (in the background). */
-  recordChanged(module: ZohoModule, operation: 'create' | 'edit', id: string): void {
+  /**
+   * A record of `module` was created or edited, by anyone (a person, or crm-sync through the API: Zoho notifies its
+   * own writes too): each live channel watching it is notified (in the background), naming the fields an edit changed.
+   */
+  recordChanged(module: ZohoModule, operation: 'create' | 'edit', id: string, fields: string[] = []): void {
     this.sweep();
     for (const channel of this.channels.values()) {
       const watched = channel.events.some((e) => e === `${module}.${operation}` || e === `${module}.all`);
-      if (watched) void this.send(channel, module, operation === 'create' ? 'insert' : 'update', [id]);
+      if (watched) void this.send(channel, module, operation === 'create' ? 'insert' : 'update', [id], operation === 'edit' ? fields : []);
     }
   }
 
-  private async send(channel: SimChannel, module: ZohoModule, operation: 'insert' | 'update', ids: string[]): Promise<void> {
+  private async send(channel: SimChannel, module: ZohoModule, operation: 'insert' | 'update', ids: string[], fields: string[]): Promise<void> {
     const body = {
       server_time: Date.now(),
       query_params: {},
       module,
       resource_uri: `${this.apiDomain()}/crm/v8/${module}`,
       ids,
-      affected_fields: [],
+      // Zoho's notifications overview: the fields an update changed, per record id; empty for an insert.
+      affected_fields: operation === 'update' ? ids.map((id) => ({ [id]: fields })) : [],
       operation,
       channel_id: Number(channel.channelId),
       token: channel.token,
     };
     // Listed in the order sent; Zoho promises no order of arrival, and the answers may come back in any.
-    const record: SentNotification = { channelId: channel.channelId, module, operation, ids, status: null };
+    const record: SentNotification = { channelId: channel.channelId, module, operation, ids, status: null, answer: '' };
     this.sent.push(record);
     try {
       const response = await fetch(channel.notifyUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      record.answer = await response.text();
       record.status = response.status;
-      await response.arrayBuffer();
     } catch {
       record.status = null;
     }
@@ -143,11 +153,12 @@ export class ZohoNotificationsSim {
     if (!notifyUrl) return zohoError('MANDATORY_NOT_FOUND', 'required field not found', { api_name: 'notify_url' });
     // Zoho's Enable Notifications page: the token is at most 50 characters.
     if (typeof item.token === 'string' && item.token.length > 50) return zohoError('INVALID_DATA', 'invalid data', { api_name: 'token' });
-    let expiresAt = base?.expiresAt ?? Date.now() + DEFAULT_LIFETIME_MS;
+    // PATCH keeps what it does not name; POST and PUT without an expiry get the fallback.
+    let expiresAt = base?.expiresAt ?? Date.now() + this.fallbackLifetimeMs;
     if (typeof item.channel_expiry === 'string') {
       const asked = Date.parse(item.channel_expiry);
       if (Number.isNaN(asked) || asked <= Date.now()) return zohoError('INVALID_DATA', 'invalid data', { api_name: 'channel_expiry' });
-      expiresAt = Math.min(asked, Date.now() + this.maxLifetimeMs);
+      expiresAt = asked > Date.now() + this.maxLifetimeMs ? Date.now() + this.fallbackLifetimeMs : asked;
     }
     const channel: SimChannel = {
       channelId,

@@ -37,18 +37,19 @@ export class ZohoRelatedLists {
   ) {}
 
   async upload(req: SimRequest): Promise<SimResponse> {
+    // Zoho's Upload an Attachment page: the request (its multipart body, not the file alone) at most 100 MB.
+    if (req.body.length > this.sim.maxAttachmentBytes) {
+      return {
+        status: 413,
+        body: zohoError('FILE_SIZE_MORE_THAN_ALLOWED_SIZE', 'Please check if the size of the file is in the correct range'),
+      };
+    }
     const record = this.records.findRecord(req);
     if ('status' in record) return record;
     const { files } = await parseMultipart(req.headers, req.body);
     const file = files.find((f) => f.field === 'file');
     if (!file) {
       return { status: 400, body: zohoError('REQUIRED_PARAM_MISSING', 'One of the expected parameter is missing', { param_name: 'file' }) };
-    }
-    if (file.bytes.length > this.sim.maxAttachmentBytes) {
-      return {
-        status: 413,
-        body: zohoError('FILE_SIZE_MORE_THAN_ALLOWED_SIZE', 'Please check if the size of the file is in the correct range'),
-      };
     }
     const createdTime = zohoTime();
     const attachment: ZohoAttachment = {

@@ -23,6 +23,8 @@ export interface RevenueHost {
   newId(): string;
   /** Whether a record written then is in the search index yet (ZohoSim.searchLagMs). */
   indexed(writtenAt: number): boolean;
+  /** A record was edited (through the API or by hand): Zoho notifies the channels watching it, whoever wrote. */
+  edited(module: 'Deals' | 'Quotes', id: string, fields: string[]): void;
 }
 
 export interface ZohoProduct {
@@ -78,7 +80,7 @@ export class ZohoRevenueSim {
    * The Deals' layouts and their pipelines (`GET /settings/pipeline?layout_id=`). A Deal's Stage must be a stage of its
    * own pipeline (its `Pipeline`, else its layout's default one): any other is refused with INVALID_DATA.
    */
-  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[] }>([
+  readonly layouts = new Map<string, { name: string; pipelines: SimPipeline[]; status?: 'active' | 'inactive' | 'downgraded'; visible?: boolean }>([
     [
       STANDARD_LAYOUT.id,
       { name: STANDARD_LAYOUT.name, pipelines: [{ id: '4150868000000091101', name: STANDARD_PIPELINE, default: true, stages: [...DEFAULT_DEAL_STAGES] }] },
@@ -118,14 +120,27 @@ export class ZohoRevenueSim {
    * The org's modules (`GET /settings/modules`): API name and plural label; an org may rename a module (its label) or
    * lack one (removed here). Zoho's own ones are listed also when crm-sync does not automate them.
    */
-  readonly modules = new Map<string, { label: string; apiSupported: boolean }>([
+  readonly modules = new Map<string, { label: string; apiSupported: boolean; moduleName?: string }>([
     ['Leads', { label: 'Leads', apiSupported: true }],
     ['Contacts', { label: 'Contacts', apiSupported: true }],
     ['Accounts', { label: 'Accounts', apiSupported: true }],
-    ['Deals', { label: 'Deals', apiSupported: true }],
+    // Zoho's web app knows Deals by their old name (`module_name` Potentials), as in a standard org.
+    ['Deals', { label: 'Deals', apiSupported: true, moduleName: 'Potentials' }],
     ['Quotes', { label: 'Quotes', apiSupported: true }],
     ['Products', { label: 'Products', apiSupported: true }],
   ]);
+
+  /** The module whose web name (`module_name`, its API name when it has none) is `name`. */
+  moduleOfWebName(name: string): string | undefined {
+    return [...this.modules.entries()].find(([apiName, m]) => (m.moduleName ?? apiName) === name)?.[0];
+  }
+  /**
+   * The org's taxes (`GET /org/taxes`, Zoho's Get Taxes page: `taxes[]` of `id`, `name`, `display_label`, `value` in
+   * percent). A Quote's taxes are these, named in its `$line_tax` (`name`, `percentage`); Zoho computes the Quote's
+   * `Tax` from them on `Sub_Total − Discount` (each tax rounded at the cent) and ignores a `Tax` written: no Zoho
+   * example writes one, so the simulator takes the reading that loses a written one.
+   */
+  readonly taxes: Array<{ id: string; name: string; value: number }> = [];
   /** Quotes' Account_Name is mandatory (record.yaml's Quotes example says so). */
   quoteAccountMandatory = true;
   /** A field set unique in the org's settings: a second Quote with an equal Subject is DUPLICATE_DATA. */
@@ -155,6 +170,11 @@ export class ZohoRevenueSim {
       'GET',
       '/crm/v8/settings/modules',
       a({ call: 'modules_metadata' }, () => this.moduleList()),
+    );
+    api.route(
+      'GET',
+      '/crm/v8/org/taxes',
+      a({ call: 'org' }, () => this.taxList()),
     );
     api.route(
       'GET',
@@ -248,6 +268,7 @@ export class ZohoRevenueSim {
     if (module === 'Quotes' && fields.Quoted_Items !== undefined) Object.assign(record.fields, totals(record.fields));
     record.modifiedAt = Date.now();
     record.modifiedBy = by;
+    this.host.edited(module, id, Object.keys(fields));
   }
 
   quotes(): Array<{ id: string; fields: Record<string, unknown>; modifiedAt: number }> {
@@ -301,6 +322,30 @@ export class ZohoRevenueSim {
       Contacts: person,
     };
     return { status: 200, body: { fields: byModule[module] ?? [] } };
+  }
+
+  /** `GET /org/taxes`: the org's taxes, 204 when it has none (the SDK samples read 204 as "No Content"). */
+  private taxList(): SimResponse {
+    if (this.taxes.length === 0) return { status: 204 };
+    const taxes = this.taxes.map((t, i) => ({ id: t.id, name: t.name, display_label: `${t.name} - ${t.value} %`, value: t.value, sequence_number: i + 1 }));
+    return { status: 200, body: { taxes, preference: { auto_populate_tax: false, modify_tax_rates: false } } };
+  }
+
+  /** A Quote's `$line_tax` as the org's taxes, or the error inside `data[i]` (a tax the org lacks, or another rate). */
+  private lineTaxes(input: unknown, at: string): Item[] | Item {
+    if (input === undefined) return [];
+    if (!Array.isArray(input)) return invalid(`${at}.$line_tax`, '$line_tax');
+    const taxes: Item[] = [];
+    for (const [i, raw] of input.entries()) {
+      const item = (raw ?? {}) as Item;
+      const tax = this.taxes.find((t) => (item.id !== undefined && String(item.id) === t.id) || item.name === t.name);
+      if (!tax) return invalid(`${at}.$line_tax[${i}]`, '$line_tax', 'invalid data', { reason: 'no such tax in the org' });
+      if (item.percentage !== undefined && Number(item.percentage) !== tax.value) {
+        return invalid(`${at}.$line_tax[${i}].percentage`, '$line_tax', 'invalid data', { reason: 'the rate is not the tax rate' });
+      }
+      taxes.push({ id: tax.id, name: tax.name, percentage: tax.value });
+    }
+    return taxes;
   }
 
   /** Every pipeline's stage values, each once, in the order they were added. */
@@ -360,8 +405,8 @@ export class ZohoRevenueSim {
           name: l.name,
           display_label: l.name,
           api_name: l.name.replace(/\W+/g, '_'),
-          status: 'active',
-          visible: true,
+          status: 'status' in l ? (l.status ?? 'active') : 'active',
+          visible: 'visible' in l ? (l.visible ?? true) : true,
           generated_type: id === STANDARD_LAYOUT.id ? 'system' : 'custom',
         })),
       },
@@ -376,7 +421,7 @@ export class ZohoRevenueSim {
     const modules = [...this.modules.entries()].map(([apiName, m], i) => ({
       id: String(4150868000000002175n + BigInt(i)),
       api_name: apiName,
-      module_name: apiName,
+      module_name: m.moduleName ?? apiName,
       plural_label: m.label,
       singular_label: m.label.replace(/s$/, ''),
       actual_plural_label: m.label,
@@ -441,8 +486,10 @@ export class ZohoRevenueSim {
     }
     const rows = this.rowsOf([], input.Quoted_Items as unknown[], `${at}.Quoted_Items`);
     if (!Array.isArray(rows)) return rows;
+    const taxes = this.lineTaxes(input.$line_tax, at);
+    if (!Array.isArray(taxes)) return taxes;
     const id = this.host.newId();
-    const fields: Item = { ...withoutComputed(input), Quoted_Items: rows };
+    const fields: Item = { ...withoutComputed(input), Quoted_Items: rows, $line_tax: taxes };
     this.host.addRecord('Quotes', id, { ...fields, ...totals(fields) });
     return success(id, 'record added');
   }
@@ -460,7 +507,8 @@ export class ZohoRevenueSim {
     const since = req.headers['if-unmodified-since'];
     const record = this.host.records(module).get(req.params.id)!;
     if (typeof since === 'string' && Math.floor(record.modifiedAt / 1000) * 1000 > Date.parse(since)) {
-      return { status: 412, body: error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id }) };
+      // The error sits in data[0], as every per-record error of updateRecord does (record.json's Update Record answers).
+      return { status: 412, body: { data: [error('ALREADY_MODIFIED', 'the record has been modified since the given time', { id: record.id })] } };
     }
     const runs = body.trigger === undefined ? ['workflow', 'approval', 'blueprint'] : Array.isArray(body.trigger) ? body.trigger : [];
     if (this.approvalOnUpdate.has(module) && runs.includes('approval')) {
@@ -490,6 +538,7 @@ export class ZohoRevenueSim {
       Object.assign(record.fields, changes);
       record.modifiedAt = Date.now();
       record.modifiedBy = this.host.apiUser();
+      this.host.edited(module, record.id, Object.keys(changes));
       return success(record.id, 'record updated');
     }
     if (changes.Quoted_Items !== undefined) {
@@ -499,10 +548,16 @@ export class ZohoRevenueSim {
       if (rows.length === 0) return mandatory(`${at}.Quoted_Items`, 'Quoted_Items');
       changes.Quoted_Items = rows;
     }
+    if (changes.$line_tax !== undefined) {
+      const taxes = this.lineTaxes(changes.$line_tax, at);
+      if (!Array.isArray(taxes)) return taxes;
+      changes.$line_tax = taxes;
+    }
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
     record.modifiedAt = Date.now();
     record.modifiedBy = this.host.apiUser();
+    this.host.edited(module, record.id, Object.keys(changes));
     return success(record.id, 'record updated');
   }
 
@@ -558,7 +613,8 @@ function lookupId(value: unknown): string | null {
   return id === undefined || id === null || id === '' ? null : String(id);
 }
 
-const COMPUTED = ['Sub_Total', 'Grand_Total', 'Created_Time', 'Modified_Time'];
+/** Figures Zoho computes itself: a written one is ignored (Tax from `$line_tax`). */
+const COMPUTED = ['Sub_Total', 'Grand_Total', 'Tax', 'Created_Time', 'Modified_Time'];
 
 function withoutComputed(input: Item): Item {
   return Object.fromEntries(Object.entries(input).filter(([key]) => !COMPUTED.includes(key)));
@@ -643,7 +699,11 @@ function totals(fields: Item): Item {
   const rows = (fields.Quoted_Items as Item[] | undefined) ?? [];
   const sub = rows.reduce((sum, r) => sum + (amountCents(r.Net_Total) ?? 0n), 0n);
   const discount = amountCents(fields.Discount ?? 0) ?? 0n;
-  const tax = amountCents(fields.Tax ?? 0) ?? 0n;
+  // Each of the Quote's taxes on Sub_Total − Discount, rounded at the cent (half away from zero).
+  const tax = ((fields.$line_tax as Item[] | undefined) ?? []).reduce(
+    (sum, t) => sum + ((sub - discount) * scaled(String(t.percentage), 4) * 2n + 1_000_000n) / 2_000_000n,
+    0n,
+  );
   const adjustment = amountCents(fields.Adjustment ?? 0) ?? 0n;
   return {
     Sub_Total: money(sub),

@@ -7,6 +7,7 @@ import { runCoql, type QueryableModule } from './coql.js';
 import { APPROVE_PATH, AUTHORIZATION_CODE_LIFETIME_MS, AUTHORIZE_PATH, REJECT_PATH, ZohoAccounts } from './accounts.js';
 import { ZohoRelatedLists } from './related-lists.js';
 import { ZohoNotificationsSim } from './notifications.js';
+import { breach, noSuchRoute, ruleFor, ZOHO_ROUTE_RULES, type RouteRule } from './route-rules.js';
 import {
   invalidModule,
   invalidRecord,
@@ -41,10 +42,17 @@ const MODULE_FIELDS: Record<ZohoModule, readonly string[]> = {
   Contacts: ['Last_Name', 'First_Name', 'Full_Name', 'Email', 'Phone', 'Mobile', 'Account_Name', 'Modified_Time', 'Created_Time'],
 };
 
-/** The module a COQL query reads (its `from`), for the scope check; '' when there is none. */
+/** Subforms COQL reads as modules of their own, by their parent module (whose scope they fall under). */
+const SUBFORM_PARENTS: Record<string, string> = { Quoted_Items: 'Quotes' };
+
+/**
+ * The module whose scope a COQL query needs (its `from`; a subform's parent: Zoho asks no
+ * `ZohoCRM.modules.Quoted_Items.READ`, a scope its material never names); '' when there is none.
+ */
 function coqlModule(body: unknown): string {
   const query = (body as { select_query?: unknown } | undefined)?.select_query;
-  return typeof query === 'string' ? (/\bfrom\s+([A-Za-z_]\w*)/i.exec(query)?.[1] ?? '') : '';
+  const from = typeof query === 'string' ? (/\bfrom\s+([A-Za-z_]\w*)/i.exec(query)?.[1] ?? '') : '';
+  return SUBFORM_PARENTS[from] ?? from;
 }
 
 /**
@@ -83,9 +91,15 @@ export class ZohoSim {
   scopeMismatch = false;
   /** Status of a scope mismatch: Zoho's docs show 401, its v8 OpenAPI files 403 ("required oauth scope is missing"). */
   scopeMismatchStatus: 401 | 403 = 401;
+  /**
+   * How `GET /crm/v8/Deals/{id}` names a Deal's layout: `$layout_id` (`{id, name, display_label}`, as crm-oas v8
+   * updateRecord answers and captured real answers show, with no `Layout`), `Layout` (`{id, name}`), or both. No
+   * published file settles it: the client reads either.
+   */
+  dealLayoutKey: '$layout_id' | 'Layout' | 'both' = '$layout_id';
   /** How `GET /crm/v8/{Module}/{id}` answers an id it does not know. */
   missingRecordStyle: 'no-content' | 'invalid-data' = 'no-content';
-  /** Zoho v8 takes attachments up to 100 MB; a larger one is answered 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
+  /** Zoho v8 takes an upload request of up to 100 MB (its body, the file and its multipart framing); a larger one is 413 FILE_SIZE_MORE_THAN_ALLOWED_SIZE. */
   maxAttachmentBytes = 100 * 1024 * 1024;
   /**
    * How an empty attachment or note list is answered: `204` with no body (Zoho's docs) or `200` with
@@ -124,6 +138,11 @@ export class ZohoSim {
   /** The `location` the authorization redirect names. */
   dataCenter: string;
   authorizationCodeLifetimeMs = AUTHORIZATION_CODE_LIFETIME_MS;
+  /** The rows of the routes the API serves (route-rules.ts); a test may take one out. */
+  routeRules: readonly RouteRule[] = ZOHO_ROUTE_RULES;
+  /** The rows requests fell under, and the requests that fell under none (each refused 404). */
+  readonly rulesServed = new Set<RouteRule>();
+  readonly unruled: string[] = [];
   /** Every decision on the consent page, in order. */
   readonly consents: ZohoConsent[] = [];
   /** The tokens revoked through `POST /oauth/v2/token/revoke`, in order (not those revoked by `revokeRefreshToken`). */
@@ -189,6 +208,7 @@ export class ZohoSim {
         this.addRecord(module, id, fields, new Date(), { name: this.account.fullName, id: this.account.userId, email: this.account.email }),
       newId: () => this.newId(),
       indexed: (writtenAt) => this.indexed(writtenAt),
+      edited: (module, id, fields) => this.notifications.recordChanged(module, 'edit', id, fields),
     });
     this.revenue.install(this.api);
     this.notifications.install(this.api, (call, handler) =>
@@ -213,13 +233,16 @@ export class ZohoSim {
         (_req, token) => this.org(token),
       ),
     );
-    // Zoho's web app's page of a record (`https://crm.zoho.com/crm/org<id>/tab/<module>/<id>`), where crm-sync's links
-    // lead: served on the API domain, which the daemon uses as the web origin of an API domain that is not Zoho's.
+    // Zoho's web app's page of a record (`https://crm.zoho.com/crm/org<org id>/tab/<module_name>/<id>`: the org's id and
+    // the module's name in web addresses, `module_name` of GET /settings/modules, e.g. Potentials for Deals), where
+    // crm-sync's links lead: served on the API domain, which the daemon uses as the web origin of an API domain that is
+    // not Zoho's. Another org's id, or a module's API name where its web name differs, finds no page.
     this.api.route('GET', '/crm/:org/tab/:module/:id', (req) => {
-      const record = this.records.get(req.params.module as ZohoModule)?.get(req.params.id);
+      const module = this.revenue.moduleOfWebName(req.params.module);
+      const record = req.params.org === `org${this.account.org?.id}` && module ? this.records.get(module as ZohoModule)?.get(req.params.id) : undefined;
       if (!record) return { status: 404, raw: Buffer.from('no such record'), headers: { 'content-type': 'text/plain' } };
       const name = String(record.fields.Deal_Name ?? record.fields.Full_Name ?? record.fields.Subject ?? record.id);
-      const text = `${req.params.module} ${record.id}: ${name}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+      const text = `${module} ${record.id}: ${name}`.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
       return { status: 200, raw: Buffer.from(`<!doctype html><title>${text}</title><h1>${text}</h1>`), headers: { 'content-type': 'text/html' } };
     });
     this.api.route(
@@ -373,9 +396,20 @@ export class ZohoSim {
     this.oauth.expireAllTokens();
   }
 
-  /** A call with a valid token holding the scopes `target` needs under `scopeReading`, else Zoho's refusal (accounts.ts). */
+  /**
+   * A call with a valid token holding the scopes `target` needs under `scopeReading` (else Zoho's refusal, accounts.ts)
+   * that keeps its row of `routeRules` (else the row's error; no row: 404 INVALID_URL_PATTERN).
+   */
   private authed(target: (req: SimRequest) => ScopedCall, handler: (req: SimRequest, token: IssuedToken) => SimResponse | Promise<SimResponse>): SimHandler {
-    return this.oauth.authed(target, handler);
+    return this.oauth.authed(target, (req, token) => {
+      const rule = ruleFor(this.routeRules, req.method, req.path);
+      if (!rule) {
+        this.unruled.push(`${req.method} ${req.path}`);
+        return noSuchRoute();
+      }
+      this.rulesServed.add(rule);
+      return breach(rule, req) ?? handler(req, token);
+    });
   }
 
   /** Whether a record written at `writtenAt` is in the search index yet (see searchLagMs). */
@@ -407,7 +441,7 @@ export class ZohoSim {
     record.fields = { ...record.fields, ...changes };
     record.modifiedAt = at.getTime();
     record.modifiedBy = by;
-    this.notifications.recordChanged(module, 'edit', id);
+    this.notifications.recordChanged(module, 'edit', id, Object.keys(changes));
   }
 
   /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */
@@ -495,9 +529,18 @@ export class ZohoSim {
     if (!isModule(module)) return invalidModule();
     const record = this.moduleRecords(module).get(id);
     if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
-    // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
-    const standard = module === 'Deals' ? { Layout: { ...STANDARD_LAYOUT }, Pipeline: STANDARD_PIPELINE } : {};
     const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt), Modified_By: record.modifiedBy ?? REP };
-    return { status: 200, body: { data: [this.revenue.shownRecord(module, { id: record.id, ...standard, ...times, ...record.fields })] } };
+    const { Layout: ownLayout, ...fields } = record.fields;
+    const shown: Record<string, unknown> = { id: record.id, ...times, ...fields };
+    if (module === 'Deals') {
+      // Every Deal has a layout and a pipeline in Zoho: the standard ones unless it names its own.
+      const layoutId = (ownLayout as { id?: string } | undefined)?.id ?? STANDARD_LAYOUT.id;
+      const layout = this.revenue.layouts.get(layoutId);
+      const name = layout?.name ?? STANDARD_LAYOUT.name;
+      if (this.dealLayoutKey !== 'Layout') shown.$layout_id = { id: layoutId, name, display_label: name };
+      if (this.dealLayoutKey !== '$layout_id') shown.Layout = { id: layoutId, name };
+      shown.Pipeline ??= layout?.pipelines.find((p) => p.default)?.name ?? STANDARD_PIPELINE;
+    } else if (ownLayout !== undefined) shown.Layout = ownLayout;
+    return { status: 200, body: { data: [this.revenue.shownRecord(module, shown)] } };
   }
 }

@@ -17,7 +17,7 @@ import { roleAllows } from '../config/roles.js';
 import { AdminIdentityService, CSRF_HEADER, readCookie } from './session.service.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
-const REQUIRED_ROLE = 'crm-sync:required-role';
+export const REQUIRED_ROLE = 'crm-sync:required-role';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The request once the guard has let it through: who made it. */
@@ -55,16 +55,17 @@ const UNAUTHORIZED = { statusCode: 401, message: 'missing or wrong admin token (
  * The whole admin check, for Nest routes (the guard) and plain Fastify routes (Bull Board) alike: the caller from
  * `Authorization: Bearer` or, without that header, the console's session cookie; then the role; then, for a write
  * authenticated by the cookie, the CSRF header (a cross-site form can send the cookie but no custom header). A Bearer
- * token from an address that failed too often is not even looked at (429), and a wrong one counts as a failure.
+ * token is looked at only in a slot reserved first (sign-in-throttle.ts): from an address that failed too often, not
+ * at all (429); a wrong one keeps its slot as a failure.
  */
 export async function authorize(identity: AdminIdentityService, throttle: SignInThrottle, request: FastifyRequest, required: Role): Promise<AuthDecision> {
   let actor: AdminActor | null;
   let via: 'bearer' | 'session';
   if (request.headers.authorization !== undefined) {
-    const wait = await throttle.retryAfter(request.ip);
-    if (wait > 0) return { ok: false, ...tooManyFailures(wait) };
+    const slot = await throttle.reserve(request.ip, 'bearer');
+    if (slot.refusedFor > 0) return { ok: false, ...tooManyFailures(slot.refusedFor) };
     actor = identity.byBearer(request.headers.authorization);
-    if (!actor) await throttle.failed(request.ip, 'bearer');
+    await slot.settle(actor !== null);
     via = 'bearer';
   } else {
     actor = await identity.bySession(readCookie(request.headers.cookie, identity.cookieNameFor(request)));
@@ -134,7 +135,7 @@ export class AdminAuthGuard implements CanActivate {
   }
 }
 
-const ADMIN_ROUTE = 'crm-sync:admin-route';
+export const ADMIN_ROUTE = 'crm-sync:admin-route';
 
 /**
  * Marks a controller or route as admin-only (checked by the app-wide AdminAuthGuard, also outside `/api`) and adds

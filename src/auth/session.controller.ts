@@ -53,17 +53,15 @@ export class SessionController {
   @ApiUnauthorizedResponse({ description: 'Unknown token.' })
   @ApiTooManyRequestsResponse({ description: 'Too many failed sign-ins or Bearer tokens from this address; `Retry-After` says when to try again.' })
   async login(@Body() body: SessionLoginDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
-    const wait = await this.throttle.retryAfter(request.ip);
-    if (wait > 0) {
-      const refusal = tooManyFailures(wait);
+    const slot = await this.throttle.reserve(request.ip, 'sign-in');
+    if (slot.refusedFor > 0) {
+      const refusal = tooManyFailures(slot.refusedFor);
       reply.header('retry-after', String(refusal.retryAfterSeconds));
       throw new HttpException(refusal.body, refusal.status);
     }
     const actor = this.identity.byToken(body.token);
-    if (!actor) {
-      await this.throttle.failed(request.ip, 'sign-in');
-      throw new UnauthorizedException({ statusCode: 401, message: 'unknown admin token' });
-    }
+    await slot.settle(actor !== null);
+    if (!actor) throw new UnauthorizedException({ statusCode: 401, message: 'unknown admin token' });
     const value = await this.identity.sessionFor(actor);
     reply.header('set-cookie', sessionCookie(value, this.identity.secureFor(request))).header('cache-control', 'no-store');
   }

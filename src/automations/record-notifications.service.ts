@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { AutomationSettingsService } from '../crm-settings/automation-settings.service.js';
@@ -8,9 +8,11 @@ import { isJsonObject, optionalIdString, parseExactJson } from '../http/exact-js
 import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { MaintenanceTasksService } from '../queues/maintenance.service.js';
 import { ZohoNotificationsClient } from '../record-crm/zoho/zoho-notifications.client.js';
+import { ZohoOwnWrites } from '../record-crm/zoho/zoho-own-writes.js';
 import { RECORD_MODULES, type RecordModule } from '../service-api/service-api.types.js';
 import { AutomationPollerService } from './automation-poller.service.js';
 import { NotificationChannelRepository } from './notification-channel.repository.js';
+import { NotificationChannelMemory, tokenDigest, type KnownChannel } from './notification-channel-memory.js';
 import { notificationsFlowing } from './notifications-flowing.js';
 import type { NotificationChannelRow } from './notification-channel.row.js';
 
@@ -26,6 +28,12 @@ export type NotificationsView =
 
 export type NotificationAnswer = { status: number; body: Record<string, string> };
 
+/**
+ * How long a replica trusts its memory of the channel: a channel made or removed on another replica is known here
+ * within that (its notifications are refused until then), and Postgres is read for the route at most once in it.
+ */
+const CHANNEL_MEMORY_MS = 10_000;
+
 /** The associated data the channel's token is sealed with: bound to its channel. */
 const tokenBinding = (channelId: string) => `crm-sync/zoho-notification-token\n${channelId}`;
 
@@ -38,6 +46,9 @@ const tokenBinding = (channelId: string) => `crm-sync/zoho-notification-token\n$
 export class RecordNotificationsService {
   private readonly logger = new Logger(RecordNotificationsService.name);
 
+  /** The channel as this replica knows it, checked by every notification before anything is read. */
+  private readonly memory = new NotificationChannelMemory(() => this.storedChannel(), CHANNEL_MEMORY_MS);
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly settings: AutomationSettingsService,
@@ -46,6 +57,7 @@ export class RecordNotificationsService {
     private readonly connections: ConnectionsService,
     private readonly tasks: MaintenanceTasksService,
     private readonly poller: AutomationPollerService,
+    private readonly ownWrites: ZohoOwnWrites,
   ) {}
 
   /**
@@ -95,6 +107,7 @@ export class RecordNotificationsService {
     const expiry = new Date(Date.now() + this.config.zohoNotifications.channelMinutes * 60_000);
     const kept = await this.zoho.enable({ channelId, module, notifyUrl, token, expiry });
     await this.channels.replace({ channelId, module, notifyUrl, sealedToken: this.connections.seal(token, tokenBinding(channelId)), expiresAt: kept });
+    this.memory.set({ channelId, module, tokenDigest: tokenDigest(token) });
     this.logger.log(`Zoho notification channel made for ${module} (create and edit), until ${kept.toISOString()}`);
   }
 
@@ -112,6 +125,7 @@ export class RecordNotificationsService {
       .disable(channel.channelId)
       .catch((err: Error) => this.logger.warn(`the old Zoho notification channel stays until it expires: ${err.message}`));
     await this.channels.remove();
+    this.memory.set(null);
   }
 
   /**
@@ -127,14 +141,16 @@ export class RecordNotificationsService {
       return { status: 400, body: { error: 'the body is not JSON' } };
     }
     if (!isJsonObject(body)) return { status: 400, body: { error: 'the body is not a JSON object' } };
-    const channel = await this.channels.find();
     let channelId: string | null = null;
     try {
       channelId = optionalIdString(body.channel_id);
     } catch {
       channelId = null;
     }
-    if (!channel || channelId !== channel.channelId || !sameToken(body.token, this.tokenOf(channel))) {
+    // The front door: nothing is read from Postgres nor unsealed for a notification without an id and a token, and
+    // the channel checked against is this replica's memory of it, filled at most once a CHANNEL_MEMORY_MS.
+    const channel = channelId === null || typeof body.token !== 'string' ? null : await this.memory.current();
+    if (!NotificationChannelMemory.admits(channel, channelId, body.token)) {
       return { status: 401, body: { error: 'unknown channel or wrong token' } };
     }
     const module = typeof body.module === 'string' ? body.module : channel.module;
@@ -148,13 +164,35 @@ export class RecordNotificationsService {
     });
     await this.channels.notified(channel.channelId);
     if (module !== channel.module || !RECORD_MODULES.includes(module as RecordModule) || ids.length === 0) return { status: 200, body: { status: 'ignored' } };
-    const unique = [...new Set(ids)].slice(0, MAX_IDS).sort();
+    const unique = await this.othersWrites(module as RecordModule, body, [...new Set(ids)].slice(0, MAX_IDS).sort());
+    if (unique.length === 0) return { status: 200, body: { status: 'own writes' } };
     const key = createHash('sha256')
       .update(`${String(body.server_time)}\n${String(body.operation)}\n${unique.join(',')}`)
       .digest('hex')
       .slice(0, 32);
     await this.tasks.runNow(NOTIFIED_TASK, { module, ids: unique }, `notified-${key}`);
     return { status: 200, body: { status: 'accepted' } };
+  }
+
+  /**
+   * The notified ids less those whose update was crm-sync's own write (ZohoOwnWrites, by the fields Zoho's callback
+   * names as changed: `affected_fields`): those need no read. Creates and updates naming no fields are all read.
+   */
+  private async othersWrites(module: RecordModule, body: Record<string, unknown>, ids: string[]): Promise<string[]> {
+    if (body.operation !== 'update' || !Array.isArray(body.affected_fields)) return ids;
+    const changed = new Map<string, string[]>();
+    for (const entry of body.affected_fields.filter(isJsonObject)) {
+      for (const [id, fields] of Object.entries(entry)) {
+        if (Array.isArray(fields))
+          changed.set(
+            id,
+            fields.filter((f): f is string => typeof f === 'string'),
+          );
+      }
+    }
+    const others: string[] = [];
+    for (const id of ids) if (!(await this.ownWrites.ownUpdate(module, id, changed.get(id) ?? []))) others.push(id);
+    return others;
   }
 
   /** Reads the notified records and qualifies them as the poll does. */
@@ -186,18 +224,15 @@ export class RecordNotificationsService {
     return { state: 'polling', reason, channel_expiry: expiry, last_notified_at: lastNotified };
   }
 
-  private tokenOf(channel: NotificationChannelRow): string | null {
+  /** The channel as stored, its token unsealed into a digest; null without one, or when its token does not open. */
+  private async storedChannel(): Promise<KnownChannel | null> {
+    const channel = await this.channels.find();
+    if (!channel) return null;
     try {
-      return this.connections.open<string>(channel.sealedToken, tokenBinding(channel.channelId));
+      const token = this.connections.open<string>(channel.sealedToken, tokenBinding(channel.channelId));
+      return { channelId: channel.channelId, module: channel.module, tokenDigest: tokenDigest(token) };
     } catch {
       return null;
     }
   }
-}
-
-/** Constant-time comparison of digests (equal lengths whatever was sent). */
-function sameToken(sent: unknown, expected: string | null): boolean {
-  if (typeof sent !== 'string' || expected === null) return false;
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(sent), digest(expected));
 }

@@ -272,6 +272,8 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
   @Min(1, { message: 'must be at least 1' })
+  // Zoho keeps a channel at most a week; one asked longer gets an hour (Zoho's v8 notification pages).
+  @Max(10_080, { message: 'must be at most 10080 (a week: Zoho gives a longer one an hour)' })
   ZOHO_NOTIFICATION_CHANNEL_MINUTES?: number;
 
   @toInt

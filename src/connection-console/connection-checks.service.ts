@@ -6,6 +6,7 @@ import { ReadinessRegistry } from '../observability/readiness.registry.js';
 import { OutboundError } from '../http/outbound-error.js';
 import { checkCodeOf, type CheckCode } from '../connections/check-codes.js';
 import { OutboundHttp } from '../http/outbound-http.js';
+import { originOf } from '../http/redact-urls.js';
 import { RECORD_CRM, type RecordCrm } from '../record-crm/record-crm.js';
 import { describeAccount, NO_CRM_ORGANIZATION } from '../record-crm/zoho/zoho-account.js';
 import { ZohoAuth } from '../record-crm/zoho/zoho-auth.js';
@@ -44,6 +45,15 @@ const failed = (err: unknown): CheckOutcome => ({
   ok: false,
   code: checkCodeOf(err),
   detail: err instanceof OutboundError ? err.message : `failed: ${(err as Error).message}`,
+});
+
+/**
+ * A base URL's path may hold a tenant's secret, and a check's detail reaches operators (the Test answer) and viewers
+ * (the last check): it names the base URL by its origin, even where the other side's answer echoed it whole.
+ */
+const withOriginOnly = (outcome: CheckOutcome, baseUrl: string): CheckOutcome => ({
+  ...outcome,
+  detail: outcome.detail.replaceAll(baseUrl, originOf(baseUrl)),
 });
 
 /**
@@ -86,9 +96,9 @@ export class ConnectionChecksService {
         path: '/proposal_templates',
         params: { per_page: 1 },
       });
-      return { ok: true, code: null, detail: `the service at ${connection.baseUrl} accepted the token` };
+      return { ok: true, code: null, detail: `the service at ${originOf(connection.baseUrl)} accepted the token` };
     } catch (err) {
-      return failed(err);
+      return withOriginOnly(failed(err), connection.baseUrl);
     }
   }
 
@@ -102,9 +112,9 @@ export class ConnectionChecksService {
         path: `/appointments/${PROBE_APPOINTMENT}`,
         acceptStatus: [404],
       });
-      return { ok: true, code: null, detail: `the appointment CRM at ${connection.baseUrl} accepted the key` };
+      return { ok: true, code: null, detail: `the appointment CRM at ${originOf(connection.baseUrl)} accepted the key` };
     } catch (err) {
-      return failed(err);
+      return withOriginOnly(failed(err), connection.baseUrl);
     }
   }
 

@@ -14,6 +14,7 @@ import { OAuthStateRepository } from './oauth-state.repository.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 import { SalesforceConnectService } from './salesforce-connect.service.js';
 import { SalesforceCallbackController, SalesforceConnectionController } from './salesforce-connection.controller.js';
+import { SchemaLimitGuard } from './schema-limit.guard.js';
 
 /**
  * Setting the connections up from the console (docs/connections.md): the Connections routes, the checks before a
@@ -22,7 +23,15 @@ import { SalesforceCallbackController, SalesforceConnectionController } from './
 @Module({
   imports: [ConnectionsModule, ObservabilityModule, QueuesModule, RecordCrmModule, AppointmentCrmModule, ActionsModule],
   controllers: [ConnectionsController, OAuthCallbackController, SalesforceConnectionController, SalesforceCallbackController],
-  providers: [OAuthStateRepository, ConnectionChecksService, ConnectionCheckSchedule, ConnectionViewsService, ZohoConnectService, SalesforceConnectService],
+  providers: [
+    OAuthStateRepository,
+    ConnectionChecksService,
+    ConnectionCheckSchedule,
+    ConnectionViewsService,
+    ZohoConnectService,
+    SalesforceConnectService,
+    SchemaLimitGuard,
+  ],
   exports: [ConnectionViewsService],
 })
 export class ConnectionConsoleModule {}

@@ -37,21 +37,17 @@ import { oauthBindingCookie } from './oauth-binding-cookie.js';
 import { ZohoConnectService } from './zoho-connect.service.js';
 import { SalesforceConnectService } from './salesforce-connect.service.js';
 import { zohoDomainProblem } from '../config/zoho-domains.js';
-import { redactUrlCredentialsDeep, seesRawUrls } from '../http/redact-urls.js';
+import { originOf, redactUrlCredentialsDeep, seesRawUrls } from '../http/redact-urls.js';
 
-/** A connection as a viewer or an operator sees it: `base_url` as its origin, URL credentials out of the rest. */
+/**
+ * A connection as a viewer or an operator sees it: `base_url` as its origin, also in the last check's detail (one
+ * recorded before checks named origins only), URL credentials out of the rest.
+ */
 function redactedForViewers(view: ConnectionView): ConnectionView {
-  const settings =
-    view.settings && typeof view.settings.base_url === 'string' ? { ...view.settings, base_url: originOf(view.settings.base_url) } : view.settings;
-  return redactUrlCredentialsDeep({ ...view, settings });
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '…';
-  }
+  const baseUrl = view.settings?.base_url;
+  if (typeof baseUrl !== 'string') return redactUrlCredentialsDeep(view);
+  const origin = originOf(baseUrl);
+  return redactUrlCredentialsDeep({ ...view, detail: view.detail?.replaceAll(baseUrl, origin) ?? null, settings: { ...view.settings, base_url: origin } });
 }
 
 const LABELS: Record<ConnectionName, string> = { service: 'service', appointment_crm: 'appointment CRM', record_crm: 'Zoho CRM', webhooks: 'webhooks' };
@@ -92,7 +88,7 @@ export class ConnectionsController {
   @ApiUnprocessableEntityResponse({ description: 'The service refused or did not answer; nothing was saved.' })
   async putService(@Body() body: ServiceConnectionDto, @Actor() actor: AdminActor): Promise<ConnectionView> {
     const settings = { baseUrl: body.base_url.replace(/\/+$/, ''), token: body.token };
-    return this.testAndSave('service', settings, await this.checks.service(settings), actor, `service connection set to ${settings.baseUrl}`);
+    return this.testAndSave('service', settings, await this.checks.service(settings), actor, `service connection set to ${originOf(settings.baseUrl)}`);
   }
 
   @Put('appointment-crm')
@@ -106,7 +102,7 @@ export class ConnectionsController {
       settings,
       await this.checks.appointmentCrm(settings),
       actor,
-      `appointment CRM connection set to ${settings.baseUrl}`,
+      `appointment CRM connection set to ${originOf(settings.baseUrl)}`,
     );
   }
 

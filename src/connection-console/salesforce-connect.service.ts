@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { SalesforceOrgsService, describeIdentity } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { apiScopeProblem, salesforceHostProblem, withoutTrailingSlash } from '../appointment-crm/adapters/salesforce/salesforce-hosts.js';
-import { describeProblems } from '../appointment-crm/adapters/salesforce/schema-check.js';
+import { describeProblems, describeTurnedOff } from '../appointment-crm/adapters/salesforce/schema-check.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isSalesforce, type SalesforceAppointmentCrmConnection } from '../config/connection-settings.js';
 import { ConnectionsService } from '../connections/connections.service.js';
@@ -132,7 +132,14 @@ export class SalesforceConnectService {
       const who = await this.orgs.identity(adapter);
       const report = await this.orgs.schema(adapter, connection);
       complete = report.ok;
-      detail = report.ok ? describeIdentity(who) : `${describeIdentity(who)}; missing or wrong in the org: ${describeProblems(report)}`;
+      const off = describeTurnedOff(report);
+      detail = [
+        describeIdentity(who),
+        report.ok ? '' : `missing or wrong in the org: ${describeProblems(report)}`,
+        off ? `not in this org (turned off): ${off}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
     } catch (err) {
       await this.revoke(connection);
       const reason = err instanceof OutboundError ? err.excerpt || err.message : (err as Error).message;

@@ -1,10 +1,26 @@
-import { Body, ConflictException, Controller, Get, Put, Query, Req, Res, UnprocessableEntityException } from '@nestjs/common';
-import { ApiConflictResponse, ApiExcludeEndpoint, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query, Req, Res, UnprocessableEntityException, UseGuards } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiExcludeEndpoint,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SalesforceOrgsService } from '../appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { NEEDS } from '../appointment-crm/adapters/salesforce/salesforce-schema.js';
-import { describeProblems, type SchemaReport } from '../appointment-crm/adapters/salesforce/schema-check.js';
-import { Actor, AdminRoute } from '../auth/admin-auth.guard.js';
+import {
+  describeObject,
+  describeProblems,
+  describeTurnedOff,
+  type DescribedField,
+  type SchemaReport,
+} from '../appointment-crm/adapters/salesforce/schema-check.js';
+import { Actor, AdminRoute, RequiresRole } from '../auth/admin-auth.guard.js';
 import { readCookie } from '../auth/session.service.js';
 import type { AdminActor } from '../config/roles.js';
 import { isSalesforce, type SalesforceAppointmentCrmConnection } from '../config/connection-settings.js';
@@ -15,6 +31,7 @@ import { SalesforceConnectionDto, SalesforceNamesDto } from './connections.dto.j
 import { OAUTH_BINDING_COOKIE, oauthBindingCookie } from './oauth-binding-cookie.js';
 import { sendFailure } from './oauth-callback.controller.js';
 import { SALESFORCE_CALLBACK_PATH, SalesforceConnectService } from './salesforce-connect.service.js';
+import { SchemaLimitGuard } from './schema-limit.guard.js';
 
 /**
  * The appointment CRM as a Salesforce org (docs/appointment-crm-salesforce.md): Connect through OAuth, the table of
@@ -76,13 +93,36 @@ export class SalesforceConnectionController {
   }
 
   @Get('schema')
+  @RequiresRole('admin')
+  @UseGuards(SchemaLimitGuard)
   @ApiOperation({
     summary: "The table of needs: each object and field crm-sync uses, its name, whether the org has it (describe), and the org's fitting fields.",
+    description:
+      "For admins. Each reading costs the org's daily API allowance 4 to 7 describe calls, so the last one of the connection in effect is answered: read when first asked, and again by each check (Test, and the one every 15 minutes) and after a change of the connection. Within `SEARCH_MAX_PER_USER` a `SEARCH_WINDOW_SECONDS` window per user (counted apart from the searches).",
   })
+  @ApiOkResponse({ description: '`{ ok, needs, objects, soldValue, pushes, preset }`: the last reading of the org.' })
+  @ApiTooManyRequestsResponse({ description: 'More reads than SEARCH_MAX_PER_USER in the window; `Retry-After` says when to try again.' })
   async schema(): Promise<SchemaReport & { pushes: string; preset: string }> {
     const connection = await this.salesforceConnection();
-    const report = await this.orgs.schema(this.orgs.adapterFor(connection), connection);
+    const report = await this.orgs.keptSchema(connection);
     return { ...report, pushes: connection.pushes, preset: connection.preset };
+  }
+
+  @Get('fields')
+  // Each call is a describe of the org's daily API allowance: the picker is the admin's, within the schema's limit.
+  @RequiresRole('admin')
+  @UseGuards(SchemaLimitGuard)
+  @ApiOperation({
+    summary:
+      "One object's fields as the org's describe gives them (name, label, type, and for a lookup its relationship name and target): a step of a field path in the console's picker.",
+  })
+  @ApiQuery({ name: 'object', required: true, description: 'The API name of an object of the org (`Account`, `i360__Prospect__c`).' })
+  @ApiNotFoundResponse({ description: 'The org has no such object (or this user may not see it).' })
+  async fields(@Query('object') object: string | undefined): Promise<{ object: string; fields: DescribedField[] }> {
+    const connection = await this.salesforceConnection();
+    const fields = object ? await describeObject(this.orgs.adapterFor(connection).api, object) : null;
+    if (!fields) throw new NotFoundException({ statusCode: 404, message: `the org has no object ${String(object ?? '').slice(0, 80)}` });
+    return { object: String(object), fields };
   }
 
   @Put('names')
@@ -107,10 +147,23 @@ export class SalesforceConnectionController {
       pushes: (body.pushes ?? current.pushes) as 'service' | 'crm-sync',
     };
     const report = await this.orgs.schema(this.orgs.build(next, 1), next);
-    if (!report.ok)
-      throw new UnprocessableEntityException({ statusCode: 422, message: `not saved: ${describeProblems(report)}`, code: 'schema_mismatch', schema: report });
+    // A name picked here must be in the org, optional or not: only a preset's optional name is turned off quietly.
+    const picked = report.needs.filter((n) => body.names?.[n.need] && n.status !== 'ok' && n.status !== 'unused').map((n) => `${n.label}: ${n.detail}`);
+    if (!report.ok || picked.length > 0)
+      throw new UnprocessableEntityException({
+        statusCode: 422,
+        message: `not saved: ${[describeProblems(report), ...picked].filter(Boolean).join('; ')}`,
+        code: 'schema_mismatch',
+        schema: report,
+      });
     await this.connections.save('appointment_crm', next, actor.name);
-    await this.connections.recordCheck('appointment_crm', true, null, 'every name found in the org');
+    const off = describeTurnedOff(report);
+    await this.connections.recordCheck(
+      'appointment_crm',
+      true,
+      null,
+      off ? `every name needed found in the org; not in this org (turned off): ${off}` : 'every name found in the org',
+    );
     await this.audit.record(actor, {
       detail: `appointment CRM names set: ${JSON.stringify(next.names).slice(0, 300)}; Sold value ${next.soldValue}; pushes ${next.pushes}`,
     });

@@ -25,3 +25,11 @@ export function oauthRequestBinding(stateHash: string, name: 'record_crm' | 'app
 export function legacyConnectionBinding(name: ConnectionName): string {
   return name;
 }
+
+/**
+ * A Zoho access token kept in Redis for the replicas, bound to its connection (the hash of its client id and refresh
+ * token, which names its keys): a token sealed for one connection does not open as another's.
+ */
+export function zohoTokenBinding(connectionHash: string): string {
+  return `crm-sync/zoho-token\n${connectionHash}`;
+}

@@ -34,3 +34,12 @@ export const seesRawUrls = (actor: AdminActor): boolean => actor.role === 'admin
 
 /** What an admin route answers `actor`: as it is for admins, with URL credentials taken out for everyone else. */
 export const viewFor = <T>(actor: AdminActor, view: T): T => (seesRawUrls(actor) ? view : redactUrlCredentialsDeep(view));
+
+/** A URL's scheme, host and port, as shown to whoever may not read its path (`…` when it is no URL). */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '…';
+  }
+}

@@ -6,6 +6,13 @@ export interface WindowCount {
   secondsLeft: number;
 }
 
+/** Takes one back from a count, never below 0 and never on a key that has expired meanwhile (it would outlive its window). */
+const GIVE_BACK = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 /**
  * Counts per key in fixed windows of `windowSeconds`, on Redis (`<QUEUE_PREFIX>:<name>:<key>`) so that every replica
  * counts together; while Redis cannot be reached, each process counts on its own.
@@ -29,6 +36,20 @@ export class WindowCounter {
       }
     }
     return this.countLocally(key, add);
+  }
+
+  /** Takes one back that `count(key, true)` added (a reserved slot not used after all); nothing when the window ended. */
+  async giveBack(key: string): Promise<void> {
+    if (this.redis.reachable) {
+      try {
+        await this.redis.client.eval(GIVE_BACK, 1, this.redis.key(this.name, key));
+        return;
+      } catch {
+        // fall through to this process's own count
+      }
+    }
+    const entry = this.local.get(key);
+    if (entry && entry.endsAt > Date.now() && entry.count > 0) entry.count -= 1;
   }
 
   private async countOnRedis(id: string, add: boolean): Promise<WindowCount> {

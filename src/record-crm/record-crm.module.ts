@@ -24,6 +24,7 @@ import { ZohoProductRepository } from './revenue/zoho-product.repository.js';
 import { ZohoQuoteRepository } from './revenue/zoho-quote.repository.js';
 import { ZohoRevenueClient } from './zoho/zoho-revenue.client.js';
 import { ZohoNotificationsClient } from './zoho/zoho-notifications.client.js';
+import { ZohoOwnWrites } from './zoho/zoho-own-writes.js';
 
 /**
  * A failed readiness answer is reused this long, so probes never use up Zoho's 10 tokens per 10 minutes. (A good
@@ -50,6 +51,7 @@ const READINESS_WAIT_MS = 2_000;
     ZohoRevenueClient,
     ZohoFieldsClient,
     ZohoNotificationsClient,
+    ZohoOwnWrites,
     RevenueActionsService,
     RevenueSettingsService,
     ZohoProductRepository,
@@ -65,13 +67,17 @@ const READINESS_WAIT_MS = 2_000;
     ZohoRevenueClient,
     ZohoFieldsClient,
     ZohoNotificationsClient,
+    ZohoOwnWrites,
     ZohoUsage,
   ],
 })
 export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };
 
-  constructor(@Inject(RECORD_CRM) private readonly crm: RecordCrm) {}
+  constructor(
+    @Inject(RECORD_CRM) private readonly crm: RecordCrm,
+    private readonly fields: ZohoFieldsClient,
+  ) {}
 
   /** A mapped record's name, read from Zoho (MappingNamesService). */
   @RecordNames('record')
@@ -79,11 +85,21 @@ export class RecordCrmModule {
     return this.crm.recordName({ module: mapping.recordCrmModule!, recordId: mapping.recordCrmRecordId! });
   }
 
-  /** Where each record opens in Zoho's web app (CrmLinksService). */
+  /**
+   * Where each record opens in Zoho's web app (CrmLinksService): `<base>/tab/<module_name>/<id>`, the module by its
+   * name in Zoho's web addresses (ZohoFieldsClient.webNames; its API name when the modules cannot be read now).
+   */
   @RecordLinks('record')
   async recordLinks(targets: string[]): Promise<Map<string, string>> {
     const base = await this.crm.webBase();
-    return new Map(base ? targets.map((t) => [t, `${base}/tab/${t.split('/').map(encodeURIComponent).join('/')}`]) : []);
+    if (!base) return new Map();
+    const webNames: ReadonlyMap<string, string> = await this.fields.webNames().catch(() => new Map<string, string>());
+    return new Map(
+      targets.map((t) => {
+        const [module, id] = t.split('/');
+        return [t, `${base}/tab/${encodeURIComponent(webNames.get(module) ?? module)}/${encodeURIComponent(id ?? '')}`];
+      }),
+    );
   }
 
   /** `degraded` (a warning; the daemon stays ready) when no Zoho token can be obtained. */

@@ -298,7 +298,8 @@ export class ZohoRevenueCheck {
   }
 
   private async pipelineOf(deal: ZohoRecord): Promise<DealPipeline | string> {
-    const layoutId = lookupId(deal.Layout);
+    // Zoho's material shows a Deal's layout as `Layout` or `$layout_id` (docs/zoho-crm.md, the ledger): both read.
+    const layoutId = lookupId(deal.Layout) ?? lookupId(deal.$layout_id);
     if (!layoutId) return `Zoho shows no Layout of Deal ${deal.id}`;
     const pipelines = await this.zoho.pipelines(layoutId);
     const name = text(deal.Pipeline) ?? (deal.Pipeline && typeof deal.Pipeline === 'object' ? text((deal.Pipeline as { name?: unknown }).name) : null);

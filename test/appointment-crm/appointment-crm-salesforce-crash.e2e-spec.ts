@@ -156,7 +156,7 @@ describe('the appointment CRM on Salesforce, crm-sync pushing: exactly once thro
       const lineItems = service.drawings.get(drawing.id)!.lineItems;
       const items = sim.rows('i360__Sale_Item__c').filter((i) => i.i360__Sale__c === sales[0].Id);
       expect(items.map((i) => i.i360__Quantity__c)).toEqual(lineItems.line_items.map((i) => i.quantity));
-      expect(sales[0].i360__Amount__c).toBe(lineItems.total);
+      expect(sales[0].i360__Sold_Price__c).toBe(lineItems.total);
       expect(sim.row(APPOINTMENT, appointmentId)!.i360__Result__c).toBe('Sold');
 
       // The faults and the kill struck: the held upload, the lost answer's upload and their repeats; two composite calls.

@@ -1,4 +1,5 @@
 import { makePdf } from '../../sim/common/sim-server.js';
+import { events, WebhookSender } from '../../sim/service/index.js';
 import { SalesforceSim } from '../../sim/salesforce/index.js';
 import { SalesforceOrgsService } from '../../src/appointment-crm/adapters/salesforce/salesforce-orgs.service.js';
 import { SelectedAppointmentCrm } from '../../src/appointment-crm/selected-appointment-crm.js';
@@ -6,7 +7,7 @@ import { CandidateSearchService } from '../../src/suggestions/candidate-search.s
 import { allActionsFinished, deliverPrompt, settled } from '../support/appointment-crm.js';
 import { readChangesNow } from '../support/automations.js';
 import { browserTestOf, launchChromium, openConsolePage } from '../support/browser.js';
-import { ADMIN_TOKEN, fastRetries, startHarness, waitFor, type Harness } from '../support/harness.js';
+import { ADMIN_TOKEN, EVENTS_SECRET, fastRetries, startHarness, waitFor, type Harness } from '../support/harness.js';
 
 const browserTest = browserTestOf('appointment-crm-salesforce.e2e-spec.ts');
 
@@ -28,8 +29,8 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
 
   beforeAll(async () => {
     await sim.start();
-    // An org whose job number field has another name than the preset's: reported when connecting, then picked.
-    sim.renameField(APPOINTMENT, 'i360__Job_Number__c', 'Job_No__c');
+    // The package has no job number (no public source shows one): this org keeps its own, picked on the screen.
+    sim.schema.addField(APPOINTMENT, { name: 'Job_No__c', type: 'string', length: 40, label: 'Job No' });
     h = await startHarness({
       redisDb: 9,
       env: { AUTOMATION_POLL_SECONDS: '0', APPOINTMENT_CRM_ALLOW_CUSTOM_DOMAINS: 'true', APPOINTMENT_CRM_PUSH_CHECK_SECONDS: '1' },
@@ -62,7 +63,10 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
   }
 
   let appointmentSeq = 0;
-  /** An appointment with its prospect and sales rep, as a user enters it in the org. */
+  /**
+   * An appointment with its prospect and sales rep, as a user enters it in the org: the customer's names, e-mail and
+   * phone on the Prospect, the address and the start (a date, a time of day, the computed date-time) on the appointment.
+   */
   function addAppointment(customer: { first: string; last: string; email: string; phone: string }, result: string | null = null): string {
     const prospect = sim.insertRow(PROSPECT, {
       Name: `${customer.first} ${customer.last}`,
@@ -70,21 +74,25 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
       i360__Primary_Last_Name__c: customer.last,
       i360__Primary_Email__c: customer.email,
       i360__Phone_1__c: customer.phone,
-      i360__Address__c: '1 Main St',
-      i360__City__c: 'Austin',
-      i360__State__c: 'TX',
-      i360__Zip__c: '78701',
     });
     const rep = sim.insertRow('i360__Staff__c', { Name: 'Sam Ortiz', i360__Email__c: 'sam@example.com' });
     return sim.insertRow(APPOINTMENT, {
       i360__Prospect__c: prospect,
       i360__Sales_Rep_1__c: rep,
       i360__Result__c: result,
+      i360__Address__c: '1 Main St',
+      i360__City__c: 'Austin',
+      i360__State__c: 'TX',
+      i360__Zip__c: '78701',
+      // 10:00 AM in the org's time zone (America/Chicago, -6 in December).
+      i360__Start__c: '2026-12-03',
+      i360__Start_Time__c: '10:00 AM',
+      i360__Computed_Start_DateTime__c: '2026-12-03T16:00:00.000+0000',
       Job_No__c: `J-${++appointmentSeq}`,
     });
   }
 
-  it('connects through OAuth with PKCE, names the org and the user, and reports the preset field the org lacks', async () => {
+  it('connects through OAuth with PKCE and names the org and the user: the evidence-based preset gives a usable connection', async () => {
     const start = await h.admin('/api/connections/appointment-crm/salesforce', {
       method: 'PUT',
       json: { login_url: sim.loginUrl, client_id: sim.clientId, client_secret: sim.clientSecret, preset: 'improveit360-classic' },
@@ -100,22 +108,32 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const done = await fetch(`${h.url}${back.pathname}${back.search}`, { redirect: 'manual', headers: { cookie } });
     expect(done.status).toBe(303);
 
+    // No degraded state: the package has no job number (not named by the preset), and its start is read from the
+    // computed date-time, not from the date-typed i360__Start__c.
     const card = await appointmentCard();
-    expect(card).toMatchObject({
-      status: 'degraded',
-      code: 'schema_mismatch',
-      settings: { kind: 'salesforce', preset: 'improveit360-classic', pushes: 'service' },
-    });
+    expect(card).toMatchObject({ status: 'connected', settings: { kind: 'salesforce', preset: 'improveit360-classic', pushes: 'service' } });
     expect(card.detail).toContain(`org ${sim.orgId}`);
-    expect(card.detail).toContain('Job number: i360__Appointment__c has no field i360__Job_Number__c');
+    expect(card.detail).not.toContain('missing or wrong');
     expect(JSON.stringify(card)).not.toContain(sim.clientSecret);
+    const schema = await json(await h.admin('/api/connections/appointment-crm/schema'));
+    const need = (name: string) => schema.needs.find((n: Json) => n.need === name);
+    expect(need('appointment_start')).toMatchObject({ name: 'i360__Computed_Start_DateTime__c', status: 'ok', confirmed: true });
+    expect(need('customer_email')).toMatchObject({ name: 'i360__Prospect__r.i360__Primary_Email__c', status: 'ok' });
+    expect(need('customer_street')).toMatchObject({ name: 'i360__Address__c', status: 'ok' });
+    expect(need('appointment_job_number')).toMatchObject({ name: '', status: 'unused' });
+    expect(need('sale_total')).toMatchObject({ name: 'i360__Sold_Price__c', status: 'unused' });
   });
 
   it('shows the table of needs with the fitting fields of the org, refuses a name the org lacks, and takes one it has', async () => {
     const schema = await json(await h.admin('/api/connections/appointment-crm/schema'));
     const job = schema.needs.find((n: Json) => n.need === 'appointment_job_number');
-    expect(job).toMatchObject({ name: 'i360__Job_Number__c', status: 'missing' });
+    expect(job).toMatchObject({ name: '', status: 'unused' });
     expect(job.options.map((o: Json) => o.name)).toContain('Job_No__c');
+    // A need that may cross lookups offers the appointment's lookups; a step's fields come from describe.
+    expect(job.lookups).toContainEqual(expect.objectContaining({ relationshipName: 'i360__Prospect__r', referenceTo: PROSPECT }));
+    const prospectFields = await json(await h.admin(`/api/connections/appointment-crm/fields?object=${PROSPECT}`));
+    expect(prospectFields.fields).toContainEqual(expect.objectContaining({ name: 'i360__Primary_Email__c', type: 'email' }));
+    expect((await h.admin('/api/connections/appointment-crm/fields?object=Nope__c')).status).toBe(404);
     expect(schema.objects.map((o: Json) => o.name)).toContain(APPOINTMENT);
 
     const wrong = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { appointment_job_number: 'Nope__c' } } });
@@ -126,6 +144,50 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const picked = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { appointment_job_number: 'Job_No__c' } } });
     expect(picked.status).toBe(200);
     expect(await appointmentCard()).toMatchObject({ status: 'connected', settings: { names: { appointment_job_number: 'Job_No__c' } } });
+  });
+
+  it("turns off an optional need the org lacks ('not in this org') without degrading, and reports an unconfirmed Sale Item with its picker", async () => {
+    sim.renameField(APPOINTMENT, 'i360__Zip__c', 'Postal_Code__c');
+    try {
+      const checked = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } });
+      expect(checked.status).toBe(200);
+      const zip = (await json(checked)).schema.needs.find((n: Json) => n.need === 'customer_zip');
+      expect(zip).toMatchObject({ status: 'absent', detail: expect.stringContaining('not in this org') });
+      expect(await appointmentCard()).toMatchObject({ status: 'connected', detail: expect.stringMatching(/not in this org \(turned off\): .*ZIP/) });
+      // Left out of every query: a listing still reads the org.
+      const crm = h.app.get(SelectedAppointmentCrm);
+      await expect(crm.listChangedAppointments(null, null, 5)).resolves.toMatchObject({ items: expect.any(Array) });
+    } finally {
+      sim.renameField(APPOINTMENT, 'Postal_Code__c', 'i360__Zip__c');
+    }
+    // crm-sync pushing needs the Sale Item, a name no public source confirms: checked, refused with the reason.
+    const saleItem = sim.schema.object('i360__Sale_Item__c')!;
+    sim.schema.removeObject('i360__Sale_Item__c');
+    try {
+      const refused = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { pushes: 'crm-sync' } });
+      expect(refused.status).toBe(422);
+      const body = await json(refused);
+      expect(body.message).toContain('Sale item: the org has no object i360__Sale_Item__c');
+      expect(body.message).toContain('unconfirmed');
+      expect(body.schema.needs.find((n: Json) => n.need === 'sale_item')).toMatchObject({ status: 'missing', confirmed: false });
+    } finally {
+      sim.schema.addObject(saleItem);
+    }
+    expect((await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } })).status).toBe(200);
+  });
+
+  it('composes the start from a date and a time of day in the org time zone when the date field is picked', async () => {
+    const id = addAppointment({ first: 'Dee', last: 'Date', email: 'dee@example.com', phone: '512 555 0111' });
+    const crm = h.app.get(SelectedAppointmentCrm);
+    expect(await crm.getAppointment(id)).toMatchObject({ scheduled_at: '2026-12-03T16:00:00.000Z' });
+    const picked = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { appointment_start: 'i360__Start__c' } } });
+    expect(picked.status).toBe(200);
+    sim.updateRow(APPOINTMENT, id, { i360__Start_Time__c: '2:30 PM' });
+    expect(await crm.getAppointment(id)).toMatchObject({ scheduled_at: '2026-12-03T20:30:00.000Z', customer: { name: 'Dee Date' } });
+    expect(
+      (await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { appointment_start: 'i360__Computed_Start_DateTime__c' } } }))
+        .status,
+    ).toBe(200);
   });
 
   browserTest('the Connections screen shows the Salesforce org with the table of needs, each with the org’s fitting fields', async () => {
@@ -143,8 +205,22 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
       expect(await page.locator('tr[data-need="appointment_job_number"] .badge').textContent()).toBe('found');
       const options = await page.locator('#conn-need-appointment_job_number option').allTextContents();
       expect(options).toContain('Name');
+      // A path through a lookup: the Prospect's e-mail, one drop-down per step.
+      expect(await page.locator('#conn-need-customer_email').inputValue()).toBe('i360__Prospect__r.');
+      await page.waitForSelector('#conn-need-customer_email-1');
+      expect(await page.locator('#conn-need-customer_email-1').inputValue()).toBe('i360__Primary_Email__c');
+      // Picking another field of the Prospect through the picker saves the new path, checked against the org.
+      await page.waitForSelector('#conn-need-customer_phone-1');
+      await page.selectOption('#conn-need-customer_phone-1', 'i360__Phone_2__c');
       if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/salesforce-connections.png`, fullPage: true });
+      await page.click('#conn-needs-save');
+      await waitFor(async () => (await appointmentCard()).settings.names.customer_phone ?? null, 10_000, 'the picked path saved');
+      expect((await appointmentCard()).settings.names.customer_phone).toBe('i360__Prospect__r.i360__Phone_2__c');
       expect(errors).toEqual([]);
+      expect(
+        (await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: { customer_phone: 'i360__Prospect__r.i360__Phone_1__c' } } }))
+          .status,
+      ).toBe(200);
     } finally {
       await browser.close();
     }
@@ -160,6 +236,15 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const projects = [...h.service.projects.values()].filter((p) => p.name.includes(id));
     expect(projects).toHaveLength(1);
     expect(projects[0].name).toBe(`Ana O'Ruiz (${id})`);
+    // The customer from the Prospect, the address from the appointment itself.
+    expect(projects[0]).toMatchObject({
+      customer: {
+        name: "Ana O'Ruiz",
+        email: 'ana@example.com',
+        phone: '(512) 555-0100',
+        address: { street: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701' },
+      },
+    });
     const mappings = (await json(await h.admin('/api/mappings?crm=appointment'))).items.filter((m: Json) => m.appointment_id === id);
     expect(mappings).toEqual([expect.objectContaining({ project_id: projects[0].id, status: 'associated', source: 'automation' })]);
     // Two reads: a query each (no call per appointment for its customer or rep).
@@ -204,6 +289,31 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(byEmail.map((c) => c.id)).toEqual([id]);
     expect(byPhone.map((c) => c.id)).toEqual([id]);
     expect(byEmail[0].name).toBe('Bea Quill\\Smith');
+  });
+
+  it('accepts a suggestion for a Salesforce appointment: read again, it still matches the project, and is mapped', async () => {
+    expect((await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { match_on: ['email', 'phone'], auto_accept: false } })).status).toBe(200);
+    const id = addAppointment({ first: 'Sue', last: 'Gest', email: 'sue.gest@gest-family.net', phone: '512 555 0155' });
+    const project = h.service.addProject({ name: 'Sue, made by hand', customer: { name: 'Sue Gest', email: 'Sue.Gest@Gest-Family.net' } });
+    const answer = await new WebhookSender().deliverOnce(`${h.url}/webhooks/events`, events.projectCreated(project), { secret: EVENTS_SECRET });
+    expect(JSON.parse(answer.body).status).toBe('accepted');
+    const suggestion = await waitFor(
+      async () =>
+        (await json(await h.admin('/api/suggestions?status=open&limit=500'))).items.find((x: Json) => x.project_id === project.id && x.crm === 'appointment'),
+      15_000,
+      'the suggestion',
+    );
+    expect(suggestion.candidates.map((c: Json) => c.id)).toEqual([id]);
+    const accepted = await h.admin(`/api/suggestions/${suggestion.id}/accept`, { method: 'POST', json: { candidate: id } });
+    expect(accepted.status).toBe(201);
+    expect(await json(accepted)).toMatchObject({
+      crm: 'appointment',
+      appointment_id: id,
+      project_id: project.id,
+      source: 'suggestion',
+      crm_record_name: 'Sue Gest',
+    });
+    await waitFor(() => h.service.appointmentAssociations.get(project.id) === id || null, 15_000, 'the association');
   });
 
   it("shows the org's daily API requests on the overview, as its answers' Sforce-Limit-Info says them", async () => {
@@ -275,6 +385,16 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     expect(entries.find((e) => e.kind === 'check_service_push')).toMatchObject({ status: 'succeeded' });
   });
 
+  it('with the service pushing: a proposal put in the classic Attachments and Sold pass the check too', async () => {
+    const { projectId, drawingId, appointmentId } = await mappedProject();
+    await deliverPrompt(h, { project_id: projectId, drawing_id: drawingId, appointment_id: appointmentId, yes_no: true });
+    sim.addAttachment(appointmentId, `proposal-${drawingId}.pdf`, makePdf('by the service, as an Attachment'));
+    sim.updateRow(APPOINTMENT, appointmentId, { i360__Result__c: 'Sold' });
+    const entries = await settled(h, projectId, ['check_service_push'], 20_000);
+    expect(entries.find((e) => e.kind === 'check_service_push')).toMatchObject({ status: 'succeeded' });
+    expect(sim.filesOf(appointmentId)).toEqual([]);
+  });
+
   it('with crm-sync pushing: proposal, sale with its items and Sold arrive exactly once through faults and an expired session', async () => {
     const switched = await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { pushes: 'crm-sync' } });
     expect(switched.status).toBe(200);
@@ -314,7 +434,9 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
     const lineItems = h.service.drawings.get(drawingId)!.lineItems;
     expect(items).toHaveLength(lineItems.line_items.length);
     expect(items.map((i) => i.i360__Quantity__c)).toEqual(lineItems.line_items.map((i) => i.quantity));
-    expect(sales[0].i360__Amount__c).toBe(lineItems.total);
+    // The Sale's total where improveit 360 keeps it, and its date.
+    expect(sales[0].i360__Sold_Price__c).toBe(lineItems.total);
+    expect(sales[0].i360__Sold_On__c).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(sim.row(APPOINTMENT, appointmentId)!.i360__Result__c).toBe('Sold');
     // The faults struck: the upload was sent again (its first copy deleted), the sale's call too, and a new session was taken.
     expect(sim.instance.requestsTo('POST', /\/sobjects\/ContentVersion$/).length).toBeGreaterThanOrEqual(2);
@@ -331,6 +453,36 @@ describe('the appointment CRM on Salesforce (improveit 360 classic)', () => {
         .sort(),
     ).toEqual([expect.stringMatching(/\.pdf$/), `proposal-${drawingId}.pdf`].sort());
   }, 60_000);
+
+  browserTest('an unconfirmed name the org lacks is reported on the screen with its picker marked, the connection still usable', async () => {
+    // crm-sync pushes now; the Sale Item's description (a guessed name, optional) is not in this org.
+    const description = sim.schema.field('i360__Sale_Item__c', 'i360__Description__c')!;
+    sim.schema.removeField('i360__Sale_Item__c', 'i360__Description__c');
+    const browser = await launchChromium();
+    try {
+      expect((await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } })).status).toBe(200);
+      expect(await appointmentCard()).toMatchObject({ status: 'connected' });
+      const { page, errors } = await openConsolePage(browser, {
+        url: h.url,
+        token: ADMIN_TOKEN,
+        hash: '#connections',
+        ready: '#conn-appointment-crm-needs table',
+        refusedStatuses: [],
+      });
+      const row = page.locator('tr[data-need="sale_item_description"]');
+      expect(await row.getAttribute('class')).toContain('need-open');
+      expect(await row.locator('.badge').textContent()).toBe('not in this org');
+      expect(await row.textContent()).toContain('unconfirmed');
+      // Its picker offers the Sale Item's fields that fit, to pick the org's own.
+      expect(await page.locator('#conn-need-sale_item_description option').allTextContents()).toContain('Name');
+      if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/salesforce-unconfirmed.png`, fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+      sim.schema.addField('i360__Sale_Item__c', description);
+      await h.admin('/api/connections/appointment-crm/names', { method: 'PUT', json: { names: {} } });
+    }
+  });
 
   it('refuses a consent without API access with the reason, and keeps the connection it had', async () => {
     const before = await appointmentCard();

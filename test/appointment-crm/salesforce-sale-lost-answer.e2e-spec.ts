@@ -62,7 +62,7 @@ describe('the Salesforce adapter’s sale when the org applies a write whose ans
 
     const sales = salesOf(appointmentId);
     expect(sales).toHaveLength(1);
-    expect(sales[0].i360__Amount__c).toBe(450);
+    expect(sales[0].i360__Sold_Price__c).toBe(450);
     expect(itemsOf(sales[0].Id).map((i) => i.i360__Quantity__c)).toEqual([10, 2]);
     sim.instance.clearFaults();
   });

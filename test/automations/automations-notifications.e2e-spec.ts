@@ -1,5 +1,6 @@
 import { AutomationPollerService } from '../../src/automations/automation-poller.service.js';
 import { RecordNotificationsService } from '../../src/automations/record-notifications.service.js';
+import { ZohoRevenueClient } from '../../src/record-crm/zoho/zoho-revenue.client.js';
 import { readChangesNow } from '../support/automations.js';
 import { CapturingLogger, startHarness, waitFor, type Harness } from '../support/harness.js';
 
@@ -67,6 +68,24 @@ describe('automations: Zoho notifications on the record CRM automation', () => {
     ]);
   });
 
+  it("knows Zoho's notification of crm-sync's own update by the fields it names (affected_fields): no read; a person's edit is read", async () => {
+    const reads = () => zoho().api.requests.filter((r) => r.method === 'GET' && r.path === '/crm/v8/Deals' && r.query.has('ids')).length;
+    const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'Own write', Stage: 'Qualification' });
+    await waitFor(() => zoho().notifications.sent.some((s) => s.ids.includes(deal) && s.status === 200), 5_000, 'the insert notified');
+    await waitFor(async () => reads() > 0 && 'read', 5_000, 'the insert read');
+    const before = reads();
+    // crm-sync writes the Deal (as update_deal does); Zoho notifies that update too.
+    await h.app.get(ZohoRevenueClient).updateRecord('Deals', deal, { Amount: 10, Closing_Date: '2026-11-28' });
+    const updates = () => zoho().notifications.sent.filter((s) => s.ids.includes(deal) && s.operation === 'update');
+    const [own] = await waitFor(() => (updates()[0]?.status === 200 ? updates() : null), 5_000, 'own update notified');
+    expect(JSON.parse(own.answer)).toEqual({ status: 'own writes' });
+    // A person's edit of a field crm-sync did not write: read.
+    zoho().modifyRecord('Deals', deal, { Stage: 'Needs Analysis' });
+    const [, person] = await waitFor(() => (updates()[1]?.status === 200 ? updates() : null), 5_000, "the person's edit notified");
+    expect(JSON.parse(person.answer)).toEqual({ status: 'accepted' });
+    await waitFor(async () => reads() > before && 'read', 5_000, "the person's edit read");
+  });
+
   it('refuses a notification with a wrong token, and logs neither token', async () => {
     const [channel] = zoho().notifications.live;
     const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'Forged', Stage: 'Closed Won' });
@@ -89,31 +108,69 @@ describe('automations: Zoho notifications on the record CRM automation', () => {
     expect(sealed[0].sealed_token).not.toContain(channel.token!);
   });
 
-  it('renews the channel by PATCH before it expires, and makes it anew when Zoho dropped it', async () => {
-    zoho().notifications.maxLifetimeMs = 4_000;
-    zoho().notifications.dropChannel();
-    const postsBefore = watchCalls('POST');
-    await channels().keepChannel();
-    expect(watchCalls('POST')).toBe(postsBefore + 1);
-    const [made] = zoho().notifications.live;
-    expect(made.events).toEqual(['Deals.create', 'Deals.edit']);
-    expect((await notifications()).state).toBe('notified');
+  it('renews the channel by PATCH (with channel_id, notify_url and events, as Zoho requires) twice, then a qualifying Deal still becomes a project within 10 s', async () => {
+    const lifetime = h.config.zohoNotifications.channelMinutes;
+    // A channel of 4 s: renewed once less than half of it is left.
+    h.config.zohoNotifications.channelMinutes = 4 / 60;
+    try {
+      zoho().notifications.dropChannel();
+      const postsBefore = watchCalls('POST');
+      await channels().keepChannel();
+      expect(watchCalls('POST')).toBe(postsBefore + 1);
+      const [made] = zoho().notifications.live;
+      expect(made.events).toEqual(['Deals.create', 'Deals.edit']);
+      expect((await notifications()).state).toBe('notified');
 
-    const patchesBefore = watchCalls('PATCH');
-    await waitFor(
-      async () => {
-        await channels().keepChannel();
-        return watchCalls('PATCH') > patchesBefore;
-      },
-      8_000,
-      'the renewal',
-    );
-    expect(Date.now()).toBeLessThan(made.expiresAt);
-    const [renewed] = zoho().notifications.live;
-    expect(renewed.channelId).toBe(made.channelId);
-    expect(renewed.expiresAt).toBeGreaterThan(made.expiresAt);
-    expect(Date.parse((await notifications()).channel_expiry)).toBe(Math.floor(renewed.expiresAt / 1000) * 1000);
-    zoho().notifications.maxLifetimeMs = 24 * 3600_000;
+      const patchesBefore = watchCalls('PATCH');
+      let expiry = made.expiresAt;
+      await waitFor(
+        async () => {
+          await channels().keepChannel();
+          // Each renewal is taken: the channel lives on, later each time.
+          const [live] = zoho().notifications.live;
+          expect(live?.channelId).toBe(made.channelId);
+          expect(live.expiresAt).toBeGreaterThanOrEqual(expiry);
+          expiry = live.expiresAt;
+          return watchCalls('PATCH') >= patchesBefore + 2;
+        },
+        15_000,
+        'two renewals',
+      );
+      const patches = zoho()
+        .api.requests.filter((r) => r.method === 'PATCH' && r.path === '/crm/v8/actions/watch')
+        .slice(patchesBefore);
+      for (const patch of patches) {
+        const [item] = (JSON.parse(patch.body.toString()) as Json).watch as Json[];
+        expect(item).toMatchObject({
+          channel_id: Number(made.channelId),
+          notify_url: `${h.url}/webhooks/record-crm/notifications`,
+          events: ['Deals.create', 'Deals.edit'],
+        });
+      }
+      expect(zoho().notifications.live[0].expiresAt).toBeGreaterThan(made.expiresAt);
+      expect((await notifications()).state).toBe('notified');
+      expect(Date.parse((await notifications()).channel_expiry)).toBe(Math.floor(zoho().notifications.live[0].expiresAt / 1000) * 1000);
+
+      // After the renewals the channel still brings a qualifying Deal in within 10 s of its notification.
+      const deal = zoho().addRecord('Deals', undefined, { Deal_Name: 'After renewals', Stage: 'Qualification' });
+      zoho().modifyRecord('Deals', deal, { Stage: 'Closed Won' });
+      const notified = await waitFor(
+        async () => zoho().notifications.sent.find((s) => s.ids.includes(deal) && s.operation === 'update'),
+        5_000,
+        'the notification',
+      );
+      const notifiedAt = Date.now();
+      expect(notified.channelId).toBe(made.channelId);
+      await waitFor(
+        async () => ((await json(await h.admin('/api/mappings?crm=record'))).items as Json[]).find((m) => m.record_crm_record_id === deal),
+        10_000,
+        'the mapping of the Deal notified after the renewals',
+      );
+      expect(Date.now() - notifiedAt).toBeLessThan(10_000);
+      expect(projectsOf(deal)).toHaveLength(1);
+    } finally {
+      h.config.zohoNotifications.channelMinutes = lifetime;
+    }
   });
 
   it('reads at the longer period while notified, at the normal one without PUBLIC_URL (and says so)', async () => {

@@ -105,7 +105,7 @@ describe('the console: the funnel and the links to the CRMs', () => {
       await waitFor(async () => (await links.count()) === 2, 10_000, 'two links out');
       const hrefs = await links.evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target')]));
       const zoho = hrefs.find(([text]) => text === 'open in Zoho ↗')!;
-      expect(zoho[1]).toMatch(new RegExp(`^${h.zoho!.apiDomain.replace(/[.]/g, '\\.')}/crm/org\\d+/tab/Deals/${deal}$`));
+      expect(zoho[1]).toMatch(new RegExp(`^${h.zoho!.apiDomain.replace(/[.]/g, '\\.')}/crm/org\\d+/tab/Potentials/${deal}$`));
       expect(zoho[2]).toBe('_blank');
       expect(hrefs.find(([text]) => text === 'open in the CRM ↗')![1]).toBe(h.appointmentCrm!.webUrlOf(appointmentId));
       // Each leads to the record's page in its CRM.

@@ -18,6 +18,8 @@ const attrs = async (l: Locator, name: string) => Promise.all((await l.all()).ma
 const VIEWER_TOKEN = 'viewer-token-pickers-0123456789';
 /** A second Deals layout with a pipeline of custom stages, custom open ones after the closed ones (pipeline.yaml's example). */
 const INSTALLS_LAYOUT = '4150868000000091999';
+const DOWNGRADED_LAYOUT = '4150868000000091997';
+const HIDDEN_LAYOUT = '4150868000000091998';
 const INSTALL_STAGES: PipelineStage[] = [
   { value: 'Site Visit', forecast: 'Open' },
   { value: 'Signed', forecast: 'Open' },
@@ -42,6 +44,11 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
     zoho.modules.delete('Contacts');
     zoho.layouts.set(INSTALLS_LAYOUT, { name: 'Installs', pipelines: [] });
     zoho.addPipeline('Installs', INSTALL_STAGES, INSTALLS_LAYOUT);
+    // Layouts nobody can use (getLayouts answers them too): one downgraded with the edition, one hidden from users.
+    zoho.layouts.set(DOWNGRADED_LAYOUT, { name: 'Old edition', pipelines: [], status: 'downgraded' });
+    zoho.addPipeline('Old edition', INSTALL_STAGES, DOWNGRADED_LAYOUT);
+    zoho.layouts.set(HIDDEN_LAYOUT, { name: 'Hidden', pipelines: [], visible: false });
+    zoho.addPipeline('Hidden', INSTALL_STAGES, HIDDEN_LAYOUT);
     if (haveChromium) browser = await launchChromium();
   });
   afterAll(async () => {
@@ -80,7 +87,7 @@ describe('the Automations screen: Zoho settings chosen, not typed', () => {
       { layout: { id: STANDARD_LAYOUT.id, name: STANDARD_LAYOUT.name }, name: 'Standard', default: true, stages: stagesOf(DEFAULT_DEAL_STAGES) },
       { layout: { id: INSTALLS_LAYOUT, name: 'Installs' }, name: 'Installs', default: true, stages: stagesOf(INSTALL_STAGES) },
     ]);
-    // Each layout's pipelines were asked by its id.
+    // Each usable layout's pipelines were asked by its id; the downgraded and the hidden one's never.
     const asked = h.zoho!.api.requests.filter((r) => r.path === '/crm/v8/settings/pipeline').map((r) => r.query.get('layout_id'));
     expect(asked).toEqual([STANDARD_LAYOUT.id, INSTALLS_LAYOUT]);
   });

@@ -225,7 +225,7 @@ describe('suggested mappings', () => {
           shared_on: [],
           names_alike: true,
           strong: false,
-          web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Deals/${deal}`,
+          web_url: `${h.zoho!.apiDomain}/crm/org12345/tab/Potentials/${deal}`,
         },
       ]);
       const accepted = await h.admin(`/api/suggestions/${s.id}/accept`, { method: 'POST', json: {} });

@@ -4,7 +4,7 @@ import type { SyncLogEntry } from '../../src/sync-log/sync-log.row.js';
 import type { LineItemsResult } from '../../src/service-api/service-api.types.js';
 import { events, recordPrompt, WebhookSender } from '../../sim/service/index.js';
 import type { ZohoModule } from '../../sim/zoho/index.js';
-import { dayIn } from '../../src/record-crm/zoho/zoho-revenue.client.js';
+import { dayIn, ZohoRevenueClient } from '../../src/record-crm/zoho/zoho-revenue.client.js';
 import { mapRecord } from '../support/zoho-records.js';
 import { browserTestOf, launchChromium, openConsolePage } from '../support/browser.js';
 import { ADMIN_TOKEN, EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from '../support/harness.js';
@@ -30,6 +30,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     h.zoho!.searchLagMs = 0;
     h.zoho!.revenue.approvalOnUpdate.clear();
     h.zoho!.revenue.rowDiscountUnit = 'amount';
+    h.zoho!.dealLayoutKey = '$layout_id';
     await useSettings({});
   });
 
@@ -189,6 +190,32 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     expect(sent.map((r) => JSON.parse(r.body.toString()).data[0].Stage)).toEqual([undefined]);
   });
 
+  it("a Deal whose GET shows only $layout_id (as captured real answers do) gets its layout's won stage; one showing only Layout too", async () => {
+    const roofing = '4150868000000091777';
+    zoho().revenue.layouts.set(roofing, { name: 'Roofing', pipelines: [] });
+    zoho().revenue.addPipeline(
+      'Roofing',
+      [
+        { value: 'Inspection', forecast: 'Open' },
+        { value: 'Roof Won', forecast: 'Closed Won' },
+      ],
+      roofing,
+    );
+    for (const key of ['$layout_id', 'Layout'] as const) {
+      zoho().dealLayoutKey = key;
+      const m = await mappedProject('Deals', undefined, { Layout: { id: roofing }, Stage: 'Inspection' });
+      await deliverEvent(events.proposalStatusChanged(h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', total: 10 })));
+      const [entry] = await settled(m.target, 'update_deal');
+      expect([key, entry.status, entry.detail, deal(m.recordId).Stage]).toEqual([key, 'succeeded', expect.stringContaining('Stage Roof Won'), 'Roof Won']);
+      // Its layout's pipelines were read by the id the answer gave.
+      expect(
+        zoho()
+          .api.requestsTo('GET', '/crm/v8/settings/pipeline')
+          .map((r) => r.query.get('layout_id')),
+      ).toContain(roofing);
+    }
+  });
+
   it('a rep editing the Deal between read and write: 412, read again and written once more; the trigger setting is sent', async () => {
     await useSettings({ trigger: ['workflow'] });
     const m = await mappedProject();
@@ -281,7 +308,9 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       expect((rows[3].Product_Name as { id: string }).id).toBe(fallback);
       expect(cents(quote.Grand_Total as number)).toBe(cents(lineItems.total));
       expect(cents(quote.Discount as number)).toBe(cents(-lineItems.discount));
-      expect(cents(quote.Tax as number)).toBe(33);
+      // The org has no taxes: the service's goes into the Adjustment, and the entry says so.
+      expect(cents(quote.Tax as number)).toBe(0);
+      expect(entry.detail).toContain('in the Adjustment (no such tax in Zoho): Sales tax 0.33');
       expect(cents(quote.Sub_Total as number)).toBe(cents(lineItems.subtotal));
       // The rows were sent with the org's own field API names (GET /settings/fields?module=Quoted_Items).
       const created = JSON.parse(zoho().api.requestsTo('POST', '/crm/v8/Quotes').at(-1)!.body.toString());
@@ -292,6 +321,99 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
         .filter((r) => r.body.toString().includes(skus[0]));
       expect(lookups).toHaveLength(1);
       expect(lookups[0].body.toString()).toContain(skus[1]);
+    });
+
+    /** One drawing of plain line items (each its own product) with these taxes, the service's total theirs. */
+    function lineItemsOf(items: Array<{ sku: string; total: number }>, taxes: Array<{ name: string; total: number }> = []): LineItemsResult {
+      const subtotal = items.reduce((sum, i) => sum + i.total, 0);
+      return {
+        line_items: items.map((i) => ({ name: `Item ${i.sku}`, sku: i.sku, unit: 'ea', quantity: 1, price: i.total, cost: 0, total: i.total })),
+        subtotal,
+        discount: 0,
+        discount_description: '',
+        markup: 0,
+        markup_description: '',
+        taxes,
+        total: subtotal + taxes.reduce((sum, t) => sum + t.total, 0),
+        drawing_version_id: '',
+      };
+    }
+
+    async function pushedQuote(lineItems: LineItemsResult) {
+      const m = await mappedProject('Deals', lineItems);
+      await useSettings({ quote_line_items: true });
+      const proposal = h.service.addProposal({ project_id: m.project.id, status: 'APPROVED', approved_option: { drawing_id: m.drawing.id } });
+      await deliverEvent(events.proposalStatusChanged(proposal));
+      const [entry] = await settled(m.target, 'push_quote');
+      return { m, entry, quote: zoho().revenue.quotesOfDeal(m.recordId)[0]?.fields };
+    }
+
+    it("products whose SKUs hold ' and \\ each land on their own row (COQL as Kaizen #171: a quote doubled, a backslash no escape)", async () => {
+      const skus = ["O'BRIEN-1", 'BACK\\SLASH', "BOTH\\'", 'PLAIN-9'];
+      const products = skus.map((sku) => zoho().revenue.addProduct(`Product ${sku}`, sku));
+      // A product whose code only a backslash read as an escape would match: never taken for BACK\SLASH.
+      zoho().revenue.addProduct('Decoy', 'BACKSLASH');
+      const { entry, quote } = await pushedQuote(lineItemsOf(skus.map((sku, i) => ({ sku, total: 10 + i }))));
+      expect([entry.status, entry.error]).toEqual(['succeeded', null]);
+      const rows = quote.Quoted_Items as Array<{ Product_Name: { id: string; Product_Code: string } }>;
+      expect(rows.map((r) => [r.Product_Name.id, r.Product_Name.Product_Code])).toEqual(products.map((id, i) => [id, skus[i]]));
+    });
+
+    it("a taxed drawing's Quote carries the org's taxes ($line_tax), reads back equal to the service's total; a tax the org lacks goes to the Adjustment, said in the entry", async () => {
+      zoho().revenue.taxes.push({ id: '4150868000000311001', name: 'VAT', value: 20 }, { id: '4150868000000311002', name: 'Sales Tax', value: 8.25 });
+      try {
+        zoho().revenue.addProduct('Deck', 'TAXED-1');
+        // On 90.00: VAT 18.00 by name, a "State tax" of 7.43 by its rate (8.25 %), a city levy the org has no tax for.
+        const taxes = [
+          { name: 'VAT', total: 18 },
+          { name: 'State tax', total: 7.43 },
+          { name: 'City levy', total: 1.23 },
+        ];
+        const lineItems = lineItemsOf([{ sku: 'TAXED-1', total: 90 }], taxes);
+        const { entry, quote } = await pushedQuote(lineItems);
+        expect([entry.status, entry.error]).toEqual(['succeeded', null]);
+        expect(quote.$line_tax).toEqual([
+          { id: '4150868000000311001', name: 'VAT', percentage: 20 },
+          { id: '4150868000000311002', name: 'Sales Tax', percentage: 8.25 },
+        ]);
+        // Zoho computed the tax; the Quote reads back at the service's total.
+        expect(cents(quote.Tax as number)).toBe(2543);
+        expect(cents(quote.Adjustment as number)).toBe(123);
+        expect(cents(quote.Grand_Total as number)).toBe(cents(lineItems.total));
+        expect(entry.detail).toContain("taxes as the org's ($line_tax): VAT by name (20 %), State tax by its rate as Sales Tax 8.25 %");
+        expect(entry.detail).toContain('in the Adjustment (no such tax in Zoho): City levy 1.23');
+        // No Tax was written: Zoho computes it.
+        const sent = JSON.parse(zoho().api.requestsTo('POST', '/crm/v8/Quotes').at(-1)!.body.toString()).data[0];
+        expect(sent).not.toHaveProperty('Tax');
+      } finally {
+        // The org's taxes as they were, also in the daemon's copy (kept 10 minutes).
+        zoho().revenue.taxes.length = 0;
+        await h.app.get(ZohoRevenueClient).orgTaxes(true);
+      }
+    });
+
+    it('a tax deleted in Zoho since its taxes were read: Zoho refuses the $line_tax, the taxes are read again, and its amount goes to the Adjustment', async () => {
+      zoho().revenue.taxes.push({ id: '4150868000000311003', name: 'GST', value: 10 });
+      try {
+        zoho().revenue.addProduct('Shed', 'GST-1');
+        const first = await pushedQuote(lineItemsOf([{ sku: 'GST-1', total: 50 }], [{ name: 'GST', total: 5 }]));
+        expect([first.entry.status, first.quote.$line_tax]).toEqual(['succeeded', [{ id: '4150868000000311003', name: 'GST', percentage: 10 }]]);
+        // An admin deletes the tax; the daemon's copy (10 minutes) still has it.
+        zoho().revenue.taxes.length = 0;
+        const second = await pushedQuote(lineItemsOf([{ sku: 'GST-1', total: 70 }], [{ name: 'GST', total: 7 }]));
+        expect([second.entry.status, second.entry.error]).toEqual(['succeeded', null]);
+        expect(second.entry.detail).toContain('in the Adjustment (no such tax in Zoho): GST 7.00');
+        expect(second.quote.$line_tax).toEqual([]);
+        expect(cents(second.quote.Grand_Total as number)).toBe(7700);
+        // The first try named GST and was refused; the taxes were read again before the second.
+        const creates = zoho()
+          .api.requestsTo('POST', '/crm/v8/Quotes')
+          .filter((r) => r.body.toString().includes(second.m.recordId));
+        expect(creates.map((r) => JSON.parse(r.body.toString()).data[0].$line_tax.length)).toEqual([1, 0]);
+      } finally {
+        zoho().revenue.taxes.length = 0;
+        await h.app.get(ZohoRevenueClient).orgTaxes(true);
+      }
     });
 
     it("a Quote whose read-back differs (an org that reads a row's bare Discount as a percent) fails its entry with both values and alerts", async () => {

@@ -1,5 +1,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { HttpException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorize } from '../../src/auth/admin-auth.guard.js';
+import { AdminIdentityService } from '../../src/auth/session.service.js';
+import { SessionController } from '../../src/auth/session.controller.js';
+import { SignInThrottle } from '../../src/auth/sign-in-throttle.js';
+import { SharedRedisService } from '../../src/queues/shared-redis.service.js';
 import { sessionMacKey, sessionSecretFrom } from '../../src/auth/session-secret.js';
 import { ADMIN_TOKEN, CapturingLogger, startHarness, TEST_CONNECTIONS_KEY, waitFor, type Harness } from '../support/harness.js';
 
@@ -38,6 +46,35 @@ function send(base: string, path: string, init: { method?: string; from?: string
     req.on('error', reject);
     req.end(init.body);
   });
+}
+
+/**
+ * Raw HTTP requests from one address, each on a connection of its own, written at the same moment once every
+ * connection is open: guesses sent at once. Answers the statuses, sorted.
+ */
+async function allAtOnce(base: string, from: string, requests: string[]): Promise<number[]> {
+  const { hostname, port } = new URL(base);
+  const sockets = await Promise.all(
+    requests.map(
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect({ host: hostname, port: Number(port), localAddress: from }, () => resolve(socket));
+          socket.on('error', reject);
+        }),
+    ),
+  );
+  const answers = sockets.map(
+    (socket) =>
+      new Promise<number>((resolve, reject) => {
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])));
+        socket.on('error', reject);
+      }),
+  );
+  sockets.forEach((socket, i) => socket.write(requests[i]));
+  return (await Promise.all(answers)).sort();
 }
 
 const signIn = (base: string, token: string, from?: string, headers: Record<string, string> = {}): Promise<Answer> =>
@@ -145,6 +182,48 @@ describe('console sessions: a server secret, a bounded expiry, revocation; sign-
     expect(JSON.parse(blocked.body)).toMatchObject({ statusCode: 429 });
     expect((await send(h.url, '/admin/queues/api/queues', { from, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(429);
     expect((await send(h.url, '/api/mappings', { from: '127.0.0.5', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);
+  });
+
+  it('checks no more than 10 guesses sent at once, sign-ins and Bearer tokens alike: the rest get 429', async () => {
+    // In the process, all at once: each guess's check starts before any answer of Redis is back.
+    const identity = h.app.get(AdminIdentityService);
+    const throttle = h.app.get(SignInThrottle);
+    const sessions = h.app.get(SessionController);
+    const limited = [...Array<number>(10).fill(401), ...Array<number>(20).fill(429)];
+    const bearer = (i: number) =>
+      ({ ip: '127.0.0.10', method: 'GET', headers: { authorization: `Bearer guess-${i}-0123456789` } }) as unknown as FastifyRequest;
+    const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => authorize(identity, throttle, bearer(i), 'viewer')));
+    expect(decisions.map((d) => (d.ok ? 200 : d.status)).sort()).toEqual(limited);
+    // The refused ones gave their slots back: the count is the 10 failures.
+    const redis = h.app.get(SharedRedisService);
+    expect(await redis.client.get(redis.key('sign-in-failures', '127.0.0.10'))).toBe('10');
+    const reply = { header: () => reply } as unknown as FastifyReply;
+    const signIns = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        sessions.login({ token: `guess-${i}-0123456789` }, { ip: '127.0.0.11', headers: {} } as FastifyRequest, reply).then(
+          () => 204,
+          (err: HttpException) => err.getStatus(),
+        ),
+      ),
+    );
+    expect(signIns.sort()).toEqual(limited);
+  });
+
+  it('answers guesses sent at once on connections of their own with at most 10 checked', async () => {
+    const signIns = Array.from({ length: 30 }, (_, i) => {
+      const body = JSON.stringify({ token: `wrong-token-${i}-0123456789` });
+      return `POST /admin/session HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+    });
+    expect(await allAtOnce(h.url, '127.0.0.13', signIns)).toEqual([...Array<number>(10).fill(401), ...Array<number>(20).fill(429)]);
+  });
+
+  it('a right token gives its slot back: it does not bring an address nearer the limit', async () => {
+    const from = '127.0.0.12';
+    for (let i = 0; i < 9; i++) expect((await signIn(h.url, `wrong-token-${i}-0123456789`, from)).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await send(h.url, '/api/me', { from, headers: { authorization: `Bearer ${VIEWER}` } })).status).toBe(200);
+    expect((await signIn(h.url, OPERATOR, from)).status).toBe(204);
+    expect((await signIn(h.url, 'wrong-token-9-0123456789', from)).status).toBe(401);
+    expect((await signIn(h.url, OPERATOR, from)).status).toBe(429);
   });
 
   it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot pick a fresh address for each try', async () => {

@@ -87,3 +87,49 @@ describe('URL credentials in payloads and delivery bodies: raw for admins, redac
     expect(row.body.toString('utf8')).toBe(RAW);
   });
 });
+
+describe('connection base URLs in what operators and viewers read: the origin only', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      redisDb: 14,
+      // The service connected from the console, so that saving it writes an audit entry.
+      env: { ADMIN_TOKENS: `vera:viewer:${VIEWER},otto:operator:${OPERATOR}`, SERVICE_API_BASE_URL: '', SERVICE_API_TOKEN: '' },
+    });
+  });
+  afterAll(() => h.close());
+
+  const call = async (token: string, path: string, method = 'GET', body?: unknown): Promise<Json> => {
+    const res = await fetch(`${h.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    expect(res.status).toBe(200);
+    return res.json();
+  };
+
+  it('names the service by its origin in the Test answer, the last check and the audit entry, never the path of its base URL', async () => {
+    const full = h.service.apiBaseUrl;
+    const { origin, pathname } = new URL(full);
+    expect(pathname).toBe('/v1');
+    await call(ADMIN_TOKEN, '/api/connections/service', 'PUT', { base_url: full, token: h.service.token });
+
+    const tested = await call(OPERATOR, '/api/connections/service/test', 'POST');
+    expect(tested).toMatchObject({ ok: true, detail: `the service at ${origin} accepted the token` });
+    for (const token of [VIEWER, OPERATOR]) {
+      const service = (await call(token, '/api/connections')).items.find((c: Json) => c.name === 'service');
+      expect(service.detail).toBe(`the service at ${origin} accepted the token`);
+      const audit = (await call(token, '/api/sync-logs?kind=admin_write')).items.map((e: Json) => e.detail as string);
+      expect(audit).toEqual([`service connection set to ${origin} by admin`]);
+      expect(JSON.stringify(audit)).not.toContain(full);
+    }
+    // A check recorded before they named origins only is shown so too; admins read it as recorded.
+    await h.database.query(`UPDATE connection_check SET detail = $1 WHERE name = 'service'`, [`the service at ${full} accepted the token`]);
+    for (const token of [VIEWER, OPERATOR]) {
+      const service = (await call(token, '/api/connections')).items.find((c: Json) => c.name === 'service');
+      expect(service.detail).toBe(`the service at ${origin} accepted the token`);
+    }
+    expect((await call(ADMIN_TOKEN, '/api/connections')).items.find((c: Json) => c.name === 'service').detail).toContain(full);
+  });
+});

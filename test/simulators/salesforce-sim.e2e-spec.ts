@@ -261,10 +261,10 @@ describe(SalesforceSim.name, () => {
       rep = sim.insertRow('i360__Staff__c', { Name: 'Rita Rep', i360__Email__c: 'rita@acme.example' });
       sim.insertRow(
         'i360__Appointment__c',
-        { i360__Prospect__c: prospect, i360__Sales_Rep_1__c: rep, i360__Job_Number__c: 'J-100%', i360__City__c: 'Austin' },
+        { i360__Prospect__c: prospect, i360__Sales_Rep_1__c: rep, i360__County__c: 'J-100%', i360__City__c: 'Austin' },
         new Date('2026-11-26T10:00:00Z'),
       );
-      sim.insertRow('i360__Appointment__c', { i360__Job_Number__c: 'J-1000', i360__City__c: 'Boston' }, new Date('2026-11-26T11:00:00Z'));
+      sim.insertRow('i360__Appointment__c', { i360__County__c: 'J-1000', i360__City__c: 'Boston' }, new Date('2026-11-26T11:00:00Z'));
     });
 
     it('reads relationship fields in one query, with attributes', async () => {
@@ -289,12 +289,10 @@ describe(SalesforceSim.name, () => {
         "SELECT Id FROM i360__Prospect__c WHERE i360__Primary_First_Name__c = 'O\\'Brien' AND i360__Primary_Last_Name__c = 'Back\\\\slash'",
       );
       expect(quoted.body.totalSize).toBe(1);
-      const like = await query("SELECT i360__Job_Number__c FROM i360__Appointment__c WHERE i360__Job_Number__c LIKE 'J-100\\%'");
-      expect(like.body.records.map((r: any) => r.i360__Job_Number__c)).toEqual(['J-100%']);
-      const wild = await query(
-        "SELECT i360__Job_Number__c FROM i360__Appointment__c WHERE i360__Job_Number__c LIKE 'J-100%' ORDER BY i360__Job_Number__c DESC",
-      );
-      expect(wild.body.records.map((r: any) => r.i360__Job_Number__c)).toEqual(['J-1000', 'J-100%']);
+      const like = await query("SELECT i360__County__c FROM i360__Appointment__c WHERE i360__County__c LIKE 'J-100\\%'");
+      expect(like.body.records.map((r: any) => r.i360__County__c)).toEqual(['J-100%']);
+      const wild = await query("SELECT i360__County__c FROM i360__Appointment__c WHERE i360__County__c LIKE 'J-100%' ORDER BY i360__County__c DESC");
+      expect(wild.body.records.map((r: any) => r.i360__County__c)).toEqual(['J-1000', 'J-100%']);
       const bad = await query("SELECT Id FROM i360__Prospect__c WHERE Name = 'a\\%'");
       expect(bad.status).toBe(400);
       expect(bad.body[0].errorCode).toBe('MALFORMED_QUERY');
@@ -389,11 +387,11 @@ describe(SalesforceSim.name, () => {
     });
 
     it('creates with POST (201) and refuses missing required fields, unknown and read-only fields, and a failed validation rule', async () => {
-      const sale = await call(`${V}/sobjects/i360__Sale__c`, json('POST', { i360__Amount__c: 1200.5 }));
+      const sale = await call(`${V}/sobjects/i360__Sale__c`, json('POST', { i360__Sold_Price__c: 1200.5 }));
       expect(sale.status).toBe(201);
       const { id } = (await sale.json()) as { id: string };
       expect(sim.row('i360__Sale__c', id)).toMatchObject({
-        i360__Amount__c: 1200.5,
+        i360__Sold_Price__c: 1200.5,
         Name: expect.stringMatching(/^S-\d{6}$/),
         CreatedDate: expect.stringMatching(/\.000\+0000$/),
       });
@@ -411,14 +409,14 @@ describe(SalesforceSim.name, () => {
       sim.addValidationRule({
         object: 'i360__Sale__c',
         message: 'Amount must be positive',
-        errorField: 'i360__Amount__c',
-        failsWhen: (row) => Number(row.i360__Amount__c) <= 0,
+        errorField: 'i360__Sold_Price__c',
+        failsWhen: (row) => Number(row.i360__Sold_Price__c) <= 0,
       });
-      const invalid = await call(`${V}/sobjects/i360__Sale__c/${id}`, json('PATCH', { i360__Amount__c: -1 }));
+      const invalid = await call(`${V}/sobjects/i360__Sale__c/${id}`, json('PATCH', { i360__Sold_Price__c: -1 }));
       expect(await invalid.json()).toEqual([
-        { errorCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Amount must be positive', fields: ['i360__Amount__c'] },
+        { errorCode: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'Amount must be positive', fields: ['i360__Sold_Price__c'] },
       ]);
-      expect(sim.row('i360__Sale__c', id)!.i360__Amount__c).toBe(1200.5);
+      expect(sim.row('i360__Sale__c', id)!.i360__Sold_Price__c).toBe(1200.5);
       const note = await call(`${V}/sobjects/Note`, json('POST', { ParentId: id, Title: 'Called', Body: "It's sold" }));
       expect(note.status).toBe(201);
       const notes = await query(`SELECT Title, Body, Parent.Name FROM Note WHERE ParentId = '${id}'`);
@@ -553,13 +551,13 @@ describe(SalesforceSim.name, () => {
         ).json()) as { access_token: string };
         const ownCall = (path: string, init: RequestInit = {}) =>
           fetch(`${own.instanceUrl}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${token.access_token}` } });
-        own.schema.removeField('i360__Appointment__c', 'i360__Job_Number__c');
+        own.schema.removeField('i360__Appointment__c', 'i360__County__c');
         own.schema.makeRequired('i360__Appointment__c', 'i360__City__c');
         const described = (await (await ownCall(`${V}/sobjects/i360__Appointment__c/describe`)).json()) as any;
         const names = described.fields.map((f: any) => f.name);
-        expect(names).not.toContain('i360__Job_Number__c');
+        expect(names).not.toContain('i360__County__c');
         expect(described.fields.find((f: any) => f.name === 'i360__City__c')).toMatchObject({ nillable: false, defaultedOnCreate: false });
-        const queried = await ownCall(`${V}/query?q=${encodeURIComponent('SELECT i360__Job_Number__c FROM i360__Appointment__c')}`);
+        const queried = await ownCall(`${V}/query?q=${encodeURIComponent('SELECT i360__County__c FROM i360__Appointment__c')}`);
         expect(((await queried.json()) as any)[0].errorCode).toBe('INVALID_FIELD');
         const created = await ownCall(`${V}/sobjects/i360__Appointment__c`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
         expect(((await created.json()) as any)[0]).toMatchObject({ errorCode: 'REQUIRED_FIELD_MISSING', fields: ['i360__City__c'] });
@@ -571,14 +569,81 @@ describe(SalesforceSim.name, () => {
       }
     });
 
+    it("works out a Lightning appointment's Contact name and e-mail from its Contact when read, and refuses to write them", async () => {
+      const lightning = new SalesforceSim({ schema: 'i360core__' });
+      await lightning.start();
+      try {
+        const account = lightning.insertRow('Account', { Name: 'Ruiz household', Phone: '512-555-0100' });
+        const contact = lightning.insertRow('Contact', { AccountId: account, FirstName: 'Ana', LastName: 'Ruiz', Email: 'ana@example.com' });
+        const id = lightning.insertRow('i360core__Appointment__c', { i360core__Account__c: account, i360core__Contact__c: contact });
+        const token = (await (
+          await fetch(`${lightning.loginUrl}/services/oauth2/token`, {
+            method: 'POST',
+            body: new URLSearchParams({
+              grant_type: 'refresh_token',
+              client_id: lightning.clientId,
+              client_secret: lightning.clientSecret,
+              refresh_token: lightning.refreshToken,
+            }),
+          })
+        ).json()) as { access_token: string };
+        const call = (path: string, init: RequestInit = {}) =>
+          fetch(`${lightning.instanceUrl}${path}`, {
+            ...init,
+            headers: { ...init.headers, authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+          });
+        const soql = 'SELECT i360core__Contact_Name__c, i360core__Contact_Email__c, i360core__Account__r.Phone FROM i360core__Appointment__c';
+        const read = (await (await call(`${V}/query?q=${encodeURIComponent(soql)}`)).json()) as any;
+        expect(read.records[0]).toMatchObject({
+          i360core__Contact_Name__c: 'Ana Ruiz',
+          i360core__Contact_Email__c: 'ana@example.com',
+          i360core__Account__r: { Phone: '512-555-0100' },
+        });
+        lightning.updateRow('Contact', contact, { Email: 'ana.ruiz@example.com' });
+        const again = (await (await call(`${V}/sobjects/i360core__Appointment__c/${id}?fields=i360core__Contact_Email__c`)).json()) as any;
+        expect(again.i360core__Contact_Email__c).toBe('ana.ruiz@example.com');
+        const written = await call(`${V}/sobjects/i360core__Appointment__c/${id}`, {
+          method: 'PATCH',
+          body: JSON.stringify({ i360core__Contact_Name__c: 'X' }),
+        });
+        expect(written.status).toBe(400);
+        expect(((await written.json()) as any)[0].errorCode).toBe('INVALID_FIELD_FOR_INSERT_UPDATE');
+        const described = (await (await call(`${V}/sobjects/i360core__Appointment__c/describe`)).json()) as any;
+        expect(described.fields.find((f: any) => f.name === 'i360core__Contact_Name__c')).toMatchObject({ calculated: true });
+      } finally {
+        await lightning.stop();
+      }
+    });
+
+    it("keeps the classic appointment's start as a date (a date literal filters it, a date-time one is refused) and lists classic Attachments", async () => {
+      const id = sim.insertRow('i360__Appointment__c', { i360__Start__c: '2026-12-03', i360__Start_Time__c: '10:00 AM', i360__City__c: 'Datetown' });
+      const byDate = await query("SELECT Id, i360__Start_Time__c FROM i360__Appointment__c WHERE i360__Start__c >= 2026-12-01 AND i360__City__c = 'Datetown'");
+      expect(byDate.body.records.map((r: any) => r.Id)).toEqual([id]);
+      const byDateTime = await query('SELECT Id FROM i360__Appointment__c WHERE i360__Start__c >= 2026-12-01T00:00:00Z');
+      expect(byDateTime.status).toBe(400);
+      expect(byDateTime.body[0].errorCode).toBe('INVALID_FIELD');
+      // A date field takes YYYY-MM-DD only (REST API Developer Guide, "Valid Date and DateTime Formats").
+      const wrongDate = await call(`${V}/sobjects/i360__Appointment__c/${id}`, json('PATCH', { i360__Start__c: '2026-12-03T10:00:00Z' }));
+      expect(wrongDate.status).toBe(400);
+      expect(((await wrongDate.json()) as any)[0]).toMatchObject({ errorCode: 'JSON_PARSER_ERROR', fields: ['i360__Start__c'] });
+      expect(sim.schema.field('i360__Appointment__c', 'i360__Job_Number__c')).toBeUndefined();
+      expect(sim.schema.field('i360__Sale__c', 'i360__Sold_Price__c')).toMatchObject({ type: 'currency' });
+      const attachment = sim.addAttachment(id, 'proposal.pdf', Buffer.from('%PDF-1.4'));
+      const listed = await query(`SELECT Id, Name, CreatedDate FROM Attachment WHERE ParentId = '${id}'`);
+      expect(listed.body.records).toEqual([expect.objectContaining({ Id: attachment, Name: 'proposal.pdf' })]);
+    });
+
     it('offers the Lightning names and the daemon environment for them', () => {
       const lightning = new SalesforceSim({ schema: 'i360core__' });
       expect(lightning.schema.object('i360core__Appointment__c')).toBeDefined();
       expect(lightning.schema.object('i360__Appointment__c')).toBeUndefined();
-      expect(lightning.schema.field('i360core__Appointment__c', 'i360core__Prospect__c')).toMatchObject({
-        relationshipName: 'i360core__Prospect__r',
-        referenceTo: ['i360core__Prospect__c'],
+      // Lightning keeps the customer in standard Account and Contact: no Prospect object.
+      expect(lightning.schema.object('i360core__Prospect__c')).toBeUndefined();
+      expect(lightning.schema.field('i360core__Appointment__c', 'i360core__Account__c')).toMatchObject({
+        relationshipName: 'i360core__Account__r',
+        referenceTo: ['Account'],
       });
+      expect(lightning.schema.field('i360core__Appointment__c', 'i360core__Contact_Name__c')).toMatchObject({ createable: false, updateable: false });
       const custom = new SalesforceSim({
         schema: new SfSchema(
           SfSchema.improveit360()

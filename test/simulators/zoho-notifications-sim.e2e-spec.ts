@@ -66,22 +66,57 @@ describe('ZohoSim notifications', () => {
     await waitUntil(() => sim.notifications.sent.every((s) => s.status === 200));
   });
 
-  it('cuts an expiry past its longest lifetime, renews by PATCH, and stops at expiry', async () => {
-    sim.notifications.maxLifetimeMs = 60_000;
-    const res = await watch('PATCH', { watch: [{ channel_id: 1000000068001, channel_expiry: inAnHour() }] });
+  it('keeps an expiry up to a week, gives an hour to one beyond a week, renews by PATCH only with channel_id, notify_url and events, and stops at expiry', async () => {
+    const patch = (item: Json) =>
+      watch('PATCH', { watch: [{ channel_id: 1000000068001, notify_url: notifyUrl, events: ['Deals.create', 'Deals.edit'], ...item }] });
+    const kept = async (res: Response) => Date.parse((((await res.json()) as Json).watch as Json[])[0].details.events[0].channel_expiry);
+    const inSixDays = new Date(Date.now() + 6 * 24 * 3600_000).toISOString();
+    const res = await patch({ channel_expiry: inSixDays });
     expect(res.status).toBe(200);
-    const [answer] = ((await res.json()) as Json).watch as Json[];
-    expect(Date.parse(answer.details.events[0].channel_expiry)).toBeLessThanOrEqual(Date.now() + 60_000);
-    // PATCH keeps what it does not name.
+    expect(await kept(res)).toBe(Math.floor(Date.parse(inSixDays) / 1000) * 1000);
+    // PATCH keeps what it does not name (the token).
     expect(sim.notifications.live[0]).toMatchObject({ notifyUrl, token: 'tok-1', events: ['Deals.create', 'Deals.edit'] });
+    // Beyond a week: an hour (Zoho's v8 notification pages).
+    const beyond = await kept(await patch({ channel_expiry: new Date(Date.now() + 8 * 24 * 3600_000).toISOString() }));
+    expect(beyond).toBeGreaterThan(Date.now() + 3500_000);
+    expect(beyond).toBeLessThanOrEqual(Date.now() + 3600_000);
 
-    sim.notifications.maxLifetimeMs = 1;
-    await watch('PATCH', { watch: [{ channel_id: 1000000068001, channel_expiry: inAnHour() }] });
+    // crm-oas v8 updateNotificationInfo: channel_id, notify_url and events are required of a PATCH too.
+    for (const missing of ['notify_url', 'events', 'channel_id']) {
+      const refused = await patch({ [missing]: undefined, channel_expiry: inAnHour() });
+      expect([missing, refused.status, (((await refused.json()) as Json).watch as Json[])[0]]).toEqual([
+        missing,
+        202,
+        expect.objectContaining({ status: 'error', code: 'MANDATORY_NOT_FOUND', details: expect.objectContaining({ api_name: missing }) }),
+      ]);
+    }
+
+    await patch({ channel_expiry: new Date(Date.now() + 300).toISOString() });
     await waitUntil(() => sim.notifications.live.length === 0);
     expect((await watch('GET', undefined, '?channel_id=1000000068001')).status).toBe(204);
-    const unknown = (await (await watch('PATCH', { watch: [{ channel_id: 1000000068001, channel_expiry: inAnHour() }] })).json()) as Json;
+    const unknown = (await (await patch({ channel_expiry: inAnHour() })).json()) as Json;
     expect(unknown.watch[0]).toMatchObject({ status: 'error', code: 'NOT_SUBSCRIBED' });
-    sim.notifications.maxLifetimeMs = 24 * 3600_000;
+  });
+
+  it("notifies crm-sync's own API writes too, naming the fields an update changed", async () => {
+    const post = await watch('POST', {
+      watch: [{ channel_id: 1000000068002, events: ['Deals.edit'], notify_url: notifyUrl, token: 'tok-2', channel_expiry: inAnHour() }],
+    });
+    expect(post.status).toBe(201);
+    const deal = sim.addRecord('Deals', undefined, { Deal_Name: 'Own', Stage: 'Qualification' });
+    const put = await fetch(`${sim.apiDomain}/crm/v8/Deals/${deal}`, {
+      method: 'PUT',
+      headers: { authorization: `Zoho-oauthtoken ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: [{ Amount: 100, Stage: 'Closed Won' }] }),
+    });
+    expect(put.status).toBe(200);
+    await waitUntil(() => received.some((n) => n.channel_id === 1000000068002));
+    expect(received.find((n) => n.channel_id === 1000000068002)).toMatchObject({
+      operation: 'update',
+      ids: [deal],
+      affected_fields: [{ [deal]: ['Amount', 'Stage'] }],
+    });
+    await watch('DELETE', undefined, '?channel_ids=1000000068002');
   });
 
   it('drops a channel as a fault, deletes one by channel_ids, and refuses a token over 50 characters', async () => {

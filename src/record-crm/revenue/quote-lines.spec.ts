@@ -76,10 +76,45 @@ describe('quoteFromLineItems', () => {
     ]);
     expect(centsText(draft.subTotalCents)).toBe('20.50');
     expect(centsText(draft.discountCents)).toBe('6.83');
-    expect(centsText(draft.taxCents)).toBe('0.63');
-    expect(centsText(draft.adjustmentCents)).toBe('1.01');
+    // An org with no taxes: Zoho computes none, and the service's taxes go into the adjustment with the markup.
+    expect(centsText(draft.taxCents)).toBe('0.00');
+    expect(draft.taxesInAdjustment).toEqual(['state 0.33', 'city 0.30']);
+    expect(centsText(draft.adjustmentCents)).toBe('1.64');
     expect(zohoGrandTotal(draft)).toBe(toCents(20.5 - 6.83 + 1.01 + 0.33 + 0.3));
     expect(draft.grandTotalCents).toBe(zohoGrandTotal(draft));
+  });
+
+  it("sends the service's taxes as the org's: by name, else by the rate their totals imply; Zoho's tax computed, the rest in the adjustment", () => {
+    const orgTaxes = [
+      { id: '1', name: 'VAT', percentage: '20' },
+      { id: '2', name: 'Sales Tax', percentage: '8.25' },
+      { id: '3', name: 'Unused', percentage: '3' },
+    ];
+    const draft = quoteFromLineItems(
+      result({
+        line_items: [{ name: 'panel', quantity: 3, price: 33.33, total: 99.99 }],
+        subtotal: 99.99,
+        discount: -9.99,
+        taxes: [
+          { name: ' vat ', total: 18 }, // 20 % of 90.00, by name whatever the case
+          { name: 'State tax', total: 7.43 }, // 8.25 % of 90.00 = 7.425: the rate, within a cent
+          { name: 'City levy', total: 1.23 }, // no org tax has it
+        ],
+        total: 90 + 18 + 7.43 + 1.23,
+      }),
+      product,
+      orgTaxes,
+    );
+    expect(draft.lineTaxes.map((t) => [t.id, t.name])).toEqual([
+      ['1', 'VAT'],
+      ['2', 'Sales Tax'],
+    ]);
+    expect(draft.taxesMatched).toEqual([' vat  by name (20 %)', 'State tax by its rate as Sales Tax 8.25 %']);
+    expect(draft.taxesInAdjustment).toEqual(['City levy 1.23']);
+    // Zoho: 18.00 + 7.43 (7.425 rounded half up) on Sub_Total − Discount; the levy in the adjustment.
+    expect(centsText(draft.taxCents)).toBe('25.43');
+    expect(centsText(draft.adjustmentCents)).toBe('1.23');
+    expect(draft.grandTotalCents).toBe(toCents(90 + 18 + 7.43 + 1.23));
   });
 
   it('spreads a custom price item over its quantity, rounding up and discounting the rest', () => {

@@ -1,5 +1,6 @@
 import type { LineItem, LineItemsResult } from '../../service-api/service-api.types.js';
 import { divideUp, parseDecimal, timesQuantity, toCents, type Decimal } from './money.js';
+import { planTaxes, type OrgTax, type QuoteTax } from './quote-taxes.js';
 
 /** One row of a Quote's Quoted_Items, in cents: Zoho's net of the row (gross − discount) is the service's item total. */
 export interface QuoteLine {
@@ -21,7 +22,14 @@ export interface QuoteDraft {
   folded: string[];
   subTotalCents: bigint;
   discountCents: bigint;
+  /** Zoho's tax of the Quote: computed by Zoho from `lineTaxes` (quote-taxes.ts). */
   taxCents: bigint;
+  /** The org's taxes sent as the Quote's `$line_tax`. */
+  lineTaxes: QuoteTax[];
+  /** How the service's taxes were matched to the org's. */
+  taxesMatched: string[];
+  /** The service's taxes the org has none for (name and amount): in the adjustment. */
+  taxesInAdjustment: string[];
   /** The service's markup and any difference its own figures leave, so that the totals agree to the cent. */
   adjustmentCents: bigint;
   grandTotalCents: bigint;
@@ -31,11 +39,11 @@ export interface QuoteDraft {
  * The Quote for a drawing's line items (D2). Each item becomes a row whose net is the service's item total: the list
  * price is the item's unit price (or, for a custom price item, its total spread over the quantity, rounded up), and
  * the row's discount takes up the difference (never negative: a total above price × quantity raises the list price).
- * The Quote's discount is the service's discount, its tax the service's taxes; the markup, which Zoho has no field
- * for, and whatever rounding the service's own figures carry go into the adjustment. `productOf` names the Zoho
- * product of an item, or null.
+ * The Quote's discount is the service's discount, its taxes the org's taxes that match the service's (planTaxes); the
+ * markup, which Zoho has no field for, a tax the org lacks, and whatever rounding the service's own figures (or Zoho's
+ * tax computed on them) carry go into the adjustment. `productOf` names the Zoho product of an item, or null.
  */
-export function quoteFromLineItems(result: LineItemsResult, productOf: (item: LineItem) => string | null): QuoteDraft {
+export function quoteFromLineItems(result: LineItemsResult, productOf: (item: LineItem) => string | null, orgTaxes: readonly OrgTax[] = []): QuoteDraft {
   const lines: QuoteLine[] = [];
   const leftOut: string[] = [];
   const folded: string[] = [];
@@ -59,10 +67,23 @@ export function quoteFromLineItems(result: LineItemsResult, productOf: (item: Li
   const serviceDiscount = toCents(result.discount ?? 0);
   // The service writes a discount as a negative amount; Zoho's Discount is the amount taken off.
   const discountCents = serviceDiscount < 0n ? -serviceDiscount : 0n;
-  const taxCents = (result.taxes ?? []).reduce((sum, tax) => sum + toCents(tax.total), 0n);
+  const taxes = planTaxes(result, orgTaxes, subTotalCents - discountCents);
+  const taxCents = taxes.taxCents;
   const adjustmentCents = toCents(result.total) - (subTotalCents + leftOutCents - discountCents + taxCents);
   const grandTotalCents = subTotalCents - discountCents + taxCents + adjustmentCents;
-  return { lines, leftOut, folded, subTotalCents, discountCents, taxCents, adjustmentCents, grandTotalCents };
+  return {
+    lines,
+    leftOut,
+    folded,
+    subTotalCents,
+    discountCents,
+    taxCents,
+    lineTaxes: taxes.lineTaxes,
+    taxesMatched: taxes.matched,
+    taxesInAdjustment: taxes.inAdjustment,
+    adjustmentCents,
+    grandTotalCents,
+  };
 }
 
 function priceOf(item: LineItem, quantity: Decimal, totalCents: bigint): { listPriceCents: bigint; discountCents: bigint } {

@@ -6,7 +6,7 @@ import { OutboundError } from '../../http/outbound-error.js';
 import { withRetries } from '../../http/retry.js';
 import { QUEUES } from '../../queues/queues.js';
 import { ServiceApiClient } from '../../service-api/service-api.client.js';
-import type { LineItem } from '../../service-api/service-api.types.js';
+import type { LineItem, LineItemsResult } from '../../service-api/service-api.types.js';
 import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../../actions/action.types.js';
 import { RunsAction } from '../../actions/runs-action.decorator.js';
 import { untilLanded } from '../../actions/write-fence.service.js';
@@ -139,6 +139,17 @@ export class RevenueActionsService {
     };
   }
 
+  /**
+   * The Quote of the line items, their taxes as the org's (read only for a drawing with taxes, kept 10 minutes; read
+   * again when one finds no match, as an admin may have added it since).
+   */
+  private async draftOf(lineItems: LineItemsResult, productOf: (item: LineItem) => string | null, fresh: boolean): Promise<QuoteDraft> {
+    if ((lineItems.taxes ?? []).length === 0) return quoteFromLineItems(lineItems, productOf);
+    const draft = quoteFromLineItems(lineItems, productOf, await this.zoho.orgTaxes(fresh));
+    if (fresh) return draft;
+    return draft.taxesInAdjustment.length === 0 ? draft : quoteFromLineItems(lineItems, productOf, await this.zoho.orgTaxes(true));
+  }
+
   /** The approval's day in the org's time zone; an entry recorded before the instant was kept carries its UTC day. */
   private async closingDateOf(p: UpdateDealPayload): Promise<string | null> {
     if (!p.approvedAt) return p.closingDate ?? null;
@@ -155,10 +166,14 @@ export class RevenueActionsService {
     return unplaced ? planStage(kind, configured, await this.pipelineOf(deal, true), stringOf(deal.Stage)) : plan;
   }
 
-  /** The Deal's pipeline: its `Pipeline` among its layout's pipelines (the layout's default one when it names none). */
+  /**
+   * The Deal's pipeline: its `Pipeline` among its layout's pipelines (the layout's default one when it names none). The
+   * layout is read from `Layout` or `$layout_id`, whichever the answer has: crm-oas v8 updateRecord answers with
+   * `$layout_id`, captured real answers show only it, and older material shows `Layout` (docs/zoho-crm.md, ledger).
+   */
   private async pipelineOf(deal: ZohoFields, fresh: boolean): Promise<DealPipeline | string> {
-    const layoutId = lookupId(deal.Layout);
-    if (!layoutId) return `Zoho shows no Layout of Deal ${deal.id}, so its pipeline's stages are unknown`;
+    const layoutId = lookupId(deal.Layout) ?? layoutIdOf(deal.$layout_id);
+    if (!layoutId) return `Zoho shows no layout of Deal ${deal.id} (neither Layout nor $layout_id), so its pipeline's stages are unknown`;
     const pipelines = await this.zoho.pipelines(layoutId, fresh);
     const name = stringOf(deal.Pipeline) ?? (isLookup(deal.Pipeline) ? stringOf(deal.Pipeline.name) : null);
     const found = name === null ? pipelines.find((pl) => pl.default) : pipelines.find((pl) => pl.name === name);
@@ -189,9 +204,10 @@ export class RevenueActionsService {
     if (p.module !== 'Deals' && p.module !== 'Quotes') return { status: 'skipped', detail: `${recordTarget(p)} is neither a Deal nor a Quote` };
 
     const lineItems = await this.service.getLineItems(p.drawingId, p.drawingVersionId);
+    let freshTaxes = false;
     for (let round = 1; ; round++) {
       const productOf = await this.productsOf(lineItems.line_items ?? [], settings.fallback_product_id);
-      const draft = quoteFromLineItems(lineItems, (item) => productOf(item));
+      const draft = await this.draftOf(lineItems, productOf, freshTaxes);
       if (draft.lines.length === 0) {
         throw new PermanentActionError(
           `no line item of drawing ${p.drawingId} has a Zoho product (Product_Code = SKU) or a fallback product; left out: ${draft.leftOut.join(', ')}`,
@@ -204,9 +220,11 @@ export class RevenueActionsService {
         await this.verifyQuote(quoteId, draft);
         return { status: 'succeeded', detail: done };
       } catch (err) {
-        // A product remembered from an earlier push that Zoho no longer knows: forgotten, and looked up once more.
-        if (round > 1 || !refusedProduct(err)) throw err;
-        await this.products.forget(draft.lines.map((l) => l.productId).filter((id) => id !== settings.fallback_product_id));
+        // A product remembered from an earlier push that Zoho no longer knows: forgotten, and looked up once more; a
+        // tax kept from an earlier read that the org no longer has: the taxes read again.
+        if (round > 1 || !(refusedProduct(err) || refusedTax(err))) throw err;
+        freshTaxes = refusedTax(err);
+        if (refusedProduct(err)) await this.products.forget(draft.lines.map((l) => l.productId).filter((id) => id !== settings.fallback_product_id));
       }
     }
   }
@@ -451,7 +469,9 @@ function quoteFields(draft: QuoteDraft, keys: SubformKeys): Record<string, unkno
       [keys.description]: line.description,
     })),
     Discount: jsonCents(draft.discountCents),
-    Tax: jsonCents(draft.taxCents),
+    // Zoho computes Tax from the Quote's taxes (percentages of the org's taxes): no Zoho example writes Tax itself.
+    // Sent on every push, empty too, so that a push replaces the taxes of an earlier one.
+    $line_tax: draft.lineTaxes.map((t) => ({ id: t.id, name: t.name, percentage: jsonDecimal(t.percentage) })),
     Adjustment: jsonCents(draft.adjustmentCents),
   };
 }
@@ -465,6 +485,8 @@ function describe(draft: QuoteDraft): string {
     `Adjustment ${centsText(draft.adjustmentCents)}`,
     `Grand_Total ${centsText(draft.grandTotalCents)}`,
   ];
+  if (draft.taxesMatched.length > 0) parts.push(`taxes as the org's ($line_tax): ${draft.taxesMatched.join(', ')}`);
+  if (draft.taxesInAdjustment.length > 0) parts.push(`in the Adjustment (no such tax in Zoho): ${draft.taxesInAdjustment.join(', ')}`);
   if (draft.leftOut.length > 0) parts.push(`left out (no Zoho product): ${draft.leftOut.join(', ')}`);
   if (draft.folded.length > 0) parts.push(`in the adjustment (no row possible): ${draft.folded.join(', ')}`);
   return parts.join(', ');
@@ -473,6 +495,18 @@ function describe(draft: QuoteDraft): string {
 /** Zoho refused a row's product (INVALID_DATA on Quoted_Items[…].Product_Name): a product deleted since it was found. */
 function refusedProduct(err: unknown): boolean {
   return err instanceof OutboundError && err.status === 400 && /^INVALID_DATA/.test(err.excerpt) && /Product_Name/.test(err.excerpt);
+}
+
+/** `$layout_id` as a lookup (`{id, name, display_label}`) or as the bare id. */
+function layoutIdOf(value: unknown): string | null {
+  if (typeof value === 'string' && /^\d+$/.test(value)) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return lookupId(value);
+}
+
+/** Zoho refused a tax of the Quote (INVALID_DATA on `$line_tax`): one deleted in the org since its taxes were read. */
+function refusedTax(err: unknown): boolean {
+  return err instanceof OutboundError && err.status === 400 && /^INVALID_DATA/.test(err.excerpt) && /\$line_tax/.test(err.excerpt);
 }
 
 function lookupId(value: unknown): string | null {

@@ -1,39 +1,48 @@
+import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
+import { zohoTokenBinding } from '../../connections/sealed-binding.js';
 import type { SharedRedisService } from '../../queues/shared-redis.service.js';
 import type { TokenRefusal, TokenStore, ZohoToken } from './token-store.js';
 
-const DROP_IF_SAME = `
-local value = redis.call('GET', KEYS[1])
-if value and cjson.decode(value).accessToken == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-const UNLOCK_IF_MINE = `
+const DELETE_IF_SAME = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
-type ScriptedRedis = Redis & {
-  crmSyncDropToken(key: string, accessToken: string): Promise<number>;
-  crmSyncUnlock(key: string, owner: string): Promise<number>;
-};
+type ScriptedRedis = Redis & { crmSyncDeleteIfSame(key: string, value: string): Promise<number> };
+
+/** Seals and opens values with the connections key (ConnectionsService), bound to what they are for. */
+export interface TokenSeal {
+  seal(value: unknown, associatedData: string): string;
+  open<T>(sealed: string, associatedData: string): T;
+}
 
 /**
  * The access token of one Zoho connection, shared by every replica: `<prefix>:zoho:<hash>:token` (the token, its API
- * domain and `renewAt`, expiring at `renewAt`), `…:refused` (Zoho's refusal, expiring with it) and `…:refresh-lock`.
- * The hash is of the client id and refresh token, so a new connection has keys of its own and no secret is in a key.
- * Every method throws when Redis does, and the caller does without.
+ * domain and `renewAt`, sealed with the connections key and bound to the connection, expiring at `renewAt`),
+ * `…:refused` (Zoho's refusal, expiring with it), `…:refresh-lock` and `…:account` (the organization last read). The
+ * hash is of the client id and refresh token, so a new connection has keys of its own and no secret is in a key. A
+ * token that does not open (sealed under another key, or written there by another hand) is no token: a new one is
+ * asked for and replaces it. Without a connections key no token is shared: each process keeps its own (and its own
+ * refresh lock), the refusal is still shared. Every method throws when Redis does, and the caller does without.
  */
 export class RedisTokenStore implements TokenStore {
+  private readonly logger = new Logger('ZohoToken');
   private readonly redis: ScriptedRedis;
   private readonly keys: { token: string; refused: string; lock: string; account: string };
+  private readonly binding: string;
+  /** The sealed form of the token this store last read or saved, so that `drop` removes that one only. */
+  private lastSealed: { accessToken: string; sealed: string } | null = null;
+  private localLockUntil = 0;
 
   constructor(
     private readonly shared: SharedRedisService,
     connection: { clientId: string; refreshToken: string },
+    private readonly sealer: TokenSeal | null,
   ) {
     const hash = createHash('sha256').update(`${connection.clientId}\n${connection.refreshToken}`).digest('hex').slice(0, 32);
+    this.binding = zohoTokenBinding(hash);
     this.keys = {
       token: shared.key('zoho', hash, 'token'),
       refused: shared.key('zoho', hash, 'refused'),
@@ -41,10 +50,7 @@ export class RedisTokenStore implements TokenStore {
       account: shared.key('zoho', hash, 'account'),
     };
     this.redis = shared.client as ScriptedRedis;
-    if (typeof this.redis.crmSyncDropToken !== 'function') {
-      this.redis.defineCommand('crmSyncDropToken', { numberOfKeys: 1, lua: DROP_IF_SAME });
-      this.redis.defineCommand('crmSyncUnlock', { numberOfKeys: 1, lua: UNLOCK_IF_MINE });
-    }
+    if (typeof this.redis.crmSyncDeleteIfSame !== 'function') this.redis.defineCommand('crmSyncDeleteIfSame', { numberOfKeys: 1, lua: DELETE_IF_SAME });
   }
 
   /** The organization one replica last read for readiness and the checks, and when; null when none is kept. */
@@ -60,15 +66,17 @@ export class RedisTokenStore implements TokenStore {
 
   async read(): Promise<{ token: ZohoToken | null; refusal: TokenRefusal | null }> {
     this.ensureReachable();
-    const [token, refusal] = await this.redis.mget(this.keys.token, this.keys.refused);
-    return { token: token ? (JSON.parse(token) as ZohoToken) : null, refusal: refusal ? (JSON.parse(refusal) as TokenRefusal) : null };
+    const [sealed, refusal] = await this.redis.mget(this.keys.token, this.keys.refused);
+    return { token: sealed ? this.opened(sealed) : null, refusal: refusal ? (JSON.parse(refusal) as TokenRefusal) : null };
   }
 
   async save(token: ZohoToken): Promise<void> {
     const ttl = Math.floor(token.renewAt - Date.now());
-    if (ttl <= 0) return;
+    if (ttl <= 0 || !this.sealer) return;
     this.ensureReachable();
-    await this.redis.set(this.keys.token, JSON.stringify(token), 'PX', ttl);
+    const sealed = this.sealer.seal(token, this.binding);
+    await this.redis.set(this.keys.token, sealed, 'PX', ttl);
+    this.lastSealed = { accessToken: token.accessToken, sealed };
   }
 
   async refuse(refusal: TokenRefusal): Promise<void> {
@@ -79,18 +87,44 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async drop(accessToken: string): Promise<void> {
+    if (this.lastSealed?.accessToken !== accessToken) return;
     this.ensureReachable();
-    await this.redis.crmSyncDropToken(this.keys.token, accessToken);
+    await this.redis.crmSyncDeleteIfSame(this.keys.token, this.lastSealed.sealed);
   }
 
   async lock(ms: number): Promise<(() => Promise<void>) | null> {
+    if (!this.sealer) return this.localLock(ms);
     this.ensureReachable();
     const owner = randomBytes(12).toString('hex');
     const taken = await this.redis.set(this.keys.lock, owner, 'PX', Math.ceil(ms), 'NX');
     if (taken !== 'OK') return null;
     return async () => {
-      await this.redis.crmSyncUnlock(this.keys.lock, owner).catch(() => undefined);
+      await this.redis.crmSyncDeleteIfSame(this.keys.lock, owner).catch(() => undefined);
     };
+  }
+
+  private opened(sealed: string): ZohoToken | null {
+    if (!this.sealer) return null;
+    try {
+      const token = this.sealer.open<ZohoToken>(sealed, this.binding);
+      this.lastSealed = { accessToken: token.accessToken, sealed };
+      return token;
+    } catch {
+      this.logger.warn(
+        'the Zoho token kept in Redis does not open with the connections key (sealed under another key, or written there by someone else): not used; a new one is asked for',
+      );
+      return null;
+    }
+  }
+
+  /** Without a shared token, the refresh lock is this process's: nobody else would save a token to wait for. */
+  private localLock(ms: number): Promise<(() => Promise<void>) | null> {
+    if (Date.now() < this.localLockUntil) return Promise.resolve(null);
+    this.localLockUntil = Date.now() + ms;
+    return Promise.resolve(() => {
+      this.localLockUntil = 0;
+      return Promise.resolve();
+    });
   }
 
   private ensureReachable(): void {

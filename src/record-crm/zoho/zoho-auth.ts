@@ -78,7 +78,7 @@ export class ZohoAuth {
         const state = await this.shared(() => this.store.read());
         if (!state) break;
         if (state.refusal) throw this.remember(state.refusal);
-        if (state.token && this.now() < state.token.renewAt) return (this.token = state.token);
+        if (state.token && this.now() < state.token.renewAt && this.usable(state.token)) return (this.token = state.token);
         // Read under the lock: nobody else is refreshing, and nobody did meanwhile.
         if (release) break;
         const taken = await this.shared(() => this.store.lock(REFRESH_LOCK_MS));
@@ -151,6 +151,18 @@ export class ZohoAuth {
       this.storeDown = true;
       return undefined;
     }
+  }
+
+  /**
+   * A token another replica kept is used only for an API domain this connection may use now (the rule of the token
+   * answers, below): the store is not trusted to name where the token goes, and the rule may have changed since.
+   */
+  private usable(token: ZohoToken): boolean {
+    const domain = typeof token.apiDomain === 'string' ? token.apiDomain : '';
+    const configured = this.credentials.apiDomain;
+    const problem = domain === configured ? null : /^https?:\/\/[^/]/.test(domain) ? zohoDomainProblem('api_domain', domain, this.domains) : 'not a URL';
+    if (problem) this.logger.warn(`the shared Zoho token names an API domain this connection may not use, not used: ${problem}`);
+    return problem === null;
   }
 
   /**

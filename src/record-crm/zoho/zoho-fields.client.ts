@@ -25,6 +25,8 @@ export interface ZohoLayoutView {
 }
 
 const CACHE_MS = 60_000;
+/** The modules' web names change only when an admin renames a module: links may use a read this old. */
+const WEB_NAMES_MS = 10 * 60_000;
 
 /**
  * What the Automations screen's pickers read of Zoho's settings, each kept a minute: a module's fields
@@ -36,7 +38,7 @@ const CACHE_MS = 60_000;
 export class ZohoFieldsClient {
   private readonly cache = new Map<RecordModule, { fields: ZohoFieldView[]; at: number }>();
 
-  private modulesKept: { modules: ZohoModuleView[]; at: number } | null = null;
+  private modulesKept: { modules: ZohoModuleView[]; webNames: Map<RecordModule, string>; at: number } | null = null;
   private readonly layoutsKept = new Map<RecordModule, { layouts: ZohoLayoutView[]; at: number }>();
 
   constructor(private readonly zoho: ZohoClient) {}
@@ -48,7 +50,21 @@ export class ZohoFieldsClient {
    * org lacks, or does not open to the API, is listed with `in_org: false`.
    */
   async modules(): Promise<ZohoModuleView[]> {
-    if (this.modulesKept && Date.now() - this.modulesKept.at < CACHE_MS) return this.modulesKept.modules;
+    return (await this.readModules(CACHE_MS)).modules;
+  }
+
+  /**
+   * Each module's name in Zoho's web addresses: its `module_name` (getModules), which is not always its API name
+   * (Zoho's Modules API page: the Events module's is Meetings; a standard org's Deals are Potentials). A record opens
+   * at `/crm/org<org id>/tab/<module_name>/<id>` (docs/zoho-crm.md, "Links to records"); a module Zoho names no
+   * `module_name` for keeps its API name. Read with the modules, kept 10 minutes.
+   */
+  async webNames(): Promise<Map<RecordModule, string>> {
+    return (await this.readModules(WEB_NAMES_MS)).webNames;
+  }
+
+  private async readModules(maxAgeMs: number): Promise<{ modules: ZohoModuleView[]; webNames: Map<RecordModule, string> }> {
+    if (this.modulesKept && Date.now() - this.modulesKept.at < maxAgeMs) return this.modulesKept;
     const { data } = await this.zoho.request<unknown>({ endpoint: 'GET /settings/modules', method: 'GET', path: '/settings/modules' });
     const listed = isJsonObject(data) && Array.isArray(data.modules) ? data.modules.filter(isJsonObject) : [];
     const modules = RECORD_MODULES.map((apiName): ZohoModuleView => {
@@ -56,14 +72,22 @@ export class ZohoFieldsClient {
       const label = found && typeof found.plural_label === 'string' && found.plural_label !== '' ? found.plural_label : apiName;
       return { api_name: apiName, label, in_org: found !== undefined && found.api_supported !== false };
     });
-    this.modulesKept = { modules, at: Date.now() };
-    return modules;
+    const webNames = new Map(
+      RECORD_MODULES.map((apiName): [RecordModule, string] => {
+        const name = listed.find((m) => m.api_name === apiName)?.module_name;
+        return [apiName, typeof name === 'string' && /^\w+$/.test(name) ? name : apiName];
+      }),
+    );
+    this.modulesKept = { modules, webNames, at: Date.now() };
+    return this.modulesKept;
   }
 
   /**
    * A module's layouts (`GET /settings/layouts?module=`, crm-oas v8.0/layouts/layouts.yaml, getLayouts: `layouts[]`
-   * with `id`, `display_label`, `name`, `status`; scope ZohoCRM.settings.layouts.READ), the inactive ones left out;
-   * kept a minute. For Deals, each layout has its own pipelines.
+   * with `id`, `display_label`, `name`, `status`, `visible`; scope ZohoCRM.settings.layouts.READ): only the layouts
+   * people can use, `status: active` and not `visible: false` (getLayouts also answers `inactive`, `downgraded` and
+   * `hidden` ones; a layout naming no status is taken as active); kept a minute. For Deals, each layout has its own
+   * pipelines.
    */
   async layouts(module: RecordModule): Promise<ZohoLayoutView[]> {
     const kept = this.layoutsKept.get(module);
@@ -72,7 +96,7 @@ export class ZohoFieldsClient {
     const raw = isJsonObject(data) && Array.isArray(data.layouts) ? data.layouts.filter(isJsonObject) : [];
     const layouts = raw.flatMap((l): ZohoLayoutView[] => {
       const id = typeof l.id === 'string' || typeof l.id === 'number' ? optionalIdString(l.id) : null;
-      if (!id || l.status === 'inactive') return [];
+      if (!id || !usable(l)) return [];
       const name = typeof l.display_label === 'string' ? l.display_label : typeof l.name === 'string' ? l.name : id;
       return [{ id, name }];
     });
@@ -100,4 +124,9 @@ export class ZohoFieldsClient {
     this.cache.set(module, { fields, at: Date.now() });
     return fields;
   }
+}
+
+/** A layout people can use: active (when it says) and not hidden from them. */
+function usable(layout: Record<string, unknown>): boolean {
+  return (layout.status === undefined || layout.status === 'active') && layout.visible !== false;
 }

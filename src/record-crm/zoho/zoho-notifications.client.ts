@@ -28,8 +28,11 @@ export interface WatchedChannel {
  * Zoho's notification API (crm-oas v8.0/notifications.json, `/crm/v8/actions/watch`; scope ZohoCRM.notifications.ALL):
  * POST enables a channel (`watch[]` of `channel_id`, `events` like `Deals.create`, `notify_url`, `token`,
  * `channel_expiry`, `return_affected_field_values`, `notify_on_related_action`; 201 with `details.events[]` carrying
- * each event's `channel_expiry`), PATCH updates only the fields given (the renewal: a new `channel_expiry`), GET lists
- * the channels (204 when there is none, or `NOT_SUBSCRIBED`), DELETE `?channel_ids=` removes one.
+ * each event's `channel_expiry`), PATCH updates only the fields given (the renewal: a new `channel_expiry`, sent with
+ * the `channel_id`, `notify_url` and `events` Zoho requires of every PATCH: crm-oas v8 updateNotificationInfo,
+ * `required: [channel_id, notify_url, events]`, and Zoho's "Update Specific Information of a Notification" page), GET
+ * lists the channels (204 when there is none, or `NOT_SUBSCRIBED`), DELETE `?channel_ids=` removes one. A channel
+ * lives at most a week; one asked longer (or with no expiry) gets an hour (Zoho's v8 notification pages, Kaizen #170).
  */
 @Injectable()
 export class ZohoNotificationsClient {
@@ -46,14 +49,25 @@ export class ZohoNotificationsClient {
     return keptExpiry('POST /actions/watch', data) ?? channel.expiry;
   }
 
-  /** Moves the channel's expiry (PATCH: the other details stay); returns the expiry Zoho kept. */
+  /**
+   * Moves the channel's expiry (PATCH: what it does not name stays; `channel_id`, `notify_url` and `events` are
+   * required all the same); returns the expiry Zoho kept.
+   */
   async renew(channel: WatchChannel): Promise<Date> {
     const { data } = await this.zoho.request<unknown>({
       endpoint: 'PATCH /actions/watch',
       method: 'PATCH',
       path: '/actions/watch',
       body: {
-        watch: [{ channel_id: Number(channel.channelId), events: events(channel.module), channel_expiry: zohoExpiry(channel.expiry), token: channel.token }],
+        watch: [
+          {
+            channel_id: Number(channel.channelId),
+            notify_url: channel.notifyUrl,
+            events: events(channel.module),
+            channel_expiry: zohoExpiry(channel.expiry),
+            token: channel.token,
+          },
+        ],
       },
     });
     return keptExpiry('PATCH /actions/watch', data) ?? channel.expiry;

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { ZohoTrigger } from '../../crm-settings/automation-settings.js';
-import { isJsonObject } from '../../http/exact-json.js';
+import { isJsonObject, optionalIdString } from '../../http/exact-json.js';
 import { OutboundError } from '../../http/outbound-error.js';
 import type { RecordModule } from '../../service-api/service-api.types.js';
 import { envelopeItems, firstResultId, zohoId, zohoRecord, ZohoClient } from './zoho.client.js';
+import { ZohoOwnWrites } from './zoho-own-writes.js';
 
 /** A Zoho record as Zoho sent it (ids as exact strings where read here, lookups as `{ id, name }`). */
 export type ZohoFields = Record<string, unknown> & { id: string };
@@ -42,6 +43,13 @@ export class StaleWriteError extends OutboundError {
   }
 }
 
+/** A tax of the Zoho org (`GET /org/taxes`): its id, name and rate in percent (exact decimal text). */
+export interface OrgTax {
+  id: string;
+  name: string;
+  percentage: string;
+}
+
 /** The product of a Product_Code. */
 export interface ZohoProduct {
   id: string;
@@ -67,9 +75,14 @@ const enc = encodeURIComponent;
 export class ZohoRevenueClient {
   private readonly pipelinesByLayout = new Map<string, { pipelines: DealPipeline[]; at: number }>();
   private timeZone: { value: string; at: number } | null = null;
+  private taxesKept: { taxes: OrgTax[]; at: number } | null = null;
   private readonly fieldsByModule = new Map<string, { fields: Array<{ apiName: string; dataType: string }>; at: number }>();
 
-  constructor(private readonly zoho: ZohoClient) {}
+  constructor(
+    private readonly zoho: ZohoClient,
+    /** Where crm-sync's own writes are noted, so that Zoho's notifications of them need no read (none: not noted). */
+    @Optional() private readonly ownWrites?: ZohoOwnWrites,
+  ) {}
 
   /**
    * `GET /{module}/{id}`; null when Zoho does not know it (204, or 400 INVALID_DATA: Zoho's material shows both). A
@@ -104,6 +117,7 @@ export class ZohoRevenueClient {
     const headers: Record<string, string> = options.unmodifiedSince ? { 'if-unmodified-since': options.unmodifiedSince } : {};
     const json: Record<string, unknown> = { data: [{ id, ...fields }] };
     if (options.trigger) json.trigger = [...options.trigger];
+    await this.ownWrites?.writing(module, id, Object.keys(fields));
     const { status, data } = await this.zoho.request<unknown>({
       endpoint,
       method: 'PUT',
@@ -172,6 +186,31 @@ export class ZohoRevenueClient {
     const zone = typeof org?.time_zone === 'string' && knownTimeZone(org.time_zone) ? org.time_zone : '';
     this.timeZone = { value: zone, at: Date.now() };
     return zone || null;
+  }
+
+  /**
+   * The org's taxes (`GET /org/taxes`, Zoho's Get Taxes page and its SDKs' TaxesOperations.getTaxes: `taxes[]` with
+   * `id`, `name`, `display_label`, `value` (the rate in percent), `sequence_number`; 204 when the org has none; no
+   * crm-oas v8 file covers it, so it is read tolerantly: a tax without an id, a name or a rate is left out); kept 10
+   * minutes (`fresh`: read now). A Quote's taxes are sent as these (`$line_tax`).
+   */
+  async orgTaxes(fresh = false): Promise<OrgTax[]> {
+    if (!fresh && this.taxesKept && Date.now() - this.taxesKept.at < SETTINGS_CACHE_MS) return this.taxesKept.taxes;
+    const { data } = await this.zoho.request<unknown>({ endpoint: 'GET /org/taxes', method: 'GET', path: '/org/taxes' });
+    const list = isJsonObject(data) && Array.isArray(data.taxes) ? data.taxes.filter(isJsonObject) : [];
+    const taxes = list.flatMap((t): OrgTax[] => {
+      let id: string | null;
+      try {
+        id = optionalIdString(t.id);
+      } catch {
+        id = null;
+      }
+      const rate = typeof t.value === 'number' || (typeof t.value === 'string' && /^\d+(\.\d+)?$/.test(t.value)) ? String(t.value) : null;
+      const name = typeof t.name === 'string' && t.name !== '' ? t.name : typeof t.display_label === 'string' ? t.display_label : null;
+      return id && rate && name ? [{ id, name, percentage: rate }] : [];
+    });
+    this.taxesKept = { taxes, at: Date.now() };
+    return taxes;
   }
 
   /**
@@ -248,9 +287,12 @@ export class ZohoRevenueClient {
   }
 }
 
-/** A text in a COQL query: in single quotes, `'` and `\` escaped with a backslash. */
+/**
+ * A text in a COQL query: in single quotes, a quote inside doubled and a backslash left as it is (Zoho's Kaizen #171,
+ * "FAQs on COQL API": `'1'' 2'`; a backslash is no escape in COQL).
+ */
 export function coqlText(value: string): string {
-  return `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 /** Whether this runtime knows an IANA time zone name. */

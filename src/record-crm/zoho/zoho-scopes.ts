@@ -38,7 +38,8 @@ export const ZOHO_SCOPE_ENDPOINTS = {
   'ZohoCRM.coql.READ': ['POST /coql'],
   // The record CRM automation's notification channel (v8.0/notifications.json, /actions/watch: its one scope).
   'ZohoCRM.notifications.ALL': ['POST /actions/watch', 'PATCH /actions/watch', 'GET /actions/watch', 'DELETE /actions/watch'],
-  'ZohoCRM.org.READ': ['GET /org'],
+  // The org, and its taxes (a Quote's `$line_tax`; Zoho's Get Taxes page asks the org's scope).
+  'ZohoCRM.org.READ': ['GET /org', 'GET /org/taxes'],
   'ZohoCRM.users.READ': ['GET /users?type=CurrentUser'],
 } as const satisfies Record<string, readonly string[]>;
 

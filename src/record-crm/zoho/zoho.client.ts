@@ -372,7 +372,8 @@ export class ZohoClient implements RecordCrm {
   private grantFor(credentials: RecordCrmConnection): ZohoGrant {
     if (this.grant?.credentials !== credentials) {
       const onRefused = (reason: string) => this.alerts.notify('record_crm_token_refused', { detail: reason });
-      const store = new RedisTokenStore(this.shared, credentials);
+      // The token is shared sealed with the connections key; without one, each process keeps its own.
+      const store = new RedisTokenStore(this.shared, credentials, this.connections.key?.ok ? this.connections : null);
       this.grant = {
         credentials,
         auth: new ZohoAuth(this.accounts, credentials, this.config.http.retry, Date.now, onRefused, store, this.config.zohoDomains),

@@ -18,12 +18,33 @@ import {
 } from '../../appointment-crm.js';
 import type { SalesforceApi } from './salesforce-api.js';
 import type { SchemaNames } from './salesforce-schema.js';
-import { relationshipOf, soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
+import { OrgDescriber, readablePaths, type DescribedField, type ReadablePaths } from './schema-check.js';
+import { soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
+import { startOf } from './start-time.js';
 
 /** What marks a file crm-sync uploaded, and its category, in the ContentVersion's Description. */
 const CATEGORY_MARK = 'crm-sync category: ';
 /** composite/sobjects takes at most 200 records a call (REST API Developer Guide, resources_composite_sobjects_collections_create.htm). */
 const COLLECTION_MAX = 200;
+/** How long the org's paths, as describe resolved them, are used before describe is read again (an admin may add a field). */
+const PATHS_TTL_MS = 15 * 60_000;
+/** The appointment's needs read in every SELECT, each a field path from the appointment. */
+const READ_NEEDS = [
+  'appointment_job_number',
+  'appointment_start',
+  'appointment_start_time',
+  'customer_name',
+  'customer_first_name',
+  'customer_last_name',
+  'customer_email',
+  'customer_phone',
+  'customer_street',
+  'customer_city',
+  'customer_state',
+  'customer_zip',
+  'sales_rep_name',
+  'sales_rep_email',
+] as const;
 
 type Row = Record<string, unknown>;
 
@@ -51,8 +72,33 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     readonly schema: SalesforceSchema,
   ) {}
 
+  private paths: { at: number; read: Promise<Readable> } | null = null;
+  private saleFields: Promise<DescribedField[] | null> | null = null;
+
   private get n(): SchemaNames {
     return this.schema.names;
+  }
+
+  /**
+   * The appointment's paths the org has (describe, once per 15 minutes): an optional need the org lacks is left out
+   * of every query ("not in this org"), and the org's time zone is read when a start date and time must be composed.
+   */
+  private readable(): Promise<Readable> {
+    if (!this.paths || Date.now() - this.paths.at > PATHS_TTL_MS) {
+      const read = this.readPaths();
+      this.paths = { at: Date.now(), read };
+      // A failed read is tried again by the next call.
+      read.catch(() => (this.paths?.read === read ? (this.paths = null) : null));
+    }
+    return this.paths.read;
+  }
+
+  private async readPaths(): Promise<Readable> {
+    const paths = await readablePaths(this.api, this.n);
+    if (paths.types.appointment_start !== 'date' || !paths.names.appointment_start_time) return { ...paths, timeZone: null };
+    // Organization.TimeZoneSidKey: the org's default time zone (Object Reference, Organization).
+    const [org] = await this.api.query<Row>('SOQL organization time zone', 'SELECT TimeZoneSidKey FROM Organization');
+    return { ...paths, timeZone: text(org?.TimeZoneSidKey) };
   }
 
   /** The appointment's page in Lightning Experience, for people (alerts, links from the console). */
@@ -88,20 +134,24 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
   }
 
   /**
-   * The appointment's result, and its record page (the mappings' link to it); who changed it last and when
-   * (`LastModifiedById`, `SystemModstamp`: REST API Developer Guide, "System Fields"), for the revenue check.
+   * The appointment as the listing reads it (its customer, address, start, job number, sales rep and record page):
+   * what a suggestion's acceptance compares and the project view shows. The same SELECT `WHERE Id = …`; an id the
+   * org does not have is an unknown appointment. With who changed it last and when (`LastModifiedById`,
+   * `SystemModstamp`: REST API Developer Guide, "System Fields"), for the revenue check.
    */
   async getAppointment(appointmentId: string): Promise<Appointment> {
-    const row = await this.record(appointmentId, ['Id', this.n.appointment_result, 'SystemModstamp', 'LastModifiedById'].map(soqlName).join(', '));
-    const id = String(row.Id ?? appointmentId);
-    const modstamp = text(row.SystemModstamp);
+    const id = this.idPath(appointmentId);
+    const paths = await this.readable();
+    const rows = await this.about(appointmentId, () =>
+      this.api.query<Row>('SOQL one appointment', `${this.appointmentSelect(paths)} WHERE Id = ${soqlId(id)} LIMIT 1`),
+    );
+    if (!rows[0]) throw new AppointmentNotFoundError(appointmentId);
+    const { instanceUrl } = await this.api.session();
+    // Who changed it last (LastModifiedById; SystemModstamp is the listing's updated_at), for the revenue check.
     return {
-      id,
-      status: text(row[this.n.appointment_result]) ?? '',
-      web_url: await this.webUrlOf(id),
-      updated_at: modstamp ? isoOf(modstamp) : null,
-      updated_by: text(row.LastModifiedById),
-      updated_by_crm_sync: await this.isConnectedUser(row.LastModifiedById),
+      ...this.details(rows[0], instanceUrl, paths),
+      updated_by: text(rows[0].LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(rows[0].LastModifiedById),
     };
   }
 
@@ -164,51 +214,56 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     // From the whole second: orgs keep SystemModstamp to the second (`.000`), so a change in the cursor's second is read
     // (again, at worst: what reads it twice records nothing twice), never missed.
     else if (since) where.push(`SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`);
-    const soql = `${this.appointmentSelect()}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp, Id LIMIT ${Math.max(1, Math.min(limit, 2000))}`;
+    const paths = await this.readable();
+    const soql = `${this.appointmentSelect(paths)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY SystemModstamp, Id LIMIT ${Math.max(1, Math.min(limit, 2000))}`;
     const rows = await this.api.query<Row>('SOQL changed appointments', soql);
     const { instanceUrl } = await this.api.session();
-    const items = rows.map((row) => this.details(row, instanceUrl));
+    const items = rows.map((row) => this.details(row, instanceUrl, paths));
     const last = rows[rows.length - 1];
     const next = rows.length >= limit && last ? encodeKeyset({ t: soqlDateTime(new Date(String(last.SystemModstamp))), id: String(last.Id) }) : null;
     return { items, next_cursor: next };
   }
 
   async searchAppointments(query: AppointmentSearch, limit = 20): Promise<AppointmentDetails[]> {
-    const c = relationshipOf(this.n.appointment_customer);
-    const customer = (need: string) => (this.n[need] ? `${c}.${soqlName(this.n[need])}` : null);
+    const paths = await this.readable();
+    const n = paths.names;
     let where: string;
     let phoneDigits: string | null = null;
     if ('job_number' in query) {
-      if (!this.n.appointment_job_number) return [];
-      where = `${soqlName(this.n.appointment_job_number)} = ${soqlString(query.job_number)}`;
+      if (!n.appointment_job_number) return [];
+      where = `${soqlName(n.appointment_job_number)} = ${soqlString(query.job_number)}`;
     } else if ('email' in query) {
+      if (!n.customer_email) return [];
       // SOQL compares text case-insensitively.
-      where = `${customer('customer_email')} = ${soqlString(query.email)}`;
+      where = `${soqlName(n.customer_email)} = ${soqlString(query.email)}`;
     } else if ('phone' in query || looksLikePhone(query.q)) {
       phoneDigits = ('phone' in query ? query.phone : query.q).replace(/\D/g, '').slice(-10);
-      if (phoneDigits.length < 7) return [];
-      where = `${customer('customer_phone')} LIKE ${soqlPhonePattern(phoneDigits)}`;
+      if (phoneDigits.length < 7 || !n.customer_phone) return [];
+      where = `${soqlName(n.customer_phone)} LIKE ${soqlPhonePattern(phoneDigits)}`;
     } else {
       const words = query.q.trim().split(/\s+/).filter(Boolean).slice(0, 5);
       if (words.length === 0) return [];
       const fields = [
         'Name',
-        this.n.appointment_job_number,
-        customer('customer_first_name'),
-        customer('customer_last_name'),
-        customer('customer_email'),
-        customer('customer_phone'),
-        ...(this.n.appointment_sales_rep && this.n.sales_rep_name
-          ? [`${relationshipOf(this.n.appointment_sales_rep)}.${soqlName(this.n.sales_rep_name)}`]
-          : []),
+        ...(
+          [
+            'appointment_job_number',
+            'customer_name',
+            'customer_first_name',
+            'customer_last_name',
+            'customer_email',
+            'customer_phone',
+            'sales_rep_name',
+          ] as const
+        ).map((need) => n[need]),
       ].filter((f): f is string => Boolean(f));
       // Every word somewhere: "Ana Ruiz" finds first name Ana and last name Ruiz.
       where = words.map((word) => `(${fields.map((f) => `${soqlName(f)} LIKE ${soqlContains(word)}`).join(' OR ')})`).join(' AND ');
     }
-    const soql = `${this.appointmentSelect()} WHERE ${where} ORDER BY SystemModstamp DESC LIMIT ${Math.max(1, Math.min(limit, 100))}`;
+    const soql = `${this.appointmentSelect(paths)} WHERE ${where} ORDER BY SystemModstamp DESC LIMIT ${Math.max(1, Math.min(limit, 100))}`;
     const rows = await this.api.query<Row>('SOQL search appointments', soql);
     const { instanceUrl } = await this.api.session();
-    const found = rows.map((row) => this.details(row, instanceUrl));
+    const found = rows.map((row) => this.details(row, instanceUrl, paths));
     // The LIKE pattern matched the digits in order with anything between and after; the phone, its extension set
     // aside (`512-555-0100 x12`, `… ext. 12`), must end in them.
     return phoneDigits ? found.filter((a) => phoneDigitsOf(a.customer?.phone ?? '').endsWith(phoneDigits!)) : found;
@@ -224,11 +279,22 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     }));
   }
 
-  /** The appointment's files (whoever put them there) created at or after `since`: what the service pushed, say. */
+  /**
+   * The appointment's files (whoever put them there) created at or after `since`: what the service pushed, say. Both
+   * kinds a record holds: Salesforce Files (ContentVersion linked through ContentDocumentLink) and classic
+   * Attachments (Object Reference, Attachment: `ParentId`, `Name`, `CreatedDate`), since the service's improveit 360
+   * integration puts its PDFs in the appointment's "Attachments" without saying which.
+   */
   async filesSince(appointmentId: string, since: Date): Promise<Array<{ id: string; name: string; createdAt: string }>> {
-    return (await this.latestVersions(appointmentId))
-      .map((v) => ({ id: String(v.ContentDocumentId), name: text(v.PathOnClient) ?? text(v.Title) ?? '', createdAt: isoOf(text(v.CreatedDate) ?? '') }))
-      .filter((f) => new Date(f.createdAt).getTime() >= since.getTime());
+    const files = (await this.latestVersions(appointmentId)).map((v) => ({
+      id: String(v.ContentDocumentId),
+      name: text(v.PathOnClient) ?? text(v.Title) ?? '',
+      createdAt: isoOf(text(v.CreatedDate) ?? ''),
+    }));
+    const attachments = (
+      await this.api.query<Row>('SOQL attachments of an appointment', `SELECT Id, Name, CreatedDate FROM Attachment WHERE ParentId = ${soqlId(appointmentId)}`)
+    ).map((a) => ({ id: String(a.Id), name: text(a.Name) ?? '', createdAt: isoOf(text(a.CreatedDate) ?? '') }));
+    return [...files, ...attachments].filter((f) => new Date(f.createdAt).getTime() >= since.getTime());
   }
 
   /** The latest version of every file linked to the appointment. */
@@ -313,8 +379,9 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
         `SELECT Id FROM ${soqlName(n.sale)} WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)}`,
       )
     ).map((r) => String(r.Id));
+    const soldOn = await this.soldOnValue();
     const [saleId] = await this.create('POST /composite/sobjects (sale)', [
-      { attributes: { type: n.sale }, [n.sale_appointment]: appointmentId, [n.sale_total]: sale.total },
+      { attributes: { type: n.sale }, [n.sale_appointment]: appointmentId, [n.sale_total]: sale.total, ...soldOn },
     ]);
     const items = sale.items.map((item) => ({
       attributes: { type: n.sale_item },
@@ -338,6 +405,25 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
 
   soldStatus(): Promise<string> {
     return Promise.resolve(this.schema.soldValue);
+  }
+
+  /**
+   * The sale's date (improveit 360's `i360__Sold_On__c`) as today, when the org has that field: a date field takes
+   * `YYYY-MM-DD`, a date-time the instant (REST API Developer Guide, "Valid Date and DateTime Formats"); a field the
+   * org lacks is left out.
+   */
+  private async soldOnValue(): Promise<Row> {
+    const name = this.n.sale_sold_on;
+    if (!name) return {};
+    this.saleFields ??= new OrgDescriber(this.api).fields(this.n.sale).catch((err: unknown) => {
+      this.saleFields = null;
+      throw err;
+    });
+    const field = (await this.saleFields)?.find((f) => f.name.toLowerCase() === name.toLowerCase());
+    const now = new Date();
+    if (field?.type === 'date') return { [field.name]: now.toISOString().slice(0, 10) };
+    if (field?.type === 'datetime') return { [field.name]: now.toISOString() };
+    return {};
   }
 
   /** The result field set to the org's Sold value (the flows ask for `Sold`, the REST contract's word). */
@@ -443,72 +529,49 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     }
   }
 
-  private field(name: string): string {
-    return soqlName(name);
-  }
-
-  /** SELECT of the appointment with its customer and sales rep through their relationships: one query per page. */
-  private appointmentSelect(): string {
-    const n = this.n;
-    const c = relationshipOf(n.appointment_customer);
-    const r = n.appointment_sales_rep ? relationshipOf(n.appointment_sales_rep) : null;
-    const fields = [
-      'Id',
-      'Name',
-      'SystemModstamp',
-      n.appointment_result,
-      n.appointment_job_number,
-      n.appointment_start,
-      ...[
-        'customer_first_name',
-        'customer_last_name',
-        'customer_email',
-        'customer_phone',
-        'customer_street',
-        'customer_city',
-        'customer_state',
-        'customer_zip',
-      ].map((need) => (n[need] ? `${c}.${n[need]}` : '')),
-      ...(r ? ['sales_rep_name', 'sales_rep_email'].map((need) => (n[need] ? `${r}.${n[need]}` : '')) : []),
-    ].filter(Boolean);
+  /** SELECT of the appointment with every need's path, lookups included: one query per page, never a call per record. */
+  private appointmentSelect(paths: Readable): string {
+    const n = paths.names;
+    const fields = ['Id', 'Name', 'SystemModstamp', 'LastModifiedById', n.appointment_result, ...READ_NEEDS.map((need) => n[need])].filter(Boolean);
     return `SELECT ${[...new Set(fields)].map(soqlName).join(', ')} FROM ${soqlName(n.appointment)}`;
   }
 
-  private details(row: Row, instanceUrl: string): AppointmentDetails {
-    const n = this.n;
-    const customer = row[relationshipOf(n.appointment_customer)] as Row | null | undefined;
-    const rep = n.appointment_sales_rep ? (row[relationshipOf(n.appointment_sales_rep)] as Row | null | undefined) : null;
-    const of = (record: Row | null | undefined, need: string) => (record && n[need] ? text(record[n[need]]) : null);
-    const name = [of(customer, 'customer_first_name'), of(customer, 'customer_last_name')].filter(Boolean).join(' ') || null;
+  private details(row: Row, instanceUrl: string, paths: Readable): AppointmentDetails {
+    const n = paths.names;
+    const at = (need: (typeof READ_NEEDS)[number]) => (n[need] ? text(valueAt(row, n[need])) : null);
+    const name = at('customer_name') ?? ([at('customer_first_name'), at('customer_last_name')].filter(Boolean).join(' ') || null);
     const modstamp = text(row.SystemModstamp);
-    const start = n.appointment_start ? text(row[n.appointment_start]) : null;
+    const start = at('appointment_start');
+    const address = { street: at('customer_street'), city: at('customer_city'), state: at('customer_state'), zip_code: at('customer_zip'), country: null };
+    const customer = { name, email: at('customer_email'), phone: at('customer_phone'), address: Object.values(address).some(Boolean) ? address : null };
+    const rep = { name: at('sales_rep_name'), email: at('sales_rep_email'), phone: null };
     return {
       id: String(row.Id),
       status: text(row[n.appointment_result]) ?? '',
-      scheduled_at: start ? isoOf(start) : null,
+      scheduled_at: start ? (paths.types.appointment_start === 'date' ? startOf(start, at('appointment_start_time'), paths.timeZone) : isoOf(start)) : null,
       ends_at: null,
-      job_number: n.appointment_job_number ? text(row[n.appointment_job_number]) : null,
+      job_number: at('appointment_job_number'),
       updated_at: modstamp ? isoOf(modstamp) : null,
-      customer: customer
-        ? {
-            name,
-            email: of(customer, 'customer_email'),
-            phone: of(customer, 'customer_phone'),
-            address: n.customer_street
-              ? {
-                  street: of(customer, 'customer_street'),
-                  city: of(customer, 'customer_city'),
-                  state: of(customer, 'customer_state'),
-                  zip_code: of(customer, 'customer_zip'),
-                  country: null,
-                }
-              : null,
-          }
-        : null,
-      sales_rep: rep ? { name: of(rep, 'sales_rep_name'), email: of(rep, 'sales_rep_email'), phone: null } : null,
+      customer: Object.values(customer).some(Boolean) ? customer : null,
+      sales_rep: rep.name || rep.email ? rep : null,
       web_url: this.recordPage(instanceUrl, String(row.Id)),
     };
   }
+}
+
+/** The org's paths and, when a start is a date with a time beside it, the org's time zone to compose them in. */
+type Readable = ReadablePaths & { timeZone: string | null };
+
+/** A path's value in a query's record: `A__r.B__c` is `row.A__r.B__c` (null where a lookup is empty); names without regard to case. */
+function valueAt(row: Row, path: string): unknown {
+  let current: unknown = row;
+  for (const step of path.split('.')) {
+    if (!current || typeof current !== 'object') return null;
+    const record = current as Row;
+    const key = step in record ? step : Object.keys(record).find((k) => k.toLowerCase() === step.toLowerCase());
+    current = key === undefined ? null : record[key];
+  }
+  return current;
 }
 
 /** Free text that is a phone number: digits (7 or more) and the usual separators only. */

@@ -6,7 +6,7 @@ import { OutboundError } from '../../../http/outbound-error.js';
 import { SalesforceApi, type ApiUsage } from './salesforce-api.js';
 import { SalesforceAppointmentCrm } from './salesforce-appointment-crm.js';
 import { DEFAULT_SOLD_VALUE, namesOf, SALESFORCE_PRESETS, type SalesforcePreset, type SchemaNames } from './salesforce-schema.js';
-import { checkSchema, describeProblems, type SchemaReport } from './schema-check.js';
+import { checkSchema, describeProblems, describeTurnedOff, type SchemaReport } from './schema-check.js';
 import { soqlId } from './soql.js';
 
 /** Who a consent reaches: the org and the user, as the card shows them. */
@@ -34,6 +34,8 @@ export const presetOf = (connection: SalesforceAppointmentCrmConnection): Salesf
 @Injectable()
 export class SalesforceOrgsService {
   private current: { connection: SalesforceAppointmentCrmConnection; adapter: SalesforceAppointmentCrm } | null = null;
+  /** The last table of needs of the connection in effect (a settings object per revision: a change reads again). */
+  private kept: { connection: SalesforceAppointmentCrmConnection; report: Promise<SchemaReport> } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -102,9 +104,29 @@ export class SalesforceOrgsService {
     }
   }
 
+  /** Keeps a reading for the connection; one that fails is not kept, so the next ask reads again. */
+  private keep(connection: SalesforceAppointmentCrmConnection, report: Promise<SchemaReport>): void {
+    const entry = { connection, report };
+    this.kept = entry;
+    report.catch(() => {
+      if (this.kept === entry) this.kept = null;
+    });
+  }
+
   /** Every name against the org's describe. */
   schema(adapter: SalesforceAppointmentCrm, connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
-    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes);
+    return checkSchema(adapter.api, adapter.schema.names, adapter.schema.soldValue, connection.pushes, presetOf(connection));
+  }
+
+  /**
+   * The connection's table of needs as last read (by a check, or by this on the first ask), without asking the org:
+   * each reading costs its daily API allowance several describe calls. A check reads it anew.
+   */
+  keptSchema(connection: SalesforceAppointmentCrmConnection): Promise<SchemaReport> {
+    if (this.kept?.connection === connection) return this.kept.report;
+    const report = this.schema(this.adapterFor(connection), connection);
+    this.keep(connection, report);
+    return report;
   }
 
   /** The check of a connection: who, API access, every name. `ok` false names what is wrong. */
@@ -112,7 +134,12 @@ export class SalesforceOrgsService {
     const adapter = this.build(connection, attempts);
     const who = await this.identity(adapter);
     const report = await this.schema(adapter, connection);
+    this.keep(connection, Promise.resolve(report));
     const problems = describeProblems(report);
-    return { ok: report.ok, detail: problems ? `${describeIdentity(who)}; missing or wrong in the org: ${problems}` : describeIdentity(who), report };
+    const off = describeTurnedOff(report);
+    const detail = [describeIdentity(who), problems ? `missing or wrong in the org: ${problems}` : '', off ? `not in this org (turned off): ${off}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return { ok: report.ok, detail, report };
   }
 }
