@@ -51,4 +51,12 @@ export default {
   ],
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker's heap grows with every file it runs (each file's ES modules stay behind); one of 500 MB and more, asked
+  // to stop at the end of a run on a loaded machine, took longer than the 500 ms Jest waits and was force exited ("a
+  // worker process has failed to exit gracefully"). Past 500 MB after a file, the worker is replaced by a fresh one.
+  workerIdleMemoryLimit: '500MB',
+  // Jest's own report, then the ten slowest files (scripts/jest-slowest-files.mjs).
+  reporters: ['default', '<rootDir>/scripts/jest-slowest-files.mjs'],
+  // The longest files first, even on a fresh clone with no recorded times (scripts/jest-slow-first.mjs).
+  testSequencer: '<rootDir>/scripts/jest-slow-first.mjs',
 };

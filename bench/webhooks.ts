@@ -14,7 +14,10 @@ import { startDaemon } from './support.js';
  * same load on a bare Node server that only verifies the signature (bare-verifier.ts): the ceiling of this machine.
  * Each server runs in a process of its own; the load generator runs here. The two are measured in rounds, one right
  * after the other, and the ratio is the median of the rounds': a shared machine's speed drifts by a fifth within
- * minutes, and a ratio of two runs taken apart would measure the drift.
+ * minutes, and a ratio of two runs taken apart would measure the drift. Beside it, the daemon's CPU time per delivery
+ * (its process.cpuUsage, which prom-client publishes at /metrics), which moves less with the machine than requests/s:
+ * per stored delivery during the load (intake, and the routing done alongside), and per routed delivery once the load
+ * has ended (routing alone, in the last round).
  */
 const SECRET = 'bench-secret';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -36,10 +39,13 @@ function setupRequest(request: { body?: string; headers?: Record<string, string>
   return { ...request, body, headers: { 'content-type': 'application/json', 'service-signature': signWebhook(SECRET, body) } };
 }
 
-async function load(url: string) {
+/** `measured` is called around the measured run (after the warm-up): before, then after. */
+async function load(url: string, measured: () => Promise<void> = async () => undefined) {
   const run = (duration: number) => autocannon({ url, method: 'POST', connections: CONNECTIONS, duration, requests: [{ setupRequest }] as never });
   if (WARMUP > 0) await run(WARMUP);
+  await measured();
   const result = await run(DURATION);
+  await measured();
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
@@ -69,9 +75,21 @@ async function daemon(awaitRouting: boolean) {
   const env: Record<string, string> = { ...baseEnv(service, databaseUrl, REDIS_DB), WEBHOOK_SECRETS_EVENTS: SECRET, LOG_LEVEL: 'warn' };
   const d = await startDaemon(env);
   try {
-    const figures = await load(`${d.url}/webhooks/events`);
-    const unrouted = await unroutedDeliveries(databaseUrl);
-    return { ...figures, unrouted, drainSeconds: awaitRouting ? await secondsToRouteAll(databaseUrl) : null };
+    const marks: Array<{ cpu: number } & Deliveries> = [];
+    const mark = async () => void marks.push({ cpu: await daemonCpuSeconds(d.url), ...(await deliveries(databaseUrl)) });
+    const figures = await load(`${d.url}/webhooks/events`, mark);
+    const [start, end] = marks;
+    const stored = end.stored - start.stored;
+    const intake = { stored, routed: end.routed - start.routed, cpuPerStoredUs: ((end.cpu - start.cpu) * 1e6) / Math.max(stored, 1) };
+    const unrouted = end.stored - end.routed;
+    const drainSeconds = awaitRouting ? await secondsToRouteAll(databaseUrl) : null;
+    let routing: { routed: number; cpuPerRoutedUs: number } | null = null;
+    if (drainSeconds !== null) {
+      const drained = { cpu: await daemonCpuSeconds(d.url), ...(await deliveries(databaseUrl)) };
+      const routed = drained.routed - end.routed;
+      routing = { routed, cpuPerRoutedUs: ((drained.cpu - end.cpu) * 1e6) / Math.max(routed, 1) };
+    }
+    return { ...figures, intake, routing, unrouted, drainSeconds };
   } finally {
     await d.stop();
     await service.stop();
@@ -93,14 +111,33 @@ async function secondsToRouteAll(databaseUrl: string): Promise<number | null> {
 
 /** Stored deliveries not yet routed when the load ends: shows whether routing kept pace with intake. */
 async function unroutedDeliveries(databaseUrl: string): Promise<number> {
+  const { stored, routed } = await deliveries(databaseUrl);
+  return stored - routed;
+}
+
+interface Deliveries {
+  stored: number;
+  routed: number;
+}
+
+/** Deliveries stored so far, and of them those routed (no longer `received`). */
+async function deliveries(databaseUrl: string): Promise<Deliveries> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'received'`);
-    return rows[0].n as number;
+    const { rows } = await client.query(`SELECT count(*)::int AS stored, (count(*) FILTER (WHERE status <> 'received'))::int AS routed FROM webhook_inbox`);
+    return rows[0] as Deliveries;
   } finally {
     await client.end();
   }
+}
+
+/** The daemon's CPU time so far (user and system, process.cpuUsage), as prom-client's default metrics publish it. */
+async function daemonCpuSeconds(url: string): Promise<number> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const cpu = /^crm_sync_process_cpu_seconds_total (\S+)$/m.exec(metrics);
+  if (!cpu) throw new Error('the daemon published no crm_sync_process_cpu_seconds_total at /metrics');
+  return Number(cpu[1]);
 }
 
 type Figures = Awaited<ReturnType<typeof load>>;
@@ -118,6 +155,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   if (bare) console.log(row('  bare signature check', bare));
   console.log(row('  crm-sync (stored)', full));
   if (bare) console.log(`  ratio ${(full.rps / bare.rps).toFixed(2)}`);
+  console.log(
+    `  CPU ${Math.round(full.intake.cpuPerStoredUs)} µs per stored delivery (${full.intake.stored} stored, ${full.intake.routed} routed alongside)` +
+      (full.routing ? `; ${Math.round(full.routing.cpuPerRoutedUs)} µs per routed delivery after the load (${full.routing.routed} routed)` : ''),
+  );
 }
 const last = rounds[rounds.length - 1].full;
 const drained =
@@ -133,3 +174,7 @@ if (WITH_BARE) {
   const ratios = rounds.map((r) => r.full.rps / r.bare!.rps);
   console.log(`ratio: ${median(ratios).toFixed(2)} of the bare verifier's requests/s (median; rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
 }
+console.log(
+  `daemon CPU per stored delivery: ${Math.round(medianOf((r) => r.full.intake.cpuPerStoredUs))} µs (median of the rounds; intake and the routing done alongside)` +
+    (last.routing ? `; per routed delivery: ${Math.round(last.routing.cpuPerRoutedUs)} µs (routing alone, after the last round's load)` : ''),
+);

@@ -10,7 +10,7 @@ import { $, can, el, fmtTime, show } from './dom.js';
 import { webhooksForm } from './webhooks-form.js';
 import { reconnectButton, zohoForm } from './zoho-form.js';
 
-/** @typedef {import('./connection-forms.js').Screen} Screen */
+/** @typedef {import('./connection-form-shell.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
 /** @typedef {import('./connection-words.js').ConnectionName} ConnectionName */

@@ -7,10 +7,10 @@
  */
 import { api, describe } from './api.js';
 import { field, showFailure } from './connection-widgets.js';
-import { formShell, removeButton, submitButton } from './connection-forms.js';
+import { formShell, removeButton, submitButton } from './connection-form-shell.js';
 import { can, el, show } from './dom.js';
 
-/** @typedef {import('./connection-forms.js').Screen} Screen */
+/** @typedef {import('./connection-form-shell.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
 

@@ -5,10 +5,10 @@
  */
 import { MIN_WEBHOOK_SECRET, WEBHOOKS, ending } from './connection-words.js';
 import { copyText } from './connection-widgets.js';
-import { formShell, removeButton, send, submitButton } from './connection-forms.js';
+import { formShell, removeButton, send, submitButton } from './connection-form-shell.js';
 import { el, inlineMessage } from './dom.js';
 
-/** @typedef {import('./connection-forms.js').Screen} Screen */
+/** @typedef {import('./connection-form-shell.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
 /** @typedef {{ input: HTMLInputElement, keeps: Array<[HTMLInputElement, string]> }} SecretInputs */

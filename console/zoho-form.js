@@ -6,10 +6,10 @@
 import { api } from './api.js';
 import { REGIONS } from './connection-words.js';
 import { copyRow, field, showFailure } from './connection-widgets.js';
-import { formShell, removeButton, submitButton } from './connection-forms.js';
+import { formShell, removeButton, submitButton } from './connection-form-shell.js';
 import { el, show } from './dom.js';
 
-/** @typedef {import('./connection-forms.js').Screen} Screen */
+/** @typedef {import('./connection-form-shell.js').Screen} Screen */
 /** @typedef {import('./connection-words.js').CardDef} CardDef */
 /** @typedef {import('./connection-words.js').ConnectionView} ConnectionView */
 

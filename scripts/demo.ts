@@ -26,7 +26,8 @@ import { startDaemon } from '../bench/support.js';
  * Every run starts from nothing, so it shows the same result however often it runs: the simulators start empty, so
  * the daemon's state must too (mappings left by an earlier run would point at appointments the new simulators do not
  * know). The demo has a database of its own, `crm_sync_demo`, dropped and created again at each start, and a Redis
- * db index and queue prefix of its own, whose keys are removed at each start. Needs the local Postgres and Redis
+ * db index and queue prefix of its own, whose keys are removed at each start. `DEMO_NAME` (default `demo`) names
+ * them, so that another run (the screenshots' run, `screenshots`) never drops the database of a demo left running. Needs the local Postgres and Redis
  * (`DEMO_PG_URL`, default postgres://postgres@127.0.0.1:5432; `DEMO_REDIS_URL`, default redis://127.0.0.1:6379).
  * The schedules are off (reconciliation, the automations' reads): the demo reads the CRMs itself, one at a time, so
  * that every id is the same from one run to the next. `DEMO_EXIT=1` stops it once the tour is printed (the
@@ -35,10 +36,15 @@ import { startDaemon } from '../bench/support.js';
 const ADMIN_TOKEN = 'demo-admin-token-not-secret';
 const SECRETS = { events: 'demo-events', appointment: 'demo-appointment-prompt', record: 'demo-record-prompt' };
 const PORT = Number(process.env.PORT ?? 3000);
-const DATABASE_URL = `${(process.env.DEMO_PG_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '')}/crm_sync_demo`;
+const NAME = process.env.DEMO_NAME ?? 'demo';
+if (!/^[a-z][a-z0-9_]{0,30}$/.test(NAME)) {
+  console.error(`DEMO_NAME must be lower-case letters, digits and _ (a database name's part), not ${JSON.stringify(NAME)}.`);
+  process.exit(1);
+}
+const DATABASE_URL = `${(process.env.DEMO_PG_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '')}/crm_sync_${NAME}`;
 /** No test or bench uses this db index. */
 const REDIS_URL = `${(process.env.DEMO_REDIS_URL ?? 'redis://127.0.0.1:6379').replace(/\/+$/, '')}/14`;
-const QUEUE_PREFIX = 'crm-sync-demo';
+const QUEUE_PREFIX = `crm-sync-${NAME}`;
 const SETTLE_TIMEOUT_MS = 20_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

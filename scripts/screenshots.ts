@@ -28,7 +28,11 @@ if (!existsSync(CHROMIUM)) {
 }
 mkdirSync(OUT, { recursive: true });
 
-const demo = spawn(process.execPath, ['build/scripts/demo.js'], { env: { ...process.env, PORT }, stdio: ['ignore', 'pipe', 'inherit'] });
+// A database and queue prefix of its own (crm_sync_screenshots): a demo left running on crm_sync_demo is not touched.
+const demo = spawn(process.execPath, ['build/scripts/demo.js'], {
+  env: { ...process.env, PORT, DEMO_NAME: 'screenshots' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 /** Stops the demo (and so its daemon) and waits until it has ended: a daemon left behind would hold the port. */
 const stopDemo = async () => {
   if (demo.exitCode !== null || demo.signalCode !== null) return;

@@ -1,5 +1,5 @@
 import type { SimResponse } from '../common/sim-server.js';
-import type { SimAppointment } from './appointment-crm-sim.js';
+import type { SimAppointment } from './appointment-types.js';
 
 const MAX_PAGE = 500;
 const DEFAULT_PAGE = 100;

@@ -1,5 +1,5 @@
 import type { SimHandler, SimRequest, SimResponse } from '../common/sim-server.js';
-import type { SimKeyedWrite } from './appointment-crm-sim.js';
+import type { SimKeyedWrite } from './appointment-types.js';
 
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Answers a retry should redo rather than repeat, as a CRM would not keep them either. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { isSafeNumber, parse } from 'lossless-json';
 import { idString, jsonInteger, parseExactJson, stringifyExactJson } from './exact-json.js';
 
 /** Run options of every property here: a few hundred cases, and never more than a few seconds. */
@@ -76,6 +77,55 @@ describe('exact JSON (properties)', () => {
     fc.assert(
       fc.property(fc.json(), (text) => {
         expectSameExactly(parseExactJson(text), JSON.parse(text));
+      }),
+      runs,
+    );
+  });
+
+  it('reads any JSON with numbers of any size exactly as the lossless-json parser did (which it replaced), and refuses what it refused but a key given twice', () => {
+    // The parser before: JSON.parse for text without a long number token, lossless-json's parser for the rest.
+    const losslessJson = (text: string) =>
+      /(?:^|[:[,])\s*-?\d[\d.eE+-]{15,}/.test(text)
+        ? parse(text, undefined, (value: string) => (isSafeNumber(value) ? Number(value) : value))
+        : JSON.parse(text);
+    const number = fc.oneof(
+      integer.map(String),
+      fc.tuple(integer, fc.nat({ max: 999_999_999 }), fc.integer({ min: -400, max: 400 })).map(([i, f, e]) => `${i}.${f}e${e}`),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+    );
+    // JSON.stringify's text with numbers of any size put in place of some values, and strings that look like numbers.
+    const text = fc
+      .tuple(fc.json({ maxDepth: 3 }), fc.array(number, { minLength: 1, maxLength: 6 }), fc.array(fc.stringMatching(/^-?\d{10,25}$/), { maxLength: 2 }))
+      .map(
+        ([json, numbers, texts]) => `[${json},${numbers.join(',')},${texts.map((t) => JSON.stringify(`id ${t} "${t}"`)).join(',') || '0'},{"n":${numbers[0]}}]`,
+      );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(parseExactJson(t)).toEqual(losslessJson(t));
+      }),
+      runs,
+    );
+    const broken = fc.tuple(fc.json({ maxDepth: 2 }), number, fc.nat()).map(([json, n, at]) => {
+      const whole = `[${json},${n}]`;
+      return whole.slice(0, at % whole.length) + whole.slice((at % whole.length) + 1);
+    });
+    fc.assert(
+      fc.property(broken, (t) => {
+        let lossless: unknown = 'refused';
+        let exact: unknown = 'refused';
+        try {
+          lossless = losslessJson(t);
+        } catch (err) {
+          // lossless-json refused a key given twice; JSON.parse, and so parseExactJson, keeps the last (a tolerant reader).
+          if (/Duplicate key/.test(String(err))) lossless = 'duplicate key';
+        }
+        try {
+          exact = parseExactJson(t);
+        } catch (err) {
+          expect(err).toBeInstanceOf(SyntaxError);
+        }
+        if (lossless === 'duplicate key') expect(exact).not.toBe('refused');
+        else expect(exact).toEqual(lossless);
       }),
       runs,
     );

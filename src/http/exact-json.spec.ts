@@ -22,6 +22,15 @@ describe(parseExactJson.name, () => {
     expect(parseExactJson('{"x":0.12345678901234567891}')).toEqual({ x: '0.12345678901234567891' });
   });
 
+  it('leaves digits inside strings alone, escaped quotes and all, and reads a long string whole', () => {
+    const long = 'x'.repeat(5_000_000);
+    expect(parseExactJson(`{"a":"id \\"36029621652695017\\" and 36029621652695018","b":36029621652695019,"c":"${long}"}`)).toEqual({
+      a: 'id "36029621652695017" and 36029621652695018',
+      b: '36029621652695019',
+      c: long,
+    });
+  });
+
   it('refuses text that is not JSON', () => {
     expect(() => parseExactJson('{"id":')).toThrow();
     expect(() => parseExactJson('{"id":36029621652695017')).toThrow();

@@ -3,7 +3,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { decoratedMethods } from '../discovery/decorated-methods.js';
 import type { CrmName } from '../domain/actions.js';
 import { MappingRepository } from './mapping.repository.js';
-import { targetKey, type CrmTarget } from './target-names.service.js';
+import { targetKey, type CrmTarget } from './crm-target.js';
 
 /** A CRM's web addresses of its records: the address of each target it knows (`Module/record id`, an appointment id). */
 export type RecordLinker = (targets: string[]) => Promise<Map<string, string>>;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DatabaseService } from '../database/database.service.js';
 import { WhereClause } from '../database/where-clause.js';
-import type { CrmTarget } from './target-names.service.js';
+import type { CrmTarget } from './crm-target.js';
 import type { RecordModule } from '../service-api/service-api.types.js';
 import type { MappingInput } from './dto/mapping-input.dto.js';
 import { MAPPING_COLUMNS, rowToMapping, type MappingRow } from './mapping-rows.js';

@@ -2,14 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { CrmName } from '../domain/actions.js';
 import { MappingRepository } from './mapping.repository.js';
 
-/** An entry's CRM target: `appointment` and an appointment id, or `record` and `Module/record id`. */
-export interface CrmTarget {
-  crm: CrmName;
-  target: string;
-}
-
-export const targetKey = (t: CrmTarget): string => `${t.crm}:${t.target}`;
-
 /** The names of the CRM records sync log entries are about, for the screens: the names kept on the mappings. */
 @Injectable()
 export class TargetNamesService {

@@ -89,7 +89,7 @@ const iso = (date: Date | null): string | null => (date ? new Date(date).toISOSt
 
 const NO_NAMES: ReadonlyMap<string, string> = new Map();
 
-/** The view of an entry; `projectNames` by project id, `targetNames` by `targetKey` (target-names.service.ts). */
+/** The view of an entry; `projectNames` by project id, `targetNames` by `targetKey` (mappings/crm-target.ts). */
 export function syncLogEntryView(
   entry: SyncLogEntry,
   projectNames: ReadonlyMap<string, string> = NO_NAMES,

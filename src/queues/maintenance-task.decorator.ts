@@ -1,6 +1,8 @@
 import { SetMetadata } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
-import type { MaintenanceTrigger } from './maintenance.service.js';
+
+/** What started a task's run: its schedule, an admin (`runNow`), or the start of this process. */
+export type MaintenanceTrigger = 'schedule' | 'admin' | 'startup';
 
 export interface MaintenanceTaskOptions {
   /** Period of the schedule from the configuration; 0 or less: run only when asked (`runNow`). */

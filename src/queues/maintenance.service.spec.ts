@@ -6,7 +6,8 @@ import { Test } from '@nestjs/testing';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
 import { MaintenanceTask } from './maintenance-task.decorator.js';
-import { MaintenanceTasksService, type MaintenanceTrigger } from './maintenance.service.js';
+import type { MaintenanceTrigger } from './maintenance-task.decorator.js';
+import { MaintenanceTasksService } from './maintenance.service.js';
 import { QUEUES } from './queues.js';
 
 const config = { retention: { everyMs: 86_400_000 }, reconcileIntervalSeconds: 0 } as unknown as AppConfig;

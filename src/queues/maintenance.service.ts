@@ -5,10 +5,8 @@ import { decoratedMethods } from '../discovery/decorated-methods.js';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseService } from '../database/database.service.js';
-import { maintenanceTaskOf } from './maintenance-task.decorator.js';
+import { maintenanceTaskOf, type MaintenanceTrigger } from './maintenance-task.decorator.js';
 import { QUEUES } from './queues.js';
-
-export type MaintenanceTrigger = 'schedule' | 'admin' | 'startup';
 
 export interface MaintenanceTask {
   name: string;

@@ -1,7 +1,8 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { MaintenanceTasksService, type MaintenanceTrigger } from './maintenance.service.js';
+import type { MaintenanceTrigger } from './maintenance-task.decorator.js';
+import { MaintenanceTasksService } from './maintenance.service.js';
 
 /** Runs the maintenance task a scheduled or requested job names. */
 @Injectable()

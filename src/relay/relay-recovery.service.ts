@@ -6,7 +6,7 @@ import { forEachInPages, SWEEP_PAGE_SIZE } from '../database/keyset-pages.js';
 import { ActionQueuesService } from '../queues/action-queues.service.js';
 import { addUnlessLive } from '../queues/jobs.js';
 import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
-import type { MaintenanceTrigger } from '../queues/maintenance.service.js';
+import type { MaintenanceTrigger } from '../queues/maintenance-task.decorator.js';
 import { QUEUES, routeDeliveryJob, runActionJob } from '../queues/queues.js';
 import { ActionRegistryService } from '../actions/action-registry.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';

@@ -269,7 +269,8 @@ describe('first start with nothing set', () => {
       gated.host = `127.0.0.1:${gate.port}`;
       const daemon = await started(bareEnv(gated.toString(), join(folder, 'late', 'connections.key')), 'live');
       expect((await fetch(`${daemon.url}/admin`)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // It has tried Postgres and found it down (not merely not tried yet), and made no token meanwhile.
+      await waitFor(() => daemon.lines().some((l) => l.msg.startsWith('database not ready')), 30_000, 'the daemon to find Postgres down');
       expect(daemon.lines().filter((l) => l.context === 'AdminToken')).toEqual([]);
       expect(
         (await fetch(`${daemon.url}/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"x"}' })).status,
