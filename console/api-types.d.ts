@@ -672,6 +672,125 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/revenue/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Starts a pass of the revenue check now (`scope`: `changes`, the default, or `full`); answers its sync log id. */
+    post: operations['RevenueController_start'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/drifts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Revenue drifts, newest first: the service, what crm-sync wrote and the CRM now, side by side. */
+    get: operations['RevenueController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/drifts/{id}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accepts the CRM's value: the difference raises nothing again until the service's value changes. */
+    post: operations['RevenueController_accept'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/drifts/{id}/heal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Writes the service's value again through the normal push (sync log, fences, read-back); answers its sync log id. */
+    post: operations['RevenueController_heal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/drifts/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accepts the CRM's values of the open drifts a filter takes (oldest first, at most 500). */
+    post: operations['RevenueController_acceptMany'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/drifts/heal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Heals the open drifts a filter takes (oldest first, at most 500): each writes the service's value again. */
+    post: operations['RevenueController_healMany'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/revenue/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Per CRM: approved proposals in agreement with the service and drifted, with their totals; the last pass of the check. */
+    get: operations['RevenueController_agreement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/search/crm-records': {
     parameters: {
       query?: never;
@@ -989,6 +1108,7 @@ export interface components {
       | 'associate'
       | 'associate_project'
       | 'reconcile'
+      | 'revenue_check'
       | 'push_drawings'
       | 'push_proposal_pdf'
       | 'push_line_items'
@@ -1027,6 +1147,12 @@ export interface components {
        * @example https://crm.example.com/api
        */
       base_url: string;
+    };
+    BulkDecisionView: {
+      /** @description The drifts decided. */
+      drift_ids: string[];
+      /** @description Their heals' sync log entries (heal only). */
+      sync_log_ids: string[];
     };
     CandidateView: {
       /** @example 4150868000004357001 */
@@ -1154,6 +1280,61 @@ export interface components {
       /** @enum {string} */
       status: 'received' | 'routed' | 'ignored' | 'failed';
     };
+    DriftFilterDto: {
+      /** @enum {string} */
+      crm?: 'appointment' | 'record';
+      kind?: components['schemas']['DriftKind'];
+      /** @description The service's project id (exact decimal text). */
+      project_id?: string;
+      state?: components['schemas']['DriftState'];
+    };
+    /** @enum {string} */
+    DriftKind: 'amount' | 'stage' | 'closing_date' | 'quote_total' | 'quote_rows' | 'sale_missing' | 'sale_items' | 'status' | 'file_missing';
+    /** @enum {string} */
+    DriftState: 'open' | 'healed' | 'accepted';
+    DriftView: {
+      /** @description The CRM's last change was crm-sync's own write (auto-heal may write again); false: a person's, or unknown. */
+      by_crm_sync: boolean;
+      /** Format: date-time */
+      changed_at: string | null;
+      /** @description Who changed the CRM's record last, as the CRM names them. */
+      changed_by: string | null;
+      /** @enum {string} */
+      crm: 'appointment' | 'record';
+      /** @description The CRM's value now; null: nothing (gone). */
+      crm_value: string | null;
+      /** Format: date-time */
+      decided_at: string | null;
+      /** @description Who healed or accepted it. */
+      decided_by: string | null;
+      /** Format: date-time */
+      found_at: string;
+      /** @description The sync log entry of the last heal. */
+      heal_entry_id: string | null;
+      id: string;
+      kind: components['schemas']['DriftKind'];
+      /** @description Where the record opens in its CRM. */
+      link: string | null;
+      project_id: string | null;
+      proposal_id: string;
+      /**
+       * Format: date-time
+       * @description When a check last saw it.
+       */
+      seen_at: string;
+      /** @description The service's value (amounts exact decimal text). */
+      service_value: string | null;
+      state: components['schemas']['DriftState'];
+      /**
+       * @description The appointment id, or `Module/record id` in Zoho.
+       * @example Deals/4150868000005277036
+       */
+      target: string;
+      /** @description The sync log entry of that write. */
+      written_entry_id: string | null;
+      /** @description What crm-sync last wrote; null: never written. */
+      written_value: string | null;
+    };
     FunnelCrmView: {
       /** @enum {string} */
       crm: 'appointment' | 'record';
@@ -1202,7 +1383,18 @@ export interface components {
       /** @description What the step is made of (written: the sale and Sold; the Deal amount and the Quote). */
       parts: components['schemas']['FunnelPartView'][];
       /** @enum {string} */
-      step: 'read' | 'qualifying' | 'projects_created' | 'mapped' | 'drawings_pushed' | 'proposals_exported' | 'approved' | 'written' | 'failed' | 'waiting';
+      step:
+        | 'read'
+        | 'qualifying'
+        | 'projects_created'
+        | 'mapped'
+        | 'drawings_pushed'
+        | 'proposals_exported'
+        | 'approved'
+        | 'written'
+        | 'in_agreement'
+        | 'failed'
+        | 'waiting';
     };
     FunnelView: {
       /** @description Approved amounts per UTC day, from the day the window starts in to today, zero-filled. */
@@ -1396,6 +1588,50 @@ export interface components {
       client_id: string;
       /** @description Its Client Secret; may be left out to reconnect with the client already saved (same client_id). */
       client_secret?: string;
+    };
+    RevenueCheckRequestDto: {
+      /**
+       * @description `changes`: the CRM records changed since the last pass and those crm-sync wrote to since; `full`: every approved record.
+       * @default changes
+       * @enum {string}
+       */
+      scope: 'changes' | 'full';
+    };
+    RevenueCrmView: {
+      /** @description Approved proposals pushed to this CRM (each once). */
+      approved: number;
+      /**
+       * @description Their approved totals, exact decimal text.
+       * @example 125000.00
+       */
+      approved_amount: string;
+      /** @enum {string} */
+      crm: 'appointment' | 'record';
+      /** @description Those with an open drift. */
+      drifted: number;
+      /** @example 5000.00 */
+      drifted_amount: string;
+      /** @description Those without an open drift. */
+      in_agreement: number;
+      /** @example 120000.00 */
+      in_agreement_amount: string;
+      /** @example Zoho CRM */
+      name: string;
+      /** @description Open drifts per kind. */
+      open_by_kind: {
+        [key: string]: number;
+      };
+      /** @description Open drifts (a proposal may have several). */
+      open_drifts: number;
+    };
+    RevenueSummaryView: {
+      crms: components['schemas']['RevenueCrmView'][];
+      /** Format: date-time */
+      last_check_at: string | null;
+      /** @description What it did. */
+      last_check_detail: string | null;
+      /** @description The sync log id of the last revenue check pass. */
+      last_check_id: string | null;
     };
     SalesforceConnectionDto: {
       /** @description The Connected App's Consumer Key. */
@@ -3213,6 +3449,286 @@ export interface operations {
       };
       /** @description The service is not connected. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RevenueCheckRequestDto'];
+      };
+    };
+    responses: {
+      /** @description `{ "id": "<sync log id>", "status": "queued" | "running" }` */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_list: {
+    parameters: {
+      query?: {
+        crm?: 'appointment' | 'record';
+        /** @description The `next_cursor` of the previous page. */
+        cursor?: string;
+        kind?: components['schemas']['DriftKind'];
+        /** @description Items per page. */
+        limit?: number;
+        /** @description The service's project id (exact decimal text). */
+        project_id?: string;
+        state?: components['schemas']['DriftState'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['DriftView'][];
+            /** @description The `cursor` of the next page; null on the last. */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_accept: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DriftView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No such drift. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The drift is not open. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_heal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description `{ "id": "<sync log id>", "status": "queued" }` */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No such drift. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_acceptMany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DriftFilterDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkDecisionView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_healMany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DriftFilterDto'];
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkDecisionView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  RevenueController_agreement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevenueSummaryView'];
+        };
+      };
+      /** @description Missing or wrong admin token (or console session). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The token lacks the role the route needs; the answer names it (`required_role`). */
+      403: {
         headers: {
           [name: string]: unknown;
         };

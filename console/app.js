@@ -15,6 +15,7 @@ import { initInbox } from './inbox.js';
 import { initMappings } from './mappings.js';
 import { initOverview } from './overview.js';
 import { initProject } from './project.js';
+import { initRevenue } from './revenue.js';
 import { initSuggestions } from './suggestions.js';
 import { initSyncLog } from './sync-log.js';
 
@@ -30,6 +31,7 @@ const logs = initSyncLog({ showTab: () => go('logs') });
 /** @type {Record<string, Screen>} */
 const screens = {
   overview: initOverview(),
+  revenue: initRevenue(),
   project: initProject(),
   inbox: initInbox(),
   logs,

@@ -33,6 +33,7 @@ export function screenOf(apiLink) {
   if (path === '/api/sync-logs') return '#logs/?' + (search || '');
   if (path === '/api/mappings') return '#mappings';
   if (path === '/api/automations') return '#automations';
+  if (path === '/api/revenue/drifts') return '#revenue';
   return '#overview';
 }
 

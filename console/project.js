@@ -5,6 +5,7 @@
  * to its detail.
  */
 import { ApiError, AuthError, api, describe } from './api.js';
+import { projectDrifts } from './revenue.js';
 import { $, badge, crmRecordOf, el, fmtDuration, fmtTime, link, namedId, show, table, targetOf, td, timeCell, webLink } from './dom.js';
 
 /** A row of the project's answer (a mapping, a delivery, an action); the fields the screen reads. @typedef {{ id: string, [field: string]: any }} Row */
@@ -212,6 +213,38 @@ export function initProject() {
     c.appendChild(actions.length ? wrapCard(chainTree(actions), 'chain-card') : el('p', 'muted', 'No action for this project.'));
     const d = section(body, 'Deliveries', deliveries.length);
     d.appendChild(deliveries.length ? wrapCard(deliveriesTable(deliveries)) : el('p', 'muted', 'No stored delivery names this project.'));
+    void revenueDrifts(id, mappings.length > 0);
+  }
+
+  /**
+   * The project's revenue drifts (open and decided), after its mappings: what its CRMs hold otherwise than approved.
+   * @param {string} id
+   * @param {boolean} mapped
+   */
+  function revenueDrifts(id, mapped) {
+    if (!mapped) return Promise.resolve();
+    const mine = gen;
+    return api('GET', '/api/revenue/drifts?project_id=' + encodeURIComponent(id) + '&limit=100').then(
+      (page) => {
+        if (mine !== gen) return;
+        const drifts = listOf(page);
+        const box = el('section', 'project-section');
+        box.id = 'project-drifts';
+        const h = el('h3', 'section-title', 'Revenue drifts');
+        h.appendChild(el('span', 'count', String(drifts.filter((x) => x.state === 'open').length)));
+        box.appendChild(h);
+        const mappingsSection = body.querySelector('.project-section');
+        if (mappingsSection) mappingsSection.after(box);
+        else body.appendChild(box);
+        if (drifts.length === 0) {
+          box.appendChild(el('p', 'muted', 'The CRMs hold what the service approved (as of the last check).'));
+          return;
+        }
+        box.appendChild(wrapCard(projectDrifts(/** @type {any} */ (drifts))));
+        box.appendChild(link('Heal or accept on the Revenue screen', '#revenue', 'button-link'));
+      },
+      () => undefined,
+    );
   }
 
   /**

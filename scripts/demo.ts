@@ -17,7 +17,9 @@ import { startDaemon } from '../bench/support.js';
  * 3. the appointment's project: its drawing pushed, its proposal exported, approved: the sale and the status Sold;
  * 4. the Deal's project: its proposal exported, approved: the Deal's Amount and Stage, a Quote with the drawing's
  *    line items, and a payment's note;
- * 5. a project made by hand in the service waits as a suggestion (an appointment with its customer's e-mail).
+ * 5. a project made by hand in the service waits as a suggestion (an appointment with its customer's e-mail);
+ * 6. people change the revenue afterwards (the Deal's Amount and Stage, the appointment's status): the revenue check
+ *    shows the drifts.
  *
  * It prints what happened and the console address of each screen to look at. Every record has a name.
  *
@@ -227,6 +229,13 @@ const sunroom = service.addProject({ name: 'Chen sunroom', customer: { name: 'We
 await post('/webhooks/events', events.projectCreated(sunroom), SECRETS.events);
 await settled(async () => ((await admin('/api/suggestions')) as { items: unknown[] }).items.length > 0);
 
+// 6. People change revenue after crm-sync wrote it: a rep lowers the Deal's Amount and moves its Stage back; someone
+// sets the appointment back to Confirmed. A full pass of the revenue check finds both, side by side with the service.
+zoho.revenue.editByHand('Deals', dealId, { Amount: 1899, Stage: 'Negotiation/Review' });
+appointments.personEdits(appointmentId, { status: 'Confirmed' }, 'Jordan Lee');
+const check = (await admin('/api/revenue/check', { scope: 'full' })) as { id: string };
+await settled(async () => (await syncLog()).some((e) => e.id === check.id && e.status === 'succeeded'));
+
 // The tour.
 const log = await syncLog();
 const failed = log.filter((e) => e.status === 'failed');
@@ -246,9 +255,12 @@ What happened (${log.length} actions in the sync log, ${failed.length} failed):
   4. The Deal got the proposal; approved, its Amount ${String(deal.Amount)} and Stage ${String(deal.Stage)}, and Quote ${quote ? `${quote.id} with ${(quote.fields.Quoted_Items as unknown[]).length} line items` : '(none)'};
      then a note of the payment of 300.
   5. "Chen sunroom", made by hand in the service, waits as a suggestion: appointment APT-1002 has its customer's e-mail.
+  6. A rep lowered the Deal's Amount and moved its Stage back, and the appointment was set back to Confirmed: the
+     revenue check shows each drift beside what the service approved, to heal or accept.
 
 Look at (sign in with the token ${ADMIN_TOKEN}):
   The funnel, from CRM record to sale   ${at('overview')}
+  Revenue: drifts to heal or accept     ${at('revenue')}
   Maria Alvarez's project               ${at(`project/${kitchenId}`)}
   Dana Whitfield's project (the Deal)   ${at(`project/${fenceId}`)}
   The suggestion to accept              ${at('suggestions')}

@@ -60,8 +60,9 @@ const base = `${appointmentProject.origin}/admin`;
 
 const screens: Screen[] = [
   { name: 'overview', hash: '#overview', ready: '#overview-funnel .funnel-crm[data-crm="record"] .funnel-step' },
-  { name: 'project', hash: appointmentProject.hash, ready: '#project-chains ul.chains' },
-  { name: 'project-deal', hash: dealProject.hash, ready: '#project-chains ul.chains' },
+  { name: 'revenue', hash: '#revenue', ready: '#revenue-body .revenue-kind[data-kind="amount"] tr[data-drift]' },
+  { name: 'project', hash: appointmentProject.hash, ready: '#project-drifts table' },
+  { name: 'project-deal', hash: dealProject.hash, ready: '#project-drifts table' },
   { name: 'suggestions', hash: '#suggestions', ready: '.card.suggestion li.candidate' },
   { name: 'mappings', hash: '#mappings', ready: '#map-rows tr td.record' },
   { name: 'automations', hash: '#automations', ready: '#automations-cards #auto-record-form' },

@@ -91,7 +91,7 @@ export const LAYERS = [
   ['actions'],
   ['mappings'],
   ['appointment-crm', 'record-crm', 'webhooks'],
-  ['automations', 'connection-console', 'relay', 'search', 'suggestions'],
+  ['automations', 'connection-console', 'relay', 'revenue', 'search', 'suggestions'],
   ['funnel', 'operations', 'reconcile'],
   ['app'],
 ];

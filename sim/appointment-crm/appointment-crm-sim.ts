@@ -10,6 +10,8 @@ interface ParsedUpload {
 }
 
 const CATEGORIES: readonly string[] = ['drawing', 'proposal'];
+/** Who edits by hand in tests, unless one is named. */
+const PERSON = 'Sam Ortiz';
 
 /** The appointment CRM of docs/appointment-crm.md as a real HTTP server, with state tests can seed and inspect. */
 export class AppointmentCrmSim extends SimServer {
@@ -27,6 +29,8 @@ export class AppointmentCrmSim extends SimServer {
     { value: 'Completed', label: 'Completed' },
     { value: 'Cancelled', label: 'Cancelled' },
   ];
+  /** The user the CRM names for writes made with the API key (what `updated_by` shows for crm-sync's writes). */
+  readonly apiKeyUser = 'crm-sync (API key)';
   private readonly keys = new IdempotencyKeys();
   private nextId = 1;
 
@@ -90,6 +94,7 @@ export class AppointmentCrmSim extends SimServer {
         const index = appt.files.findIndex((f) => f.id === req.params.fileId);
         if (index < 0) return { status: 404, body: { error: `file ${req.params.fileId} not found` } };
         appt.files.splice(index, 1);
+        this.changed(appt, this.apiKeyUser);
         return { status: 204 };
       }),
     );
@@ -103,6 +108,7 @@ export class AppointmentCrmSim extends SimServer {
         if (!Array.isArray(sale.items)) return { status: 400, body: { error: 'items must be an array' } };
         if (appt.sale !== null) appt.saleHistory.push(appt.sale);
         appt.sale = sale;
+        this.changed(appt, this.apiKeyUser, true);
         return { status: 200, body: sale };
       }),
     );
@@ -114,7 +120,7 @@ export class AppointmentCrmSim extends SimServer {
         const status = isObject(req.json) ? req.json.status : undefined;
         if (typeof status !== 'string') return { status: 400, body: { error: 'status must be a string' } };
         appt.status = status;
-        appt.updated_at = new Date().toISOString();
+        this.changed(appt, this.apiKeyUser);
         return { status: 200, body: summary(appt) };
       }),
     );
@@ -153,8 +159,10 @@ export class AppointmentCrmSim extends SimServer {
       customer: partial.customer ?? null,
       sales_rep: partial.sales_rep ?? null,
       updated_at: partial.updated_at ?? new Date().toISOString(),
+      updated_by: partial.updated_by ?? null,
       files: partial.files ?? [],
       sale: partial.sale ?? null,
+      saleChanged: partial.saleChanged ?? null,
       saleHistory: partial.saleHistory ?? [],
       notes: partial.notes ?? [],
       ...(partial.web_url ? { web_url: partial.web_url } : {}),
@@ -164,11 +172,33 @@ export class AppointmentCrmSim extends SimServer {
   }
 
   /** An edit made in the CRM: changes the fields and bumps `updated_at` (to `at`, for equal or chosen times). */
-  editAppointment(id: string, changes: Partial<SimAppointmentFields>, at: Date = new Date()): SimAppointment {
+  editAppointment(id: string, changes: Partial<SimAppointmentFields>, at: Date = new Date(), by = PERSON): SimAppointment {
     const appt = this.appointments.get(id);
     if (!appt) throw new Error(`appointment ${id} is not seeded`);
-    Object.assign(appt, changes, { updated_at: at.toISOString() });
+    Object.assign(appt, changes, { updated_at: at.toISOString(), updated_by: by });
     return appt;
+  }
+
+  /**
+   * A person's edit in the CRM's own screens, for tests of the revenue check: the status, the sale (null deletes it,
+   * an object replaces it) or the removal of a category's files; stamps the appointment (and a changed sale) with the
+   * person and the time.
+   */
+  personEdits(id: string, edit: { status?: string; sale?: Record<string, unknown> | null; removeFiles?: FileCategory }, by = PERSON): SimAppointment {
+    const appt = this.appointments.get(id);
+    if (!appt) throw new Error(`appointment ${id} is not seeded`);
+    if (edit.status !== undefined) appt.status = edit.status;
+    if (edit.removeFiles) appt.files = appt.files.filter((f) => f.category !== edit.removeFiles);
+    if (edit.sale !== undefined) appt.sale = edit.sale === null ? null : { ...(appt.sale as object), ...edit.sale };
+    this.changed(appt, by, edit.sale !== undefined);
+    return appt;
+  }
+
+  /** Stamps a change: the appointment's `updated_at`/`updated_by`, and the sale's own when the sale changed. */
+  private changed(appt: SimAppointment, by: string, saleChanged = false): void {
+    appt.updated_at = new Date().toISOString();
+    appt.updated_by = by;
+    if (saleChanged) appt.saleChanged = { updated_at: appt.updated_at, updated_by: by };
   }
 
   /** Every write that carried an Idempotency-Key, in order. */
@@ -235,14 +265,15 @@ export class AppointmentCrmSim extends SimServer {
       uploadedAt: Date.now(),
     };
     appt.files.push(file);
+    this.changed(appt, this.apiKeyUser);
     this.uploads.push({ ...file, appointmentId: appt.id });
     return { status: 201, body: fileSummary(file) };
   }
 }
 
-/** The appointment as `GET /appointments/:id` answers it: the listing's fields and the sale. */
+/** The appointment as `GET /appointments/:id` answers it: the listing's fields and the sale, with when and by whom it last changed. */
 function summary(appt: SimAppointment): Record<string, unknown> {
-  return { ...appointmentView(appt), sale: appt.sale };
+  return { ...appointmentView(appt), sale: isObject(appt.sale) ? { ...appt.sale, ...appt.saleChanged } : appt.sale };
 }
 
 function fileSummary(file: SimFile): { id: string; name: string; category: FileCategory; size: number } {

@@ -8,8 +8,8 @@ const DEFAULT_SEARCH = 20;
 
 /** The appointment as the listing and the search answer it. */
 export function appointmentView(appt: SimAppointment): Record<string, unknown> {
-  const { id, status, scheduled_at, ends_at, job_number, updated_at, customer, sales_rep, web_url } = appt;
-  return { id, status, scheduled_at, ends_at, job_number, updated_at, customer, sales_rep, ...(web_url ? { web_url } : {}) };
+  const { id, status, scheduled_at, ends_at, job_number, updated_at, updated_by, customer, sales_rep, web_url } = appt;
+  return { id, status, scheduled_at, ends_at, job_number, updated_at, updated_by, customer, sales_rep, ...(web_url ? { web_url } : {}) };
 }
 
 /**

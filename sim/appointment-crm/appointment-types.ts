@@ -47,10 +47,14 @@ export interface SimAppointmentFields {
 
 export interface SimAppointment extends SimAppointmentFields {
   id: string;
-  /** ISO 8601 with milliseconds; bumped by every change. */
+  /** ISO 8601 with milliseconds; bumped by every change of the appointment, its status, its sale or its files. */
   updated_at: string;
+  /** Who made that change: a person's name, or the API key's user for a write with the key (docs/appointment-crm.md). */
+  updated_by: string | null;
   files: SimFile[];
   sale: unknown | null;
+  /** When and by whom the sale was last put, edited or deleted: answered beside it (docs/appointment-crm.md, request 1). */
+  saleChanged: { updated_at: string; updated_by: string } | null;
   saleHistory: unknown[];
   notes: SimNote[];
 }

@@ -376,6 +376,30 @@ export class SalesforceSim {
     this.records.update(target, id, changes, { userId: this.userId, at: at.getTime(), trusted: true });
   }
 
+  /**
+   * A person's edit in the org, for tests of the revenue check: the row changed (or deleted, `null`) by another user of
+   * the org, made on first use, so its LastModifiedById and SystemModstamp say who and when (REST API Developer
+   * Guide, "System Fields": LastModifiedById, SystemModstamp).
+   */
+  personEdits(object: string, id: string, changes: Record<string, unknown> | null, at: Date = new Date()): string {
+    const person = this.person();
+    if (changes === null) this.records.delete(this.mustObject(object), id);
+    else this.records.update(this.mustObject(object), id, changes, { userId: person, at: at.getTime(), trusted: true });
+    return person;
+  }
+
+  private personId?: string;
+
+  /** The org's sales manager: a user who is not the one crm-sync connects as. */
+  private person(): string {
+    this.personId ??= this.records.insert(
+      this.schema.object('User')!,
+      { FirstName: 'Pat', LastName: 'Manager', Name: 'Pat Manager', Email: 'pat@acme.example', Username: 'pat@acme.example', IsActive: true },
+      { userId: this.userId, at: Date.now(), trusted: true },
+    );
+    return this.personId;
+  }
+
   /** A row as the org holds it now (late commits that are due committed first). */
   row(object: string, id: string): Row | undefined {
     this.commitDue();

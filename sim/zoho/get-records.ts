@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SimRequest, SimResponse } from '../common/sim-server.js';
+import { REP, type MinifiedUser } from './zoho-types.js';
 
 /** What Get Records reads of a stored record. */
 export interface ListedRecord {
@@ -7,6 +8,7 @@ export interface ListedRecord {
   fields: Record<string, unknown>;
   createdAt: number;
   modifiedAt: number;
+  modifiedBy?: MinifiedUser;
 }
 
 export interface GetRecordsLimits {
@@ -122,7 +124,13 @@ export function getRecords(req: SimRequest, all: ListedRecord[], limits: GetReco
   const more = start + perPage < sorted.length;
   const wanted = new Set(fields);
   const data = slice.map((r) => {
-    const full: Record<string, unknown> = { ...r.fields, Created_Time: zohoTime(r.createdAt), Modified_Time: zohoTime(r.modifiedAt) };
+    // Modified_By: crm-oas v8.0/record.json (a Minified_User).
+    const full: Record<string, unknown> = {
+      ...r.fields,
+      Created_Time: zohoTime(r.createdAt),
+      Modified_Time: zohoTime(r.modifiedAt),
+      Modified_By: r.modifiedBy ?? REP,
+    };
     return { id: r.id, ...Object.fromEntries(Object.entries(full).filter(([key]) => wanted.has(key))) };
   });
   const info = {

@@ -2,6 +2,7 @@ import type { QueryableModule } from './coql.js';
 import { searchRecords } from './zoho-search.js';
 import type { SimHandler, SimRequest, SimResponse, SimServer } from '../common/sim-server.js';
 import type { ScopedCall } from './scopes.js';
+import { REP, type MinifiedUser } from './zoho-types.js';
 
 /**
  * Zoho CRM's revenue side, as Zoho's v8 OpenAPI files (`v8.0/record/record.yaml`, `v8.0/fields/fields.yaml`) and
@@ -15,7 +16,9 @@ import type { ScopedCall } from './scopes.js';
 /** What the revenue routes need of ZohoSim: its token and scope check, its records of a module, its ids. */
 export interface RevenueHost {
   authed(call: ScopedCall, handler: SimHandler): SimHandler;
-  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown>; modifiedAt: number }>;
+  records(module: 'Deals' | 'Quotes'): ReadonlyMap<string, { id: string; fields: Record<string, unknown>; modifiedAt: number; modifiedBy?: MinifiedUser }>;
+  /** The user the API's token acts for: Modified_By of a write through the API. */
+  apiUser(): MinifiedUser;
   addRecord(module: 'Quotes', id: string, fields: Record<string, unknown>): string;
   newId(): string;
   /** Whether a record written then is in the search index yet (ZohoSim.searchLagMs). */
@@ -258,10 +261,13 @@ export class ZohoRevenueSim {
     return record.fields;
   }
 
-  /** Changes a record as a rep would in Zoho's UI. */
-  editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>): void {
+  /** Changes a record as a rep would in Zoho's UI (Modified_By the rep, Modified_Time now); a Quote's totals follow its rows. */
+  editByHand(module: 'Deals' | 'Quotes', id: string, fields: Record<string, unknown>, by: MinifiedUser = REP): void {
+    const record = this.host.records(module).get(id)!;
     Object.assign(this.fieldsOf(module, id), fields);
-    this.host.records(module).get(id)!.modifiedAt = Date.now();
+    if (module === 'Quotes' && fields.Quoted_Items !== undefined) Object.assign(record.fields, totals(record.fields));
+    record.modifiedAt = Date.now();
+    record.modifiedBy = by;
     this.host.edited(module, id, Object.keys(fields));
   }
 
@@ -531,6 +537,7 @@ export class ZohoRevenueSim {
       if (changes.Amount !== undefined) changes.Amount = Number(centsText(amountCents(changes.Amount)!));
       Object.assign(record.fields, changes);
       record.modifiedAt = Date.now();
+      record.modifiedBy = this.host.apiUser();
       this.host.edited(module, record.id, Object.keys(changes));
       return success(record.id, 'record updated');
     }
@@ -549,6 +556,7 @@ export class ZohoRevenueSim {
     Object.assign(record.fields, changes);
     Object.assign(record.fields, totals(record.fields));
     record.modifiedAt = Date.now();
+    record.modifiedBy = this.host.apiUser();
     this.host.edited(module, record.id, Object.keys(changes));
     return success(record.id, 'record updated');
   }

@@ -24,6 +24,8 @@ import {
   type ZohoOAuthClient,
   type ZohoSimOptions,
   type ZohoUserAccount,
+  REP,
+  type MinifiedUser,
 } from './zoho-types.js';
 
 // The simulator's parts, each in its own file: accounts.ts (OAuth), related-lists.ts (attachments and notes),
@@ -201,7 +203,9 @@ export class ZohoSim {
           (req) => handler(req),
         ),
       records: (module) => this.moduleRecords(module),
-      addRecord: (module, id, fields) => this.addRecord(module, id, fields),
+      apiUser: () => ({ name: this.account.fullName, id: this.account.userId, email: this.account.email }),
+      addRecord: (module, id, fields) =>
+        this.addRecord(module, id, fields, new Date(), { name: this.account.fullName, id: this.account.userId, email: this.account.email }),
       newId: () => this.newId(),
       indexed: (writtenAt) => this.indexed(writtenAt),
       edited: (module, id, fields) => this.notifications.recordChanged(module, 'edit', id, fields),
@@ -422,20 +426,21 @@ export class ZohoSim {
   }
 
   /** Adds a record and returns its id (a 19-digit decimal string); created and modified `at` (now by default). */
-  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}, at: Date = new Date()): string {
+  addRecord(module: ZohoModule, id?: string, fields: Record<string, unknown> = {}, at: Date = new Date(), by: MinifiedUser = REP): string {
     const recordId = id ?? this.newId();
     const time = at.getTime();
-    this.moduleRecords(module).set(recordId, { id: recordId, fields, createdAt: time, modifiedAt: time, attachments: [], notes: [] });
+    this.moduleRecords(module).set(recordId, { id: recordId, fields, createdAt: time, modifiedAt: time, modifiedBy: by, attachments: [], notes: [] });
     this.notifications.recordChanged(module, 'create', recordId);
     return recordId;
   }
 
   /** Changes a record's fields as someone would in Zoho's UI, setting its Modified_Time to `at` (now by default). */
-  modifyRecord(module: ZohoModule, id: string, changes: Record<string, unknown>, at: Date = new Date()): void {
+  modifyRecord(module: ZohoModule, id: string, changes: Record<string, unknown>, at: Date = new Date(), by: MinifiedUser = REP): void {
     const record = this.moduleRecords(module).get(id);
     if (!record) throw new Error(`no ${module} record ${id}`);
     record.fields = { ...record.fields, ...changes };
     record.modifiedAt = at.getTime();
+    record.modifiedBy = by;
     this.notifications.recordChanged(module, 'edit', id, Object.keys(changes));
   }
 
@@ -507,10 +512,16 @@ export class ZohoSim {
   private listRecords(req: SimRequest): SimResponse {
     const { module } = req.params;
     if (!isModule(module)) return invalidModule();
-    return getRecords(req, [...this.moduleRecords(module).values()], {
-      pageRecordsLimit: this.pageRecordsLimit,
-      tokenRecordsLimit: this.tokenRecordsLimit,
-    });
+    // A Deal's Layout and Pipeline as a single GET shows them: the standard ones unless it names its own.
+    const standard = module === 'Deals' ? { Layout: { ...STANDARD_LAYOUT }, Pipeline: STANDARD_PIPELINE } : {};
+    return getRecords(
+      req,
+      [...this.moduleRecords(module).values()].map((r) => ({ ...r, fields: { ...standard, ...r.fields } })),
+      {
+        pageRecordsLimit: this.pageRecordsLimit,
+        tokenRecordsLimit: this.tokenRecordsLimit,
+      },
+    );
   }
 
   private getRecord(req: SimRequest): SimResponse {
@@ -518,7 +529,7 @@ export class ZohoSim {
     if (!isModule(module)) return invalidModule();
     const record = this.moduleRecords(module).get(id);
     if (!record) return this.missingRecordStyle === 'no-content' ? { status: 204 } : invalidRecord();
-    const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt) };
+    const times = { Created_Time: zohoTime(record.createdAt), Modified_Time: zohoTime(record.modifiedAt), Modified_By: record.modifiedBy ?? REP };
     const { Layout: ownLayout, ...fields } = record.fields;
     const shown: Record<string, unknown> = { id: record.id, ...times, ...fields };
     if (module === 'Deals') {

@@ -75,11 +75,23 @@ export interface ZohoNote {
   createdTime: string;
 }
 
+/** A user as a record's Modified_By names them (crm-oas v8.0/users.json, `Minified_User`: name, id, email). */
+export interface MinifiedUser {
+  name: string;
+  id: string;
+  email: string;
+}
+
+/** Who edits by hand in tests, unless one is named: a sales rep of the org, not the user crm-sync's token acts for. */
+export const REP: MinifiedUser = { name: 'Rita Rep', id: '4150868000000225013', email: 'rita.rep@example.com' };
+
 export interface StoredRecord {
   id: string;
   fields: Record<string, unknown>;
   createdAt: number;
   modifiedAt: number;
+  /** Who changed it last (crm-oas v8.0/record.json `Modified_By`); a record made by a test: REP. */
+  modifiedBy?: MinifiedUser;
   attachments: ZohoAttachment[];
   notes: ZohoNote[];
 }

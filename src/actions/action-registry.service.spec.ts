@@ -22,6 +22,11 @@ class CoreActions {
   async reconcile(_entry: ActionEntry<'reconcile'>): Promise<ActionOutcome> {
     return { status: 'skipped' };
   }
+
+  @RunsAction('revenue_check', { queue: QUEUES.service })
+  async revenueCheck(_entry: ActionEntry<'revenue_check'>): Promise<ActionOutcome> {
+    return { status: 'skipped' };
+  }
 }
 
 @Injectable()
@@ -171,7 +176,7 @@ describe(ActionRegistryService.name, () => {
   it('refuses to start when a kind has no handler', async () => {
     await expect(registryWith([CoreActions, AppointmentPushes])).rejects.toThrow('no handler for action kind(s): add_note (record), attach_pdf (record)');
     await expect(registryWith([RecordNotes, RecordAttachments, AppointmentPushes])).rejects.toThrow(
-      'no handler for action kind(s): associate, associate_project, reconcile',
+      'no handler for action kind(s): associate, associate_project, reconcile, revenue_check',
     );
   });
 

@@ -1,5 +1,5 @@
 /** What an alert is about; one throttle per kind. `test` is the console's test button (never throttled). */
-export const ALERT_KINDS = ['action_failed', 'record_crm_token_refused', 'webhooks_unavailable', 'test'] as const;
+export const ALERT_KINDS = ['action_failed', 'record_crm_token_refused', 'webhooks_unavailable', 'revenue_drift', 'test'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface AlertEvent {

@@ -244,6 +244,8 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, BeforeA
         return `crm-sync: Zoho CRM refused the refresh token ${count === 1 ? 'once' : `${count} times`}; re-authorise and update RECORD_CRM_REFRESH_TOKEN.${latest}`;
       case 'webhooks_unavailable':
         return `crm-sync: ${count} ${count === 1 ? 'webhook was' : 'webhooks were'} refused with 503 because Postgres could not store them; the service will send them again.${latest}`;
+      case 'revenue_drift':
+        return `crm-sync: ${count} revenue ${count === 1 ? 'drift' : 'drifts'} found: a CRM holds otherwise than the service approved; heal or accept on the Revenue screen.${latest}`;
       case 'test':
         return 'crm-sync: test alert from the console; alerts reach this channel.';
     }

@@ -15,6 +15,7 @@ import { QueuesModule } from '../queues/queues.module.js';
 import { ReconcileModule } from '../reconcile/reconcile.module.js';
 import { RelayModule } from '../relay/relay.module.js';
 import { RecordCrmModule } from '../record-crm/record-crm.module.js';
+import { RevenueModule } from '../revenue/revenue.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { SuggestionsModule } from '../suggestions/suggestions.module.js';
 import { ServiceApiModule } from '../service-api/service-api.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         AutomationsModule,
         SearchModule,
         SuggestionsModule,
+        RevenueModule,
       ],
     };
   }

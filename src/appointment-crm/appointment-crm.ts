@@ -32,6 +32,25 @@ export interface AppointmentCrm {
   addNote(appointmentId: string, text: string, key: IdempotencyKey): Promise<void>;
   /** The statuses an appointment may have, as the CRM lists them; null when it cannot list them (optional in a CRM). */
   listStatuses?(): Promise<AppointmentStatusOption[] | null>;
+  /**
+   * The appointment's sale as the CRM holds it now, for the revenue check; null when it has none; undefined when the
+   * sale comes with getAppointment's `sale` (the REST interface's request 1), so no call is made for it.
+   */
+  readSale?(appointmentId: string): Promise<SaleAsHeld | null | undefined>;
+  /** The status value `setStatus(…, 'Sold')` writes (an org's own result value); optional: `Sold` as the contract says. */
+  soldStatus?(): Promise<string>;
+  /** Appointments whose sale changed at or after `since` (optional: a CRM whose appointment stamp covers its sale has none). */
+  appointmentsWithSalesChangedSince?(since: Date): Promise<string[]>;
+}
+
+/** A sale as the CRM holds it: its total and items (an item's total null where the CRM keeps none), who changed it last and when. */
+export interface SaleAsHeld {
+  total: number | null;
+  items: Array<{ name: string | null; quantity: number | null; total: number | null }>;
+  updated_at: string | null;
+  updated_by: string | null;
+  /** Whether that last change was made as the user crm-sync connects as; absent when the CRM cannot say. */
+  updated_by_crm_sync?: boolean;
 }
 
 /** A status an appointment may have: the value the CRM stores and the words it shows. */

@@ -14,6 +14,7 @@ import type {
   FileCategory,
   IdempotencyKey,
   Sale,
+  SaleAsHeld,
   UploadFile,
 } from './appointment-crm.js';
 import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
@@ -81,6 +82,22 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
     return (await this.adapter()).addNote(appointmentId, text, key);
   }
   /** null when the connected adapter cannot list its statuses (the caller then offers the statuses seen). */
+  async readSale(appointmentId: string): Promise<SaleAsHeld | null | undefined> {
+    const adapter = await this.adapter();
+    return adapter.readSale ? adapter.readSale(appointmentId) : undefined;
+  }
+
+  /** What Sold is in the CRM in use: the org's result value on Salesforce, `Sold` for the REST interface. */
+  async soldStatus(): Promise<string> {
+    const adapter = await this.adapter();
+    return adapter.soldStatus ? adapter.soldStatus() : 'Sold';
+  }
+
+  async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
+    const adapter = await this.adapter();
+    return adapter.appointmentsWithSalesChangedSince ? adapter.appointmentsWithSalesChangedSince(since) : [];
+  }
+
   async listStatuses(): Promise<AppointmentStatusOption[] | null> {
     const adapter = await this.adapter();
     return adapter.listStatuses ? adapter.listStatuses() : null;

@@ -111,6 +111,12 @@ export interface AppConfig {
   zohoNotifications: { channelMinutes: number; checkSeconds: number };
   /** Period of the scheduled full pass; 0: none (a changes pass may still be scheduled). */
   reconcileFullIntervalSeconds: number;
+  /**
+   * The revenue check (docs/operations.md, "Revenue that stays right"): the changes pass's and the full pass's periods
+   * (0: not scheduled), the CRM calls one pass may make of each CRM, and auto-heal (only where crm-sync's own write
+   * was the last change).
+   */
+  revenue: { checkIntervalSeconds: number; fullIntervalSeconds: number; callBudget: number; autoHeal: boolean };
   /** `ZOHO_DAILY_CALL_ALLOWANCE`: the Zoho org's API calls a day, shown beside the day's count (docs/zoho-crm.md "Credits"). */
   zohoDailyCallAllowance: number;
   /**
@@ -243,6 +249,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     reconcileIntervalSeconds: v.RECONCILE_INTERVAL_SECONDS ?? 900,
     reconcileFullIntervalSeconds: v.RECONCILE_FULL_INTERVAL_SECONDS ?? 86_400,
+    revenue: {
+      checkIntervalSeconds: v.REVENUE_CHECK_INTERVAL_SECONDS ?? 900,
+      fullIntervalSeconds: v.REVENUE_CHECK_FULL_INTERVAL_SECONDS ?? 604_800,
+      callBudget: v.REVENUE_CHECK_CALL_BUDGET ?? 1_000,
+      autoHeal: v.REVENUE_AUTO_HEAL ?? false,
+    },
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
     appointmentPollLookbackMs: (v.APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS ?? 300) * 1000,
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,

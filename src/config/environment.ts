@@ -238,6 +238,30 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt({ message: 'must be an integer' })
   @Min(0, { message: 'must be 0 (off) or more' })
+  REVENUE_CHECK_INTERVAL_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
+  REVENUE_CHECK_FULL_INTERVAL_SECONDS?: number;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be 1 or more' })
+  REVENUE_CHECK_CALL_BUDGET?: number;
+
+  /** Heal by itself a drift whose last change was crm-sync's own write (docs/operations.md, "Revenue"). */
+  @toBoolean
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  REVENUE_AUTO_HEAL?: boolean;
+
+  @toInt
+  @IsOptional()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be 0 (off) or more' })
   AUTOMATION_POLL_SECONDS?: number;
 
   @toInt

@@ -22,6 +22,7 @@ export const ACTION_KINDS = {
   associate: 'core',
   associate_project: 'core',
   reconcile: 'core',
+  revenue_check: 'core',
   push_drawings: ['appointment'],
   push_proposal_pdf: ['appointment'],
   push_line_items: ['appointment'],
@@ -124,6 +125,11 @@ export interface AppointmentNotePayload {
   proposal_id?: string;
 }
 
+/** `revenue_check`: a pass of the revenue check, over what changed or over every approved record. */
+export interface RevenueCheckPayload {
+  scope: ReconcileScope;
+}
+
 export const RECONCILE_SCOPES = ['changes', 'full'] as const;
 export type ReconcileScope = (typeof RECONCILE_SCOPES)[number];
 
@@ -185,6 +191,7 @@ export interface ActionPayloads {
   push_drawings: Record<string, never>;
   push_proposal_pdf: ProposalPdfPayload;
   push_line_items: LineItemsPayload;
+  revenue_check: RevenueCheckPayload;
   set_status: { status: string };
   add_note: AppointmentNotePayload | RecordNotePayload;
   attach_pdf: AttachPdfPayload;

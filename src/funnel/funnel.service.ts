@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AutomationReadsRepository } from '../automations/automation-reads.repository.js';
 import { MappingRepository } from '../mappings/mapping.repository.js';
 import { centsText, toCents } from '../record-crm/revenue/money.js';
+import { RevenueSummaryService, type RevenueAgreement } from '../revenue/revenue-summary.service.js';
 import { SyncLogRepository, type FunnelRow } from '../sync-log/sync-log.repository.js';
 import { FUNNEL_CRMS, FUNNEL_WINDOWS, type FunnelCrm, type FunnelWindow } from './funnel.dto.js';
 import type { FunnelCrmView, FunnelDayView, FunnelPartView, FunnelStepName, FunnelStepView, FunnelView } from './funnel.view.js';
@@ -19,15 +20,17 @@ export class FunnelService {
     private readonly syncLog: SyncLogRepository,
     private readonly mappings: MappingRepository,
     private readonly reads: AutomationReadsRepository,
+    private readonly revenue: RevenueSummaryService,
   ) {}
 
   async funnel(window: FunnelWindow, only: FunnelCrm | null, now = new Date()): Promise<FunnelView> {
     const since = new Date(now.getTime() - FUNNEL_WINDOWS[window]);
-    const [rows, mapped, reads, days] = await Promise.all([
+    const [rows, mapped, reads, days, agreement] = await Promise.all([
       this.syncLog.funnelSince(since, only),
       this.mappings.countCreatedSince(since),
       this.reads.countsSince(since),
       this.syncLog.approvedPerDaySince(since, only),
+      this.revenue.agreement(only, since),
     ]);
     const crms = (only ? [only] : [...FUNNEL_CRMS]).map((crm) =>
       crmFunnel(
@@ -36,6 +39,7 @@ export class FunnelService {
         rows.find((r) => r.crm === crm) ?? emptyRow(crm),
         mapped.find((m) => m.crm === crm),
         reads.find((r) => r.crm === crm),
+        agreement.find((a) => a.crm === crm),
       ),
     );
     return { window, since: since.toISOString(), crms, approved_per_day: perDay(since, now, days) };
@@ -48,6 +52,7 @@ function crmFunnel(
   row: FunnelRow,
   mapped: { mapped: number; associated: number } | undefined,
   read: { recordsRead: number; qualifying: number } | undefined,
+  agreement: RevenueAgreement | undefined,
 ): FunnelCrmView {
   const logs = (filter: Record<string, string>) => `/api/sync-logs?${new URLSearchParams({ crm, ...filter, since: since.toISOString() })}`;
   const part = (label: string, count: number, amount: string | null, link: string): FunnelPartView => ({ label, count, amount, link });
@@ -80,6 +85,12 @@ function crmFunnel(
       ]),
     );
   }
+  // What the CRM still holds as the service approved it: the window's approvals without an open revenue drift.
+  steps.push(
+    step('in_agreement', part('In agreement', agreement?.inAgreement ?? 0, agreement?.inAgreementAmount ?? null, `/api/revenue/drifts?crm=${crm}&state=open`), [
+      part('Drifted', agreement?.drifted ?? 0, agreement?.driftedAmount ?? null, `/api/revenue/drifts?crm=${crm}&state=open`),
+    ]),
+  );
   steps.push(step('failed', part('Failed', row.failed, null, logs({ status: 'failed' }))));
   steps.push(step('waiting', part('Waiting', row.waiting, null, logs({ status: 'queued' }))));
   return { crm, name: CRM_NAMES[crm], steps };

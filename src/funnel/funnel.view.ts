@@ -10,6 +10,7 @@ export const FUNNEL_STEPS = [
   'proposals_exported',
   'approved',
   'written',
+  'in_agreement',
   'failed',
   'waiting',
 ] as const;

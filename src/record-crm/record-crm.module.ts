@@ -58,7 +58,18 @@ const READINESS_WAIT_MS = 2_000;
     ZohoQuoteRepository,
     DealRevenueRepository,
   ],
-  exports: [RECORD_CRM, DealRevenueRepository, ZohoRevenueClient, ZohoFieldsClient, ZohoNotificationsClient, ZohoOwnWrites, ZohoUsage],
+  exports: [
+    RECORD_CRM,
+    DealRevenueRepository,
+    ZohoQuoteRepository,
+    ZohoProductRepository,
+    RevenueSettingsService,
+    ZohoRevenueClient,
+    ZohoFieldsClient,
+    ZohoNotificationsClient,
+    ZohoOwnWrites,
+    ZohoUsage,
+  ],
 })
 export class RecordCrmModule {
   private failed?: { outcome: ReadinessOutcome; at: number };

@@ -75,6 +75,21 @@ const APPROVALS_OF_FACTS = `
      WHERE dedupe_key LIKE 'record:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')) a
    ORDER BY crm, proposal, amount IS NULL, a.id DESC`;
 
+/** A sync log entry the revenue check reads: an approval (what the service approved) or a write that succeeded. */
+export interface RevenueFact {
+  id: string;
+  target: string;
+  projectId: string | null;
+  kind: string;
+  status: string;
+  payload: Record<string, unknown>;
+  finishedAt: Date | null;
+  createdAt: Date;
+  role: 'approval' | 'written';
+  /** The approved proposal (an approval's: its dedupe key's or its payload's); null for a write. */
+  proposalId: string | null;
+}
+
 const ERROR_MAX = 2000;
 
 const OUTCOMES = ['succeeded', 'failed', 'skipped', 'waiting'];
@@ -361,7 +376,7 @@ export class SyncLogRepository {
                 count(*) FILTER (WHERE kind = 'set_status' AND status = 'succeeded' AND payload->>'status' = 'Sold' AND payload ? 'amount')::int AS sold,
                 count(*) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED')::int AS deals,
                 sum((payload->>'amount')::numeric) FILTER (WHERE kind = 'update_deal' AND status = 'succeeded' AND payload->>'status' = 'APPROVED') AS deals_amount
-           FROM facts GROUP BY crm),
+           FROM facts WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'revenue:heal:%' GROUP BY crm),
        approved AS (SELECT crm, count(*)::int AS approved, sum(amount::numeric) AS approved_amount FROM approvals GROUP BY crm)
        SELECT c.crm, c.qualified_entries AS "qualifiedEntries", c.created, c.drawings_pushed AS "drawingsPushed",
               COALESCE(w.exported, 0) AS exported, COALESCE(a.approved, 0) AS approved, a.approved_amount::text AS "approvedAmount",
@@ -384,6 +399,45 @@ export class SyncLogRepository {
          FROM approvals GROUP BY 1, 2 ORDER BY 2, 1`,
       [since, crm],
     );
+  }
+
+  /**
+   * The revenue check's facts of one CRM: per record, its latest approval (the last recorded) whatever became of it (the appointment
+   * CRM's approval chain starts with an entry keyed `appointment:approved:<proposal>`; Zoho's are the Deal's update
+   * APPROVED and the approved drawing's Quote), and its latest succeeded write of each of `kinds`; only `targets`
+   * when given.
+   */
+  revenueFacts(crm: CrmName, kinds: string[], targets: string[] | null): Promise<RevenueFact[]> {
+    return this.database.query<RevenueFact[]>(
+      `SELECT DISTINCT ON (target, role, slot) id::text AS id, target, project_id AS "projectId", kind, status, payload,
+              finished_at AS "finishedAt", created_at AS "createdAt", role,
+              CASE WHEN role = 'written' THEN NULL
+                   WHEN dedupe_key LIKE 'appointment:approved:%' THEN substr(dedupe_key, length('appointment:approved:') + 1)
+                   ELSE payload->>'proposalId' END AS "proposalId"
+         FROM (
+           SELECT id, target, project_id, kind, status, payload, finished_at, created_at, dedupe_key, 'approval' AS role,
+                  CASE WHEN crm = 'appointment' THEN 'approval' ELSE kind END AS slot
+             FROM sync_log
+            WHERE crm = $1 AND kind = ANY($2::text[]) AND target IS NOT NULL AND ($3::text[] IS NULL OR target = ANY($3::text[]))
+              AND (dedupe_key LIKE 'appointment:approved:%' OR (kind = 'update_deal' AND payload->>'status' = 'APPROVED')
+                   OR (kind = 'push_quote' AND payload ? 'proposalId'))
+           UNION ALL
+           SELECT id, target, project_id, kind, status, payload, finished_at, created_at, dedupe_key, 'written', kind
+             FROM sync_log
+            WHERE crm = $1 AND kind = ANY($2::text[]) AND status = 'succeeded' AND target IS NOT NULL
+              AND ($3::text[] IS NULL OR target = ANY($3::text[]))) f
+        ORDER BY f.target, f.role, f.slot, f.created_at DESC, f.id DESC`,
+      [crm, kinds, targets],
+    );
+  }
+
+  /** The records of one CRM that entries of these kinds were recorded for, or finished on, at or after `since`. */
+  async targetsTouchedSince(crm: CrmName, kinds: string[], since: Date): Promise<string[]> {
+    const rows = await this.database.query<Array<{ target: string }>>(
+      `SELECT DISTINCT target FROM sync_log WHERE crm = $1 AND kind = ANY($2::text[]) AND updated_at >= $3 AND target IS NOT NULL`,
+      [crm, kinds, since],
+    );
+    return rows.map((r) => r.target);
   }
 
   /** Seconds since the longest-waiting queued entry was (last) queued; null when none is queued. */

@@ -84,6 +84,7 @@ describe('GET /admin (the dashboard page)', () => {
       '/admin/connections.css',
       '/admin/forms.css',
       '/admin/project.css',
+      '/admin/revenue.css',
       '/admin/screens.css',
       '/admin/style.css',
       '/admin/tables.css',

@@ -98,6 +98,8 @@ describe('the funnel', () => {
       proposals_exported: { count: 1, amount: null },
       approved: { count: 2, amount: '1300.49' },
       written: { count: 1, amount: '1200.50' },
+      // Each record's latest approval without an open revenue drift: 72 (its push failed; no check has run yet).
+      in_agreement: { count: 1, amount: '99.99' },
       failed: { count: 2, amount: null },
       waiting: { count: 0, amount: null },
     });
@@ -109,6 +111,7 @@ describe('the funnel', () => {
       proposals_exported: { count: 1, amount: null },
       approved: { count: 2, amount: '1100.00' },
       written: { count: 2, amount: '2100.00' },
+      in_agreement: { count: 1, amount: '1100.00' },
       failed: { count: 0, amount: null },
       waiting: { count: 1, amount: null },
     });

@@ -38,6 +38,7 @@ describe(AppointmentCrmSim.name, () => {
       ends_at: null,
       job_number: null,
       updated_at: sim.get(apptId)!.updated_at,
+      updated_by: null,
       customer: null,
       sales_rep: null,
       sale: null,
@@ -79,6 +80,11 @@ describe(AppointmentCrmSim.name, () => {
     expect(sim.get(apptId)!.sale).toEqual({ items: [], total: 0 });
     expect(sim.get(apptId)!.saleHistory).toEqual([{ items: [{ product_id: '9007199254740993', quantity: 2 }], total: 10.5 }]);
     expect((await put('{"items":"no"}')).status).toBe(400);
+    // Who put it and when, answered with the appointment (the revenue check's "who changed it"); a person's edit too.
+    const shown = (await (await call('GET', `/appointments/${apptId}`)).json()) as { sale: Record<string, unknown>; updated_by: string };
+    expect(shown.sale).toEqual({ items: [], total: 0, updated_at: sim.get(apptId)!.updated_at, updated_by: sim.apiKeyUser });
+    sim.personEdits(apptId, { sale: null }, 'Pat Manager');
+    expect(await (await call('GET', `/appointments/${apptId}`)).json()).toMatchObject({ sale: null, updated_by: 'Pat Manager' });
   });
 
   it('sets the status and adds notes', async () => {
@@ -149,6 +155,7 @@ describe(AppointmentCrmSim.name, () => {
           ends_at: null,
           job_number: 'J-77',
           updated_at: at(3).toISOString(),
+          updated_by: 'Sam Ortiz',
           customer,
           sales_rep: { name: 'Sam', email: 'sam@example.com', phone: '+1 512 555 0199' },
         },

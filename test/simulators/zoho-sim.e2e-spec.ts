@@ -455,7 +455,16 @@ describe(ZohoSim.name, () => {
       expect(id).toMatch(/^\d{19}$/);
       // Zoho's record answers carry its times (Modified_Time is what If-Unmodified-Since sends back).
       expect(await (await call(`/Quotes/${id}`)).json()).toEqual({
-        data: [{ id, Subject: 'Q-1001', Created_Time: expect.stringMatching(/\+00:00$/), Modified_Time: expect.stringMatching(/\+00:00$/) }],
+        data: [
+          {
+            id,
+            Subject: 'Q-1001',
+            Created_Time: expect.stringMatching(/\+00:00$/),
+            Modified_Time: expect.stringMatching(/\+00:00$/),
+            // Who changed it last (crm-oas v8.0/record.json, a Minified_User): a record a test made, a rep.
+            Modified_By: { name: 'Rita Rep', id: '4150868000000225013', email: 'rita.rep@example.com' },
+          },
+        ],
       });
 
       const noContent = await call('/Quotes/4150868000000000001');

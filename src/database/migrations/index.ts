@@ -29,6 +29,7 @@ import { RecordRouted1763800070000 } from './1763800070000-record-routed.js';
 import { QuoteCreateSent1763900000000 } from './1763900000000-quote-create-sent.js';
 import { SalesforceSessions1764150000000 } from './1764150000000-salesforce-sessions.js';
 import { AutomationReadFrom1764150001000 } from './1764150001000-automation-read-from.js';
+import { RevenueDrifts1764200000000 } from './1764200000000-revenue-drifts.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   QuoteCreateSent1763900000000,
   SalesforceSessions1764150000000,
   AutomationReadFrom1764150001000,
+  RevenueDrifts1764200000000,
 ];

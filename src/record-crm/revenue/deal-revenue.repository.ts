@@ -30,4 +30,10 @@ export class DealRevenueRepository {
     ]);
     return rows[0] ?? null;
   }
+
+  /** What was last written to each of these Deals (the revenue check's "written" value). */
+  async findByDealIds(dealIds: string[]): Promise<DealRevenueRow[]> {
+    if (dealIds.length === 0) return [];
+    return this.database.query<DealRevenueRow[]>(`SELECT ${COLUMNS} FROM deal_revenue WHERE deal_id = ANY($1::text[])`, [dealIds]);
+  }
 }

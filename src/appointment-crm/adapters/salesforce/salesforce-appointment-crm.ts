@@ -13,6 +13,7 @@ import {
   type AppointmentStatusOption,
   type FileCategory,
   type Sale,
+  type SaleAsHeld,
   type UploadFile,
 } from '../../appointment-crm.js';
 import { LOCKED, lockedError, type SalesforceApi } from './salesforce-api.js';
@@ -135,7 +136,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
   /**
    * The appointment as the listing reads it (its customer, address, start, job number, sales rep and record page):
    * what a suggestion's acceptance compares and the project view shows. The same SELECT `WHERE Id = …`; an id the
-   * org does not have is an unknown appointment.
+   * org does not have is an unknown appointment. With who changed it last and when (`LastModifiedById`,
+   * `SystemModstamp`: REST API Developer Guide, "System Fields"), for the revenue check.
    */
   async getAppointment(appointmentId: string): Promise<Appointment> {
     const id = this.idPath(appointmentId);
@@ -145,7 +147,63 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     );
     if (!rows[0]) throw new AppointmentNotFoundError(appointmentId);
     const { instanceUrl } = await this.api.session();
-    return { ...this.details(rows[0], instanceUrl, paths) };
+    // Who changed it last (LastModifiedById; SystemModstamp is the listing's updated_at), for the revenue check.
+    return {
+      ...this.details(rows[0], instanceUrl, paths),
+      updated_by: text(rows[0].LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(rows[0].LastModifiedById),
+    };
+  }
+
+  /** The appointment's latest sale and its items (two queries), with who changed the sale or an item last and when. */
+  async readSale(appointmentId: string): Promise<SaleAsHeld | null> {
+    const n = this.n;
+    const [sale] = await this.api.query<Row>(
+      'SOQL the sale of an appointment',
+      `SELECT Id, ${soqlName(n.sale_total)}, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
+        `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 1`,
+    );
+    if (!sale) return null;
+    const fields = ['Id', n.sale_item_quantity, n.sale_item_total, n.sale_item_description, 'SystemModstamp', 'LastModifiedById'].filter(Boolean);
+    const items = await this.api.query<Row>(
+      'SOQL the items of a sale',
+      `SELECT ${fields.map(soqlName).join(', ')} FROM ${soqlName(n.sale_item)} WHERE ${soqlName(n.sale_item_sale)} = ${soqlId(String(sale.Id))} ORDER BY CreatedDate, Id`,
+    );
+    const number = (value: unknown) => (typeof value === 'number' ? value : null);
+    // The sale's last change is its own or an item's, whichever is later (an item is a record of its own); stamps are
+    // to the second, so of changes in the same second, someone else's counts as the last.
+    const own = (await this.api.session()).identityUrl?.split('/').at(-1)?.slice(0, 15);
+    const rank = (r: Row) => `${String(r.SystemModstamp ?? '')}|${String(r.LastModifiedById ?? '').slice(0, 15) === own ? 0 : 1}`;
+    const latest = [sale, ...items].reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    const modstamp = text(latest.SystemModstamp);
+    return {
+      total: number(sale[n.sale_total]),
+      items: items.map((i) => ({
+        name: n.sale_item_description ? text(i[n.sale_item_description]) : null,
+        quantity: number(i[n.sale_item_quantity]),
+        total: n.sale_item_total ? number(i[n.sale_item_total]) : null,
+      })),
+      updated_at: modstamp ? isoOf(modstamp) : null,
+      updated_by: text(latest.LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(latest.LastModifiedById),
+    };
+  }
+
+  /** Whether a user id is the one crm-sync connects as (the identity URL's last segment; 15 or 18 characters). */
+  private async isConnectedUser(userId: unknown): Promise<boolean | undefined> {
+    const own = (await this.api.session()).identityUrl?.split('/').at(-1);
+    if (!own || typeof userId !== 'string') return undefined;
+    return userId.slice(0, 15) === own.slice(0, 15);
+  }
+
+  /** Appointments whose sale was created or changed at or after `since` (a sale deleted shows in the full pass). */
+  async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
+    const n = this.n;
+    const rows = await this.api.query<Row>(
+      'SOQL sales changed since',
+      `SELECT ${soqlName(n.sale_appointment)} FROM ${soqlName(n.sale)} WHERE SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`,
+    );
+    return [...new Set(rows.map((r) => text(r[n.sale_appointment])).filter((id): id is string => id !== null))];
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
@@ -356,6 +414,10 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     await this.remove([...olderItems, ...older]);
   }
 
+  soldStatus(): Promise<string> {
+    return Promise.resolve(this.schema.soldValue);
+  }
+
   /**
    * The sale's date (improveit 360's `i360__Sold_On__c`) as today, when the org has that field: a date field takes
    * `YYYY-MM-DD`, a date-time the instant (REST API Developer Guide, "Valid Date and DateTime Formats"); a field the
@@ -484,7 +546,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
   /** SELECT of the appointment with every need's path, lookups included: one query per page, never a call per record. */
   private appointmentSelect(paths: Readable): string {
     const n = paths.names;
-    const fields = ['Id', 'Name', 'SystemModstamp', n.appointment_result, ...READ_NEEDS.map((need) => n[need])].filter(Boolean);
+    const fields = ['Id', 'Name', 'SystemModstamp', 'LastModifiedById', n.appointment_result, ...READ_NEEDS.map((need) => n[need])].filter(Boolean);
     return `SELECT ${[...new Set(fields)].map(soqlName).join(', ')} FROM ${soqlName(n.appointment)}`;
   }
 

@@ -1,0 +1,243 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APPOINTMENT_CRM, AppointmentNotFoundError, type Appointment, type AppointmentCrm, type AppointmentFile } from '../appointment-crm/appointment-crm.js';
+import { centsText, toCents } from '../record-crm/revenue/money.js';
+import { ServiceApiClient } from '../service-api/service-api.client.js';
+import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
+import { CallBudget, type SourceOutcome } from './call-budget.js';
+import { CheckPositionRepository } from './check-position.repository.js';
+import { lastChangeIsOurs, type DriftKind, type Finding, type RecordCheck } from './drift.js';
+import { lastWriteOf, subjectsOf, text, type Subject } from './revenue-facts.js';
+
+const KINDS = ['push_proposal_pdf', 'push_line_items', 'set_status', 'push_drawings'];
+const SOLD = 'Sold';
+const PAGE = 500;
+
+/**
+ * The appointment CRM's side of the revenue check (docs/operations.md, "Revenue that stays right"): for each
+ * appointment with an approval, the sale's total and items against the approved drawing's line items (D2 at its
+ * version), the status Sold, the proposal file present. A changes pass reads the appointments changed since the last
+ * one (request 8, `updated_since`: their `updated_at` moves with the sale, the files and the status) and those
+ * crm-sync wrote to since; a full pass reads every one. Each appointment costs two calls (request 1, with its sale,
+ * and request 2).
+ */
+@Injectable()
+export class AppointmentRevenueCheck {
+  constructor(
+    @Inject(APPOINTMENT_CRM) private readonly crm: AppointmentCrm,
+    private readonly service: ServiceApiClient,
+    private readonly syncLog: SyncLogRepository,
+    private readonly positions: CheckPositionRepository,
+  ) {}
+
+  async changes(budget: CallBudget, startedAt: Date, settle: (checks: RecordCheck[]) => Promise<void>): Promise<SourceOutcome> {
+    const position = await this.positions.get('changes:appointment');
+    const changed = new Map<string, Appointment>();
+    let cursor: string | null = null;
+    let stopped = false;
+    let resumeAt: Date | null = null;
+    do {
+      if (!budget.take()) {
+        stopped = true;
+        break;
+      }
+      const page = await this.crm.listChangedAppointments(position.since, cursor, PAGE);
+      for (const item of page.items) changed.set(item.id, item as unknown as Appointment);
+      cursor = page.next_cursor;
+    } while (cursor);
+    const touched = position.since ? await this.syncLog.targetsTouchedSince('appointment', KINDS, position.since) : [];
+    // An adapter whose appointment stamp does not move with its sale (Salesforce: the sale is a record of its own).
+    const salesChanged =
+      position.since && this.crm.appointmentsWithSalesChangedSince && budget.take() ? await this.crm.appointmentsWithSalesChangedSince(position.since) : [];
+    const targets = [...new Set([...changed.keys(), ...touched, ...salesChanged])];
+    const changeOf = (s: Subject) => String(changed.get(s.target)?.updated_at ?? '');
+    // In the listing's order (oldest change first; what crm-sync wrote to, unlisted, before): a pass stopped at the
+    // budget resumes from the first change it did not read.
+    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, position.since ? targets : null)).sort((a, b) =>
+      changeOf(a) < changeOf(b) ? -1 : changeOf(a) > changeOf(b) ? 1 : 0,
+    );
+    let checked = 0;
+    const checks: RecordCheck[] = [];
+    for (const subject of subjects) {
+      if (!budget.take(2)) {
+        stopped = true;
+        const listed = changed.get(subject.target);
+        resumeAt = listed && typeof listed.updated_at === 'string' ? new Date(listed.updated_at) : position.since;
+        break;
+      }
+      checks.push(await this.check(subject, budget));
+      checked++;
+    }
+    await settle(checks);
+    // Stopped at the budget: the next pass starts from the first change not read (the listing is oldest first);
+    // `updated_since` is inclusive to the millisecond, so the next pass starts where this one did.
+    const since = stopped ? resumeAt : startedAt;
+    await this.positions.save('changes:appointment', { since, afterKey: null });
+    return { checked, calls: budget.spent, stopped };
+  }
+
+  async full(budget: CallBudget, settle: (checks: RecordCheck[]) => Promise<void>): Promise<SourceOutcome> {
+    const position = await this.positions.get('full:appointment');
+    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, null)).filter((s) => !position.afterKey || s.target > position.afterKey);
+    let checked = 0;
+    let stopped = false;
+    let after: string | null = null;
+    const checks: RecordCheck[] = [];
+    for (const subject of subjects) {
+      if (!budget.take(2)) {
+        stopped = true;
+        break;
+      }
+      checks.push(await this.check(subject, budget));
+      after = subject.target;
+      checked++;
+      if (checks.length >= 100) await settle(checks.splice(0));
+    }
+    await settle(checks);
+    await this.positions.save('full:appointment', { since: null, afterKey: stopped ? (after ?? position.afterKey) : null });
+    return { checked, calls: budget.spent, stopped };
+  }
+
+  /**
+   * One appointment against its approval: two calls to the CRM (taken from the budget by the caller), two more where
+   * the sale is read on its own (Salesforce); one to the service (D2) when it has a sale to compare.
+   */
+  async check(subject: Subject, budget: CallBudget): Promise<RecordCheck> {
+    const approval = subject.approval.payload;
+    const proposalId = subject.approval.proposalId ?? text(approval.proposal_id) ?? '';
+    const amount = text(approval.amount);
+    const drawingId = text(approval.drawing_id);
+    const checked: DriftKind[] = ['status'];
+    const findings: Finding[] = [];
+    let appointment: Appointment;
+    let files: AppointmentFile[];
+    try {
+      appointment = await this.crm.getAppointment(subject.target);
+      files = await this.crm.listFiles(subject.target);
+    } catch (err) {
+      if (!(err instanceof AppointmentNotFoundError)) throw err;
+      return { crm: 'appointment', target: subject.target, checked: [], findings: [] };
+    }
+    const link = text(appointment.web_url);
+    const by = personOf(appointment.updated_by);
+    const at = dateOf(appointment.updated_at);
+    const base = { crm: 'appointment' as const, target: subject.target, projectId: subject.projectId, proposalId, link, approvalEntryId: subject.approval.id };
+    const lastOurs = lastWriteOf(subject, KINDS);
+    // The CRM's own word on who made a change (Salesforce's LastModifiedById), then its time against crm-sync's write.
+    const ours = (at: Date | null, writtenAt: Date | null, byUs: unknown) => byUs !== false && lastChangeIsOurs(at, writtenAt);
+
+    // Sold as the CRM in use writes it (an improveit 360 org's own result value).
+    const sold = (await this.crm.soldStatus?.()) ?? SOLD;
+    if (appointment.status !== sold) {
+      const written = subject.written.get('set_status');
+      findings.push({
+        ...base,
+        kind: 'status',
+        serviceValue: sold,
+        writtenValue: written ? sold : null,
+        writtenEntryId: written?.id ?? null,
+        crmValue: text(appointment.status),
+        changedBy: by,
+        changedAt: at,
+        byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
+      });
+    }
+
+    if (text(approval.pdf_url)) {
+      checked.push('file_missing');
+      if (!files.some((f) => f.category === 'proposal')) {
+        const written = subject.written.get('push_proposal_pdf');
+        findings.push({
+          ...base,
+          kind: 'file_missing',
+          serviceValue: `the signed proposal ${proposalId}`,
+          writtenValue: written ? 'proposal file uploaded' : null,
+          writtenEntryId: written?.id ?? null,
+          crmValue: 'no proposal file',
+          changedBy: by,
+          changedAt: at,
+          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
+        });
+      }
+    }
+
+    if (drawingId) {
+      checked.push('sale_missing', 'sale_items');
+      const held = this.crm.readSale ? await this.crm.readSale(subject.target) : undefined;
+      if (held !== undefined) budget.take(2);
+      const sale = held === undefined ? saleOf(appointment.sale) : held;
+      const written = subject.written.get('push_line_items');
+      const writtenSale = written ? `total ${centsOrText(amount ?? written.payload.amount)}` : null;
+      if (!sale) {
+        findings.push({
+          ...base,
+          kind: 'sale_missing',
+          serviceValue: amount === null ? 'a sale' : `total ${centsOrText(amount)}`,
+          writtenValue: writtenSale,
+          writtenEntryId: written?.id ?? null,
+          crmValue: null,
+          changedBy: by,
+          changedAt: at,
+          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
+        });
+      } else {
+        const lineItems = await this.service.getLineItems(drawingId, text(approval.drawing_version_id) ?? undefined);
+        // Item totals are compared where the CRM keeps them (an improveit 360 sale item may have no total field).
+        const itemTotals = sale.items.every((i) => i.total !== null && i.total !== undefined);
+        const meant = saleText(lineItems, itemTotals);
+        const shown = saleText(sale, itemTotals);
+        if (meant !== shown) {
+          const saleAt = dateOf(sale.updated_at) ?? at;
+          findings.push({
+            ...base,
+            kind: 'sale_items',
+            serviceValue: meant,
+            writtenValue: written ? meant : null,
+            writtenEntryId: written?.id ?? null,
+            crmValue: shown,
+            changedBy: personOf(sale.updated_by) ?? by,
+            changedAt: saleAt,
+            byCrmSync: ours(saleAt, written?.finishedAt ?? null, (sale as { updated_by_crm_sync?: unknown }).updated_by_crm_sync),
+          });
+        }
+      }
+    }
+    return { crm: 'appointment', target: subject.target, checked, findings };
+  }
+}
+
+interface SaleShape {
+  items: Array<{ name?: unknown; quantity?: unknown; total?: unknown }>;
+  total: unknown;
+  updated_at?: unknown;
+  updated_by?: unknown;
+}
+
+function saleOf(value: unknown): SaleShape | null {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+  const sale = value as Record<string, unknown>;
+  return Array.isArray(sale.items) ? (sale as unknown as SaleShape) : null;
+}
+
+/** A sale (or D2's line items) as one line: its total and each item's name, quantity and (when kept) total, in order. */
+function saleText(sale: { items?: unknown; line_items?: unknown; total: unknown }, itemTotals: boolean): string {
+  const items = (Array.isArray(sale.line_items) ? sale.line_items : Array.isArray(sale.items) ? sale.items : []) as Array<Record<string, unknown>>;
+  const rows = items.map((i) => `${String(i.name)} × ${String(i.quantity)}${itemTotals ? ` = ${centsOrText(i.total)}` : ''}`);
+  return `total ${centsOrText(sale.total)}; ${items.length} item(s): ${rows.join('; ')}`;
+}
+
+function centsOrText(value: unknown): string {
+  return typeof value === 'number' || (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) ? centsText(toCents(value)) : String(value);
+}
+
+/** `updated_by` as the contract gives it: a name, or an object with one. */
+function personOf(value: unknown): string | null {
+  if (typeof value === 'string' && value !== '') return value;
+  if (value && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string') return (value as { name: string }).name;
+  return null;
+}
+
+function dateOf(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? null : at;
+}

@@ -1,0 +1,267 @@
+import { events } from '../../sim/service/index.js';
+import { deliverEvent, mapAppointment, settled } from '../support/appointment-crm.js';
+import { startHarness, waitFor, type Harness } from '../support/harness.js';
+import { mapRecord } from '../support/zoho-records.js';
+import { syncLogEntries, syncLogEntry } from '../support/tables.js';
+
+interface Drift {
+  id: string;
+  crm: string;
+  target: string;
+  kind: string;
+  state: string;
+  service_value: string | null;
+  written_value: string | null;
+  written_entry_id: string | null;
+  crm_value: string | null;
+  changed_by: string | null;
+  changed_at: string | null;
+  by_crm_sync: boolean;
+  heal_entry_id: string | null;
+  link: string | null;
+}
+
+const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
+
+/** Starts a pass through the API (202 with its sync log id) and answers the entry once it has finished. */
+async function checkPass(h: Harness, scope: 'changes' | 'full') {
+  const res = await h.admin('/api/revenue/check', { method: 'POST', json: { scope } });
+  expect(res.status).toBe(202);
+  const { id } = (await res.json()) as { id: string };
+  return waitFor(
+    async () => {
+      const entry = await syncLogEntry(h, { id });
+      return entry && FINISHED.includes(entry.status) ? entry : null;
+    },
+    20_000,
+    `revenue check ${id} to finish`,
+  );
+}
+
+async function driftsOf(h: Harness, query: Record<string, string>): Promise<Drift[]> {
+  const res = await h.admin(`/api/revenue/drifts?${new URLSearchParams(query)}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { items: Drift[] }).items;
+}
+
+async function finished(h: Harness, id: string) {
+  return waitFor(
+    async () => {
+      const entry = await syncLogEntry(h, { id });
+      return entry && FINISHED.includes(entry.status) ? entry : null;
+    },
+    20_000,
+    `entry ${id} to finish`,
+  );
+}
+
+describe('revenue check: drifts found, shown side by side, healed or accepted', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 12, appointmentCrm: true, recordCrm: true });
+    h.service.addTemplate('Standard');
+  });
+  afterAll(() => h.close());
+
+  const crm = () => h.appointmentCrm!;
+  const zoho = () => h.zoho!;
+  let seq = 0;
+
+  /** An approved proposal pushed to a mapped appointment: signed PDF, sale and Sold, all written. */
+  async function approvedAppointment() {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id);
+    const appointmentId = `90071992547409931${seq++}`;
+    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
+    await mapAppointment(h, project.id, appointmentId);
+    const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED', total: 4321.5 });
+    await deliverEvent(h, events.proposalStatusChanged(proposal));
+    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
+    expect(crm().get(appointmentId)).toMatchObject({ status: 'Sold' });
+    return { project, drawing, appointmentId, proposal };
+  }
+
+  /** An approved proposal pushed to a mapped Deal: Amount, Stage Closed Won, Closing_Date. */
+  async function approvedDeal(total = 12345.6) {
+    const project = h.service.addProject();
+    h.service.addDrawing(project.id);
+    const dealId = zoho().addRecord('Deals', undefined, { Deal_Name: `Deal of ${project.name}`, Stage: 'Qualification' });
+    await mapRecord(h, project.id, dealId, 'Deals');
+    const proposal = h.service.addProposal({ project_id: project.id, status: 'APPROVED', total });
+    await deliverEvent(h, events.proposalStatusChanged(proposal));
+    await waitFor(async () => {
+      const [entry] = await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'update_deal' });
+      return entry && FINISHED.includes(entry.status) ? entry : null;
+    }, 20_000);
+    expect(zoho().revenue.fieldsOf('Deals', dealId)).toMatchObject({ Amount: total, Stage: 'Closed Won' });
+    return { project, dealId, proposal, target: `Deals/${dealId}` };
+  }
+
+  it('a pass with nothing changed finds nothing and asks each CRM once per source', async () => {
+    const a = await approvedAppointment();
+    const d = await approvedDeal();
+    await checkPass(h, 'full');
+    expect(await driftsOf(h, { project_id: a.project.id })).toEqual([]);
+    expect(await driftsOf(h, { project_id: d.project.id })).toEqual([]);
+    await checkPass(h, 'changes'); // moves every source's position past the writes above
+    const before = { crm: crm().requests.length, zoho: zoho().api.requests.length };
+    const entry = await checkPass(h, 'changes');
+    expect(entry.status).toBe('succeeded');
+    expect(crm().requests.length - before.crm).toBeLessThanOrEqual(2);
+    // Deals and Quotes, each a 304 (If-Modified-Since).
+    expect(
+      zoho()
+        .api.requests.slice(before.zoho)
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual(['GET /crm/v8/Deals', 'GET /crm/v8/Quotes']);
+  });
+
+  it("the appointment CRM: a person's edits are drifts with the three values and who made them; healed or accepted", async () => {
+    const a = await approvedAppointment();
+    await checkPass(h, 'changes');
+    crm().personEdits(a.appointmentId, { status: 'Cancelled', removeFiles: 'proposal' });
+    crm().personEdits(a.appointmentId, { sale: null }, 'Pat Manager');
+    const entry = await checkPass(h, 'changes');
+    expect(entry.detail).toMatch(/new drift/);
+
+    const drifts = await driftsOf(h, { project_id: a.project.id, crm: 'appointment' });
+    const byKind = Object.fromEntries(drifts.map((d) => [d.kind, d]));
+    expect(Object.keys(byKind).sort()).toEqual(['file_missing', 'sale_missing', 'status']);
+    const written = await syncLogEntries(h, { target: a.appointmentId, kind: 'set_status' });
+    expect(byKind.status).toMatchObject({
+      state: 'open',
+      target: a.appointmentId,
+      service_value: 'Sold',
+      written_value: 'Sold',
+      written_entry_id: written[0].id,
+      crm_value: 'Cancelled',
+      changed_by: 'Pat Manager',
+      by_crm_sync: false,
+      link: crm().webUrlOf(a.appointmentId),
+    });
+    expect(byKind.sale_missing).toMatchObject({ service_value: 'total 4321.50', written_value: 'total 4321.50', crm_value: null });
+    expect(byKind.file_missing).toMatchObject({ crm_value: 'no proposal file', written_value: 'proposal file uploaded' });
+    expect(Date.parse(byKind.status.changed_at!)).toBe(Date.parse(crm().get(a.appointmentId)!.updated_at));
+
+    // Heal the status: the normal set_status, with its own sync log entry.
+    const heal = await h.admin(`/api/revenue/drifts/${byKind.status.id}/heal`, { method: 'POST' });
+    expect(heal.status).toBe(202);
+    const { id: healId } = (await heal.json()) as { id: string };
+    expect(await finished(h, healId)).toMatchObject({ kind: 'set_status', status: 'succeeded', actor: 'admin' });
+    expect(crm().get(a.appointmentId)!.status).toBe('Sold');
+
+    // Accept the missing sale: it stays accepted through later passes.
+    const accept = await h.admin(`/api/revenue/drifts/${byKind.sale_missing.id}/accept`, { method: 'POST' });
+    expect(accept.status).toBe(200);
+    expect(await accept.json()).toMatchObject({ state: 'accepted', decided_by: 'admin' });
+    await checkPass(h, 'full');
+    const after = Object.fromEntries((await driftsOf(h, { project_id: a.project.id })).map((d) => [d.kind, d.state]));
+    expect(after).toEqual({ status: 'healed', sale_missing: 'accepted', file_missing: 'open' });
+
+    // Bulk heal by filter: the proposal file comes back through push_proposal_pdf's chain.
+    const bulk = await h.admin('/api/revenue/drifts/heal', { method: 'POST', json: { project_id: a.project.id, kind: 'file_missing' } });
+    expect(bulk.status).toBe(202);
+    const { sync_log_ids } = (await bulk.json()) as { sync_log_ids: string[] };
+    expect(sync_log_ids).toHaveLength(1);
+    expect(await finished(h, sync_log_ids[0])).toMatchObject({ kind: 'push_proposal_pdf', status: 'succeeded' });
+    await waitFor(() => crm().filesOf(a.appointmentId, 'proposal').length === 1 || null, 10_000);
+  });
+
+  it("the appointment CRM: a sale's items changed by hand are a sale_items drift", async () => {
+    const a = await approvedAppointment();
+    await checkPass(h, 'changes');
+    const sale = crm().get(a.appointmentId)!.sale as { items: Array<Record<string, unknown>>; total: number };
+    crm().personEdits(a.appointmentId, { sale: { items: sale.items.slice(1), total: sale.total - 1 } });
+    await checkPass(h, 'changes');
+    const [drift] = await driftsOf(h, { project_id: a.project.id, kind: 'sale_items' });
+    expect(drift).toMatchObject({ state: 'open', changed_by: 'Sam Ortiz', by_crm_sync: false });
+    expect(drift.service_value).toContain(`${sale.items.length} item(s)`);
+    expect(drift.crm_value).toContain(`${sale.items.length - 1} item(s)`);
+  });
+
+  it("Zoho: a rep's Amount and Stage moved back are drifts named by Modified_By; a heal writes the approval again", async () => {
+    const d = await approvedDeal(2500);
+    await checkPass(h, 'changes');
+    zoho().revenue.editByHand('Deals', d.dealId, { Amount: 1999, Stage: 'Negotiation/Review' });
+    await checkPass(h, 'changes');
+    const drifts = await driftsOf(h, { project_id: d.project.id, crm: 'record' });
+    const byKind = Object.fromEntries(drifts.map((x) => [x.kind, x]));
+    expect(Object.keys(byKind).sort()).toEqual(['amount', 'stage']);
+    expect(byKind.amount).toMatchObject({
+      target: d.target,
+      service_value: '2500.00',
+      written_value: '2500.00',
+      crm_value: '1999.00',
+      changed_by: 'Rita Rep',
+      by_crm_sync: false,
+    });
+    expect(byKind.stage).toMatchObject({ service_value: 'Closed Won', written_value: 'Closed Won', crm_value: 'Negotiation/Review' });
+
+    const heal = await h.admin(`/api/revenue/drifts/${byKind.amount.id}/heal`, { method: 'POST' });
+    expect(heal.status).toBe(202);
+    const { id } = (await heal.json()) as { id: string };
+    expect(await finished(h, id)).toMatchObject({ kind: 'update_deal', status: 'succeeded' });
+    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 2500, Stage: 'Closed Won' });
+    await checkPass(h, 'changes');
+    expect((await driftsOf(h, { project_id: d.project.id, state: 'open' })).map((x) => x.kind)).toEqual([]);
+  });
+
+  it('Zoho: an accepted Amount raises nothing again until the service changes it; Closing_Date changed is a drift', async () => {
+    const d = await approvedDeal(800);
+    await checkPass(h, 'changes');
+    zoho().revenue.editByHand('Deals', d.dealId, { Amount: 750, Closing_Date: '2020-01-01' });
+    await checkPass(h, 'changes');
+    const [amount] = await driftsOf(h, { project_id: d.project.id, kind: 'amount' });
+    const [closing] = await driftsOf(h, { project_id: d.project.id, kind: 'closing_date' });
+    expect(closing).toMatchObject({ crm_value: '2020-01-01', state: 'open' });
+    const accepted = await h.admin(`/api/revenue/drifts/${amount.id}/accept`, { method: 'POST' });
+    expect(`${accepted.status} ${await accepted.text()}`).toMatch(/^200 /);
+    zoho().revenue.editByHand('Deals', d.dealId, { Description: 'touched' });
+    await checkPass(h, 'changes');
+    expect((await driftsOf(h, { project_id: d.project.id, kind: 'amount' }))[0].state).toBe('accepted');
+  });
+});
+
+describe('revenue check with REVENUE_AUTO_HEAL', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ redisDb: 12, recordCrm: true, env: { REVENUE_AUTO_HEAL: 'true' } });
+  });
+  afterAll(() => h.close());
+  const zoho = () => h.zoho!;
+
+  it("heals where crm-sync's own write was the last change, never a rep's later edit", async () => {
+    const project = h.service.addProject();
+    h.service.addDrawing(project.id);
+    const dealId = zoho().addRecord('Deals', undefined, { Deal_Name: 'Deal', Stage: 'Qualification' });
+    await mapRecord(h, project.id, dealId, 'Deals');
+    const first = h.service.addProposal({ project_id: project.id, status: 'APPROVED', total: 1000 });
+    await deliverEvent(h, events.proposalStatusChanged(first));
+    await waitFor(async () => (await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'update_deal', status: 'succeeded' })).length === 1 || null, 20_000);
+    await checkPass(h, 'changes');
+
+    // A change order's update refused for good: the Deal still shows crm-sync's own last write (1000).
+    zoho().api.injectFault({
+      method: 'PUT',
+      path: `/crm/v8/Deals/${dealId}`,
+      times: 1,
+      status: 400,
+      body: { code: 'INVALID_DATA', status: 'error', message: 'x', details: {} },
+    });
+    const change = h.service.addProposal({ project_id: project.id, status: 'APPROVED', total: 1250, initial_proposal_id: first.proposal_id });
+    await deliverEvent(h, events.proposalStatusChanged(change));
+    await waitFor(async () => (await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'update_deal', status: 'failed' })).length === 1 || null, 20_000);
+    await checkPass(h, 'changes');
+    const [drift] = await driftsOf(h, { project_id: project.id, kind: 'amount' });
+    expect(drift).toMatchObject({ service_value: '1250.00', written_value: '1000.00', crm_value: '1000.00', by_crm_sync: true });
+    await waitFor(async () => (zoho().revenue.fieldsOf('Deals', dealId).Amount === 1250 ? true : null), 20_000, 'the auto-heal');
+
+    // A rep's later edit waits for a decision.
+    zoho().revenue.editByHand('Deals', dealId, { Amount: 1100 });
+    await checkPass(h, 'changes');
+    const [later] = await driftsOf(h, { project_id: project.id, kind: 'amount' });
+    expect(later).toMatchObject({ state: 'open', crm_value: '1100.00', by_crm_sync: false, changed_by: 'Rita Rep' });
+    await checkPass(h, 'changes');
+    expect(zoho().revenue.fieldsOf('Deals', dealId).Amount).toBe(1100);
+  });
+});
