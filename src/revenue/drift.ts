@@ -48,24 +48,11 @@ export interface RecordCheck {
   findings: Finding[];
 }
 
-export interface DriftRow {
+/** A drift as kept: what the check found, and what became of it. */
+export interface DriftRow extends Finding {
   id: string;
-  projectId: string | null;
-  proposalId: string;
-  crm: CrmName;
-  target: string;
-  kind: DriftKind;
   state: DriftState;
-  serviceValue: string | null;
-  writtenValue: string | null;
-  writtenEntryId: string | null;
-  crmValue: string | null;
-  changedBy: string | null;
-  changedAt: Date | null;
-  byCrmSync: boolean;
-  link: string | null;
   healKind: string | null;
-  approvalEntryId: string | null;
   /** The last heal's sync log entry. */
   healEntryId: string | null;
   acceptedServiceValue: string | null;

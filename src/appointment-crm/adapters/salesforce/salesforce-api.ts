@@ -281,17 +281,21 @@ export class SalesforceApi {
 
   private adopt(session: SalesforceSession): SalesforceToken {
     // Kept sessions were checked when they were taken; the rule may have tightened since (custom domains turned off).
-    const problem = salesforceHostProblem('instance_url', session.instanceUrl, this.options.allowCustomDomains);
+    this.mustTrustInstance(session.instanceUrl, 'the kept session');
+    this.token = { accessToken: session.accessToken, instanceUrl: session.instanceUrl, identityUrl: session.identityUrl };
+    return this.token;
+  }
+
+  private mustTrustInstance(instanceUrl: string, whose: string): void {
+    const problem = salesforceHostProblem('instance_url', instanceUrl, this.options.allowCustomDomains);
     if (problem)
       throw new OutboundError(
         'appointment_crm',
         'POST /services/oauth2/token',
         'rejected',
         null,
-        `the kept session names an instance crm-sync does not trust: ${problem}`,
+        `${whose} names an instance crm-sync does not trust: ${problem}`,
       );
-    this.token = { accessToken: session.accessToken, instanceUrl: session.instanceUrl, identityUrl: session.identityUrl };
-    return this.token;
   }
 
   /**
@@ -330,15 +334,7 @@ export class SalesforceApi {
     const noApi = apiScopeProblem(answer.scope);
     if (noApi) throw new OutboundError('appointment_crm', 'POST /services/oauth2/token', 'unauthorized', 400, `${noApi}; connect again`);
     const instanceUrl = withoutTrailingSlash(answer.instance_url);
-    const problem = salesforceHostProblem('instance_url', instanceUrl, this.options.allowCustomDomains);
-    if (problem)
-      throw new OutboundError(
-        'appointment_crm',
-        'POST /services/oauth2/token',
-        'rejected',
-        null,
-        `the token answer named an instance crm-sync does not trust: ${problem}`,
-      );
+    this.mustTrustInstance(instanceUrl, 'the token answer');
     return {
       accessToken: answer.access_token,
       instanceUrl,
