@@ -256,14 +256,18 @@ export class ZohoRevenueCheck {
     const quote = await this.zoho.getRecord('Quotes', q.quoteId);
     const drawingId = text(approval.drawingId);
     if (!drawingId) return { crm: 'record', target, checked: [], findings: [] };
-    const lineItems = await this.service.getLineItems(drawingId, text(approval.drawingVersionId) ?? undefined);
-    const settings = await this.settings.current();
-    const skus = [...new Set((lineItems.line_items ?? []).map((i) => i.sku).filter((s): s is string => typeof s === 'string' && s !== ''))];
-    const known = await this.products.findBySkus(skus);
-    const draft = quoteFromLineItems(lineItems, (item) => (item.sku ? known.get(item.sku) : undefined) ?? settings.fallback_product_id);
+    const meant = await this.quoteFigures(drawingId, text(approval.drawingVersionId));
     const written = q.subject.written.get('push_quote');
-    const meantRows = draft.lines.map((l) => centsText(l.totalCents)).join(', ');
-    const meantTotal = centsText(draft.grandTotalCents);
+    // What crm-sync last wrote is its own push's drawing version (a later approval's push may have failed).
+    const writtenDrawingId = written ? text(written.payload.drawingId) : null;
+    const writtenVersionId = written ? text(written.payload.drawingVersionId) : null;
+    const wrote =
+      !written || !writtenDrawingId
+        ? null
+        : writtenDrawingId === drawingId && writtenVersionId === text(approval.drawingVersionId)
+          ? meant
+          : await this.quoteFigures(writtenDrawingId, writtenVersionId);
+    const { rows: meantRows, total: meantTotal } = meant;
     const modifiedAt = dateOf(quote?.Modified_Time);
     const modifiedBy = userOf(quote?.Modified_By);
     const base = await this.crm.webBase().catch(() => null);
@@ -287,14 +291,24 @@ export class ZohoRevenueCheck {
         ...common,
         kind: 'quote_total',
         serviceValue: meantTotal,
-        writtenValue: written ? meantTotal : null,
+        writtenValue: wrote?.total ?? null,
         crmValue: quote ? cents(quote.Grand_Total) : null,
       });
     }
     if (quote && shownRows !== meantRows) {
-      findings.push({ ...common, kind: 'quote_rows', serviceValue: meantRows, writtenValue: written ? meantRows : null, crmValue: shownRows || null });
+      findings.push({ ...common, kind: 'quote_rows', serviceValue: meantRows, writtenValue: wrote?.rows ?? null, crmValue: shownRows || null });
     }
     return { crm: 'record', target, checked: ['quote_total', 'quote_rows'], findings };
+  }
+
+  /** A drawing version's line items as push_quote makes them a Quote: its rows' Net_Totals and its Grand_Total. */
+  private async quoteFigures(drawingId: string, versionId: string | null): Promise<{ rows: string; total: string }> {
+    const lineItems = await this.service.getLineItems(drawingId, versionId ?? undefined);
+    const settings = await this.settings.current();
+    const skus = [...new Set((lineItems.line_items ?? []).map((i) => i.sku).filter((s): s is string => typeof s === 'string' && s !== ''))];
+    const known = await this.products.findBySkus(skus);
+    const draft = quoteFromLineItems(lineItems, (item) => (item.sku ? known.get(item.sku) : undefined) ?? settings.fallback_product_id);
+    return { rows: draft.lines.map((l) => centsText(l.totalCents)).join(', '), total: centsText(draft.grandTotalCents) };
   }
 
   private async pipelineOf(deal: ZohoRecord): Promise<DealPipeline | string> {
