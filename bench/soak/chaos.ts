@@ -79,8 +79,12 @@ export function faultKind(fault: Fault): string {
 
 /** How often the Salesforce org ends every session (INVALID_SESSION_ID on the next call of each replica). */
 const SESSION_ENDS_PER_SECOND = 1 / 30;
+/** Every run ends the sessions at least once, this long into its faults (at random alone, a run may see none). */
+const FIRST_SESSION_END_AFTER_MS = 15_000;
 
 export async function faultLoop(): Promise<void> {
+  const firstSessionEndAt = Date.now() + FIRST_SESSION_END_AFTER_MS;
+  let sessionsEnded = false;
   while (state.faultsOn) {
     for (const crm of ['appointment', 'zoho'] as const) {
       const server = crmServer(crm);
@@ -93,7 +97,11 @@ export async function faultLoop(): Promise<void> {
     if (chance(LOCK_LOSSES_PER_SECOND / 5)) void loseLocks();
     // The org ends every session (its timeout) now and then: each replica takes a new token, one refresh (and, the
     // org rotating refresh tokens, one rotation) for all of them.
-    if (appointmentCrm.endSessions && outageOf !== 'appointment' && chance(SESSION_ENDS_PER_SECOND / 5)) appointmentCrm.endSessions();
+    const sessionsDue = chance(SESSION_ENDS_PER_SECOND / 5) || (!sessionsEnded && Date.now() >= firstSessionEndAt);
+    if (appointmentCrm.endSessions && outageOf !== 'appointment' && sessionsDue) {
+      appointmentCrm.endSessions();
+      sessionsEnded = true;
+    }
     await sleep(200);
   }
 }
