@@ -124,8 +124,8 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
   /**
    * The org rotates refresh tokens (each refresh answers a new one and invalidates the old; presenting an old one
    * revokes the consent), ends every session now and then (endSessions, from the fault loop), and commits a share of
-   * the new appointments late: stamped when their save starts, visible seconds later (an improveit 360 save running
-   * the package's triggers and flows), so a read may pass their stamp before they show.
+   * the new appointments the automation finds late: stamped when their save starts, visible seconds later (an
+   * improveit 360 save running the package's triggers and flows), so a read may pass their stamp before they show.
    */
   constructor(private readonly random: () => number) {
     this.sim.oauth.rotateRefreshTokens = true;
@@ -154,7 +154,10 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
     });
     const values = { i360__Prospect__c: prospect, [RESULT]: fields.status ?? 'Scheduled', i360__Comments__c: label };
     let id: string;
-    if (this.random() < LATE_COMMIT_SHARE) {
+    // Only the automation's appointments commit late: crm-sync finds those by reading changes, while a person maps an
+    // appointment that is already there to be seen (nobody can name a record before its save commits).
+    const foundByReading = fields.customer === true;
+    if (foundByReading && this.random() < LATE_COMMIT_SHARE) {
       id = this.sim.commitLate(APPOINTMENT, values, { visibleInMs: 1_000 + Math.floor(this.random() * (LATE_COMMIT_MAX_MS - 1_000)) });
       this.counts['late commits']++;
     } else {
