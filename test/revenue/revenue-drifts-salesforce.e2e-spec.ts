@@ -3,23 +3,12 @@ import { events } from '../../sim/service/index.js';
 import { deliverEvent, mapAppointment, settled } from '../support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { syncLogEntry } from '../support/tables.js';
+import type { Drift } from '../support/revenue-drift.js';
 
 const APPOINTMENT = 'i360__Appointment__c';
 const SALE = 'i360__Sale__c';
 const SALE_ITEM = 'i360__Sale_Item__c';
 const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
-
-interface Drift {
-  id: string;
-  kind: string;
-  state: string;
-  service_value: string | null;
-  written_value: string | null;
-  crm_value: string | null;
-  changed_by: string | null;
-  changed_at: string | null;
-  by_crm_sync: boolean;
-}
 
 /**
  * The revenue check with the appointment CRM on Salesforce (improveit 360 classic, crm-sync pushing): a person's

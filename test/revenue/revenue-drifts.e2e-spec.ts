@@ -3,23 +3,7 @@ import { deliverEvent, mapAppointment, settled } from '../support/appointment-cr
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { mapRecord } from '../support/zoho-records.js';
 import { syncLogEntries, syncLogEntry } from '../support/tables.js';
-
-interface Drift {
-  id: string;
-  crm: string;
-  target: string;
-  kind: string;
-  state: string;
-  service_value: string | null;
-  written_value: string | null;
-  written_entry_id: string | null;
-  crm_value: string | null;
-  changed_by: string | null;
-  changed_at: string | null;
-  by_crm_sync: boolean;
-  heal_entry_id: string | null;
-  link: string | null;
-}
+import type { Drift } from '../support/revenue-drift.js';
 
 const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
 
