@@ -39,6 +39,21 @@ async function finished(h: Harness, id: string) {
   );
 }
 
+/** Heals (202, and the push it records finished, succeeded) or accepts (200, accepted) a drift through the API. */
+async function decide(h: Harness, drift: Drift, decision: 'heal' | 'accept') {
+  const res = await h.admin(`/api/revenue/drifts/${drift.id}/${decision}`, { method: 'POST' });
+  if (decision === 'accept') {
+    expect(`${res.status} ${await res.text()}`).toMatch(/^200 .*"state":"accepted"/);
+    return null;
+  }
+  expect(res.status).toBe(202);
+  const entry = await finished(h, ((await res.json()) as { id: string }).id);
+  expect(`${entry.status} ${entry.error}`).toMatch(/^succeeded /);
+  return entry;
+}
+
+const statesOf = async (h: Harness, projectId: string) => Object.fromEntries((await driftsOf(h, { project_id: projectId })).map((d) => [d.kind, d.state]));
+
 describe('revenue check: drifts found, shown side by side, healed or accepted', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -149,28 +164,78 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
     expect(sync_log_ids).toHaveLength(1);
     expect(await finished(h, sync_log_ids[0])).toMatchObject({ kind: 'push_proposal_pdf', status: 'succeeded' });
     await waitFor(() => crm().filesOf(a.appointmentId, 'proposal').length === 1 || null, 10_000);
+    // The file's heal writes the file alone: the sale accepted as missing stays missing (no push_line_items after it).
+    expect(crm().get(a.appointmentId)!.sale).toBeNull();
+    expect(await syncLogEntries(h, { target: a.appointmentId, kind: 'push_line_items' })).toHaveLength(1);
   });
 
-  it("the appointment CRM: a sale's items changed by hand are a sale_items drift", async () => {
+  it("the appointment CRM: a sale's items changed by hand are a sale_items drift; healed, then changed again and accepted", async () => {
     const a = await approvedAppointment();
     await checkPass(h, 'changes');
     const sale = crm().get(a.appointmentId)!.sale as { items: Array<Record<string, unknown>>; total: number };
     crm().personEdits(a.appointmentId, { sale: { items: sale.items.slice(1), total: sale.total - 1 } });
     await checkPass(h, 'changes');
     const [drift] = await driftsOf(h, { project_id: a.project.id, kind: 'sale_items' });
-    expect(drift).toMatchObject({ state: 'open', changed_by: 'Sam Ortiz', by_crm_sync: false });
+    const [written] = await syncLogEntries(h, { target: a.appointmentId, kind: 'push_line_items' });
+    expect(drift).toMatchObject({ state: 'open', changed_by: 'Sam Ortiz', by_crm_sync: false, written_entry_id: written.id });
+    expect(drift.written_value).toBe(drift.service_value);
     expect(drift.service_value).toContain(`${sale.items.length} item(s)`);
     expect(drift.crm_value).toContain(`${sale.items.length - 1} item(s)`);
+    expect(Date.parse(drift.changed_at!)).toBe(Date.parse(crm().get(a.appointmentId)!.updated_at));
+
+    // Healed: push_line_items writes the approved drawing's items again.
+    expect(await decide(h, drift, 'heal')).toMatchObject({ kind: 'push_line_items' });
+    expect((crm().get(a.appointmentId)!.sale as { items: unknown[] }).items).toHaveLength(sale.items.length);
+    await checkPass(h, 'changes');
+    expect(await statesOf(h, a.project.id)).toEqual({ sale_items: 'healed' });
+
+    // Changed again by hand, and this time accepted: a later full pass leaves it accepted and the sale as the person left it.
+    crm().personEdits(a.appointmentId, { sale: { total: sale.total + 10 } }, 'Pat Manager');
+    await checkPass(h, 'changes');
+    const [again] = await driftsOf(h, { project_id: a.project.id, kind: 'sale_items' });
+    expect(again).toMatchObject({ id: drift.id, state: 'open', changed_by: 'Pat Manager', by_crm_sync: false });
+    await decide(h, again, 'accept');
+    await checkPass(h, 'full');
+    expect(await statesOf(h, a.project.id)).toEqual({ sale_items: 'accepted' });
+    expect((crm().get(a.appointmentId)!.sale as { total: number }).total).toBe(sale.total + 10);
   });
 
-  it("Zoho: a rep's Amount and Stage moved back are drifts named by Modified_By; a heal writes the approval again", async () => {
+  it('the appointment CRM: the other decision for each kind: status and file accepted, a deleted sale healed', async () => {
+    const a = await approvedAppointment();
+    await checkPass(h, 'changes');
+    crm().personEdits(a.appointmentId, { status: 'Rescheduled', removeFiles: 'proposal', sale: null }, 'Pat Manager');
+    await checkPass(h, 'changes');
+    const byKind = Object.fromEntries((await driftsOf(h, { project_id: a.project.id })).map((d) => [d.kind, d]));
+    expect(Object.keys(byKind).sort()).toEqual(['file_missing', 'sale_missing', 'status']);
+    const person = { state: 'open', changed_by: 'Pat Manager', by_crm_sync: false };
+    expect(byKind.status).toMatchObject({ ...person, service_value: 'Sold', written_value: 'Sold', crm_value: 'Rescheduled' });
+    expect(byKind.file_missing).toMatchObject({
+      ...person,
+      service_value: expect.stringMatching(/^the signed proposal \S+$/),
+      written_value: 'proposal file uploaded',
+      crm_value: 'no proposal file',
+    });
+    expect(byKind.sale_missing).toMatchObject({ ...person, service_value: 'total 4321.50', written_value: 'total 4321.50', crm_value: null });
+
+    await decide(h, byKind.status, 'accept');
+    await decide(h, byKind.file_missing, 'accept');
+    expect(await decide(h, byKind.sale_missing, 'heal')).toMatchObject({ kind: 'push_line_items' });
+    expect(crm().get(a.appointmentId)!.sale).toMatchObject({ items: expect.any(Array) });
+    await checkPass(h, 'full');
+    expect(await statesOf(h, a.project.id)).toEqual({ status: 'accepted', file_missing: 'accepted', sale_missing: 'healed' });
+    expect(crm().get(a.appointmentId)!.status).toBe('Rescheduled');
+    expect(crm().filesOf(a.appointmentId, 'proposal')).toHaveLength(0);
+  });
+
+  it("Zoho: a rep's Amount, Stage moved back and Closing_Date are drifts named by Modified_By; a heal writes its own field again", async () => {
     const d = await approvedDeal(2500);
     await checkPass(h, 'changes');
-    zoho().revenue.editByHand('Deals', d.dealId, { Amount: 1999, Stage: 'Negotiation/Review' });
+    const closingDate = zoho().revenue.fieldsOf('Deals', d.dealId).Closing_Date;
+    zoho().revenue.editByHand('Deals', d.dealId, { Amount: 1999, Stage: 'Negotiation/Review', Closing_Date: '2020-02-02' });
     await checkPass(h, 'changes');
     const drifts = await driftsOf(h, { project_id: d.project.id, crm: 'record' });
     const byKind = Object.fromEntries(drifts.map((x) => [x.kind, x]));
-    expect(Object.keys(byKind).sort()).toEqual(['amount', 'stage']);
+    expect(Object.keys(byKind).sort()).toEqual(['amount', 'closing_date', 'stage']);
     expect(byKind.amount).toMatchObject({
       target: d.target,
       service_value: '2500.00',
@@ -179,30 +244,60 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
       changed_by: 'Rita Rep',
       by_crm_sync: false,
     });
-    expect(byKind.stage).toMatchObject({ service_value: 'Closed Won', written_value: 'Closed Won', crm_value: 'Negotiation/Review' });
+    expect(byKind.stage).toMatchObject({
+      service_value: 'Closed Won',
+      written_value: 'Closed Won',
+      crm_value: 'Negotiation/Review',
+      changed_by: 'Rita Rep',
+      by_crm_sync: false,
+    });
+    expect(byKind.closing_date).toMatchObject({
+      service_value: closingDate,
+      written_value: closingDate,
+      crm_value: '2020-02-02',
+      changed_by: 'Rita Rep',
+      by_crm_sync: false,
+    });
 
     const heal = await h.admin(`/api/revenue/drifts/${byKind.amount.id}/heal`, { method: 'POST' });
     expect(heal.status).toBe(202);
     const { id } = (await heal.json()) as { id: string };
     expect(await finished(h, id)).toMatchObject({ kind: 'update_deal', status: 'succeeded' });
-    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 2500, Stage: 'Closed Won' });
+    // The heal of the Amount writes the Amount alone: the Stage and Closing_Date Rita set wait for their own decision.
+    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 2500, Stage: 'Negotiation/Review', Closing_Date: '2020-02-02' });
     await checkPass(h, 'changes');
-    expect((await driftsOf(h, { project_id: d.project.id, state: 'open' })).map((x) => x.kind)).toEqual([]);
+    expect(await statesOf(h, d.project.id)).toEqual({ amount: 'healed', closing_date: 'open', stage: 'open' });
+    // Both healed by filter: each its own update_deal.
+    const bulk = await h.admin('/api/revenue/drifts/heal', { method: 'POST', json: { project_id: d.project.id } });
+    expect(bulk.status).toBe(202);
+    const { sync_log_ids } = (await bulk.json()) as { sync_log_ids: string[] };
+    expect(sync_log_ids).toHaveLength(2);
+    for (const entryId of sync_log_ids) expect(await finished(h, entryId)).toMatchObject({ kind: 'update_deal', status: 'succeeded' });
+    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 2500, Stage: 'Closed Won', Closing_Date: closingDate });
+    await checkPass(h, 'changes');
+    expect(await statesOf(h, d.project.id)).toEqual({ amount: 'healed', closing_date: 'healed', stage: 'healed' });
   });
 
-  it('Zoho: an accepted Amount raises nothing again until the service changes it; Closing_Date changed is a drift', async () => {
+  it('Zoho: an accepted Amount raises nothing again until the service changes it; a Closing_Date changed is a drift, accepted too', async () => {
     const d = await approvedDeal(800);
     await checkPass(h, 'changes');
     zoho().revenue.editByHand('Deals', d.dealId, { Amount: 750, Closing_Date: '2020-01-01' });
     await checkPass(h, 'changes');
     const [amount] = await driftsOf(h, { project_id: d.project.id, kind: 'amount' });
     const [closing] = await driftsOf(h, { project_id: d.project.id, kind: 'closing_date' });
-    expect(closing).toMatchObject({ crm_value: '2020-01-01', state: 'open' });
+    expect(closing).toMatchObject({ crm_value: '2020-01-01', state: 'open', changed_by: 'Rita Rep', by_crm_sync: false });
+    expect(closing.service_value).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(closing.written_value).toBe(closing.service_value);
     const accepted = await h.admin(`/api/revenue/drifts/${amount.id}/accept`, { method: 'POST' });
     expect(`${accepted.status} ${await accepted.text()}`).toMatch(/^200 /);
     zoho().revenue.editByHand('Deals', d.dealId, { Description: 'touched' });
     await checkPass(h, 'changes');
     expect((await driftsOf(h, { project_id: d.project.id, kind: 'amount' }))[0].state).toBe('accepted');
+
+    await decide(h, closing, 'accept');
+    await checkPass(h, 'full');
+    expect(await statesOf(h, d.project.id)).toEqual({ amount: 'accepted', closing_date: 'accepted' });
+    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 750, Closing_Date: '2020-01-01' });
   });
 });
 
