@@ -125,9 +125,10 @@ export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: Syn
     crm: drift.crm,
     projectId: approval.projectId,
     target: approval.target,
-    // Asking again for a record's kind while its heal is queued joins it; each kind its own (a heal writes its own only).
+    // Asking again while a heal of the record is queued joins it: the same push (a Quote's rows and total), not a
+    // Deal's other field (its heal writes its own field only).
     dedupeKey: `revenue:heal:${drift.id}:${Date.now()}`,
-    coalesceKey: `revenue:heal:${drift.crm}:${approval.target}:${drift.kind}`,
+    coalesceKey: `revenue:heal:${drift.crm}:${approval.target}:${kind === 'update_deal' ? `${kind}:${drift.kind}` : kind}`,
     ...(actor ? { actor } : {}),
   };
   // A heal writes its own kind only: the rest of the normal push (the chain's next steps, the Deal's other fields) may

@@ -1,3 +1,5 @@
+import { RECORD_CRM_DEFAULTS } from '../../src/crm-settings/automation-settings.js';
+import type { LineItemsResult } from '../../src/service-api/service-api.types.js';
 import { events } from '../../sim/service/index.js';
 import { deliverEvent, mapAppointment, settled } from '../support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
@@ -6,6 +8,22 @@ import { syncLogEntries, syncLogEntry } from '../support/tables.js';
 import type { Drift } from '../support/revenue-drift.js';
 
 const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
+
+/** Plain line items, each its own row; the service's total their sum. */
+function lineItemsOf(totals: number[]): LineItemsResult {
+  const subtotal = totals.reduce((sum, t) => sum + t, 0);
+  return {
+    line_items: totals.map((total, i) => ({ name: `Item ${i}`, sku: `DRIFT-${i}`, unit: 'ea', quantity: 1, price: total, cost: 0, total })),
+    subtotal,
+    discount: 0,
+    discount_description: '',
+    markup: 0,
+    markup_description: '',
+    taxes: [],
+    total: subtotal,
+    drawing_version_id: '',
+  };
+}
 
 /** Starts a pass through the API (202 with its sync log id) and answers the entry once it has finished. */
 async function checkPass(h: Harness, scope: 'changes' | 'full') {
@@ -304,10 +322,12 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
 describe('revenue check with REVENUE_AUTO_HEAL', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 12, recordCrm: true, env: { REVENUE_AUTO_HEAL: 'true' } });
+    h = await startHarness({ redisDb: 12, appointmentCrm: true, recordCrm: true, env: { REVENUE_AUTO_HEAL: 'true' } });
+    h.service.addTemplate('Standard');
   });
   afterAll(() => h.close());
   const zoho = () => h.zoho!;
+  const crm = () => h.appointmentCrm!;
 
   it("heals where crm-sync's own write was the last change, never a rep's later edit", async () => {
     const project = h.service.addProject();
@@ -342,5 +362,135 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
     expect(later).toMatchObject({ state: 'open', crm_value: '1100.00', by_crm_sync: false, changed_by: 'Rita Rep' });
     await checkPass(h, 'changes');
     expect(zoho().revenue.fieldsOf('Deals', dealId).Amount).toBe(1100);
+  });
+
+  it("the appointment CRM: heals a sale crm-sync's own write left behind; a person's later edits of each kind wait for a decision", async () => {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf([300, 200]) });
+    const appointmentId = '9007199254740993777';
+    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
+    await mapAppointment(h, project.id, appointmentId);
+    const first = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
+    });
+    await deliverEvent(h, events.proposalStatusChanged(first));
+    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
+    await checkPass(h, 'changes');
+
+    // A change order on a new version of the drawing; the appointment CRM refuses its sale for good: the sale still
+    // holds crm-sync's own last write, which auto-heal writes again.
+    const revised = h.service.updateDrawing(drawing.id, { lineItems: lineItemsOf([300, 250]) });
+    crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, times: 1, status: 422, body: { error: 'refused' } });
+    const change = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: revised.versionId },
+      initial_proposal_id: first.proposal_id,
+    });
+    await deliverEvent(h, events.proposalStatusChanged(change));
+    await waitFor(
+      async () => (await syncLogEntries(h, { target: appointmentId, kind: 'push_line_items', status: 'failed' })).length === 1 || null,
+      20_000,
+      "the change order's sale to fail",
+    );
+    await checkPass(h, 'changes');
+    const [ours] = await driftsOf(h, { project_id: project.id, kind: 'sale_items' });
+    expect(ours).toMatchObject({ by_crm_sync: true });
+    expect(ours.crm_value).toMatch(/^total 500\.00; /);
+    expect(ours.service_value).toMatch(/^total 550\.00; /);
+    await waitFor(() => ((crm().get(appointmentId)!.sale as { total?: number } | null)?.total === 550 ? true : null), 20_000, 'the auto-heal of the sale');
+
+    // A person's later edits of each kind: drifts by someone else, left for a decision through two passes.
+    await checkPass(h, 'changes');
+    const sale = crm().get(appointmentId)!.sale as { total: number };
+    const entries = (await syncLogEntries(h, { target: appointmentId })).length;
+    crm().personEdits(appointmentId, { status: 'Cancelled', removeFiles: 'proposal', sale: { total: sale.total - 50 } }, 'Pat Manager');
+    await checkPass(h, 'changes');
+    await checkPass(h, 'changes');
+    const drifts = Object.fromEntries((await driftsOf(h, { project_id: project.id })).map((d) => [d.kind, d]));
+    for (const kind of ['status', 'file_missing', 'sale_items'])
+      expect(drifts[kind]).toMatchObject({ state: 'open', changed_by: 'Pat Manager', by_crm_sync: false });
+    expect((await syncLogEntries(h, { target: appointmentId })).length).toBe(entries);
+    expect(crm().get(appointmentId)).toMatchObject({ status: 'Cancelled', sale: { total: sale.total - 50 } });
+    expect(crm().filesOf(appointmentId, 'proposal')).toHaveLength(0);
+
+    // Deleted by a person: waits as well.
+    crm().personEdits(appointmentId, { sale: null }, 'Pat Manager');
+    await checkPass(h, 'changes');
+    await checkPass(h, 'changes');
+    expect((await driftsOf(h, { project_id: project.id, kind: 'sale_missing' }))[0]).toMatchObject({ state: 'open', by_crm_sync: false });
+    expect(crm().get(appointmentId)!.sale).toBeNull();
+  });
+
+  it("Zoho: heals a Quote crm-sync's own write left behind, never a person's later edit of its rows", async () => {
+    const fallback = zoho().revenue.addProduct('Services', 'SERVICES');
+    const res = await h.admin('/api/automations/record-crm', {
+      method: 'PUT',
+      json: { ...RECORD_CRM_DEFAULTS, quote_line_items: true, fallback_product_id: fallback },
+    });
+    expect(`${res.status} ${await res.text()}`).toMatch(/^200 /);
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf([80, 20]) });
+    const dealId = zoho().addRecord('Deals', undefined, {
+      Deal_Name: 'Deal with a Quote',
+      Stage: 'Qualification',
+      Account_Name: { id: '4150868000000000777', name: 'Acme' },
+    });
+    await mapRecord(h, project.id, dealId, 'Deals');
+    const first = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
+    });
+    await deliverEvent(h, events.proposalStatusChanged(first));
+    await waitFor(
+      async () => (await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'push_quote', status: 'succeeded' })).length === 1 || null,
+      20_000,
+      'push_quote',
+    );
+    const [quote] = zoho().revenue.quotesOfDeal(dealId);
+    const netTotals = () => (zoho().revenue.fieldsOf('Quotes', quote.id).Quoted_Items as Array<Record<string, unknown>>).map((r) => Number(r.Net_Total));
+    await checkPass(h, 'changes');
+
+    // A change order whose Quote update Zoho refuses for good: the Quote holds crm-sync's own last write (80 + 20).
+    const revised = h.service.updateDrawing(drawing.id, { lineItems: lineItemsOf([80, 50]) });
+    zoho().api.injectFault({
+      method: 'PUT',
+      path: `/crm/v8/Quotes/${quote.id}`,
+      times: 1,
+      status: 400,
+      body: { code: 'INVALID_DATA', status: 'error', message: 'x', details: {} },
+    });
+    const change = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: revised.versionId },
+      initial_proposal_id: first.proposal_id,
+    });
+    await deliverEvent(h, events.proposalStatusChanged(change));
+    await waitFor(
+      async () => (await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'push_quote', status: 'failed' })).length === 1 || null,
+      20_000,
+      "the change order's push_quote to fail",
+    );
+    await checkPass(h, 'changes');
+    const [rows] = await driftsOf(h, { project_id: project.id, kind: 'quote_rows' });
+    expect(rows).toMatchObject({ service_value: '80.00, 50.00', written_value: '80.00, 20.00', crm_value: '80.00, 20.00', by_crm_sync: true });
+    await waitFor(() => (netTotals().join() === '80,50' ? true : null), 20_000, 'the auto-heal of the Quote');
+    await checkPass(h, 'changes');
+    const pushes = (await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'push_quote' })).length;
+
+    // Rita edits a row: a drift of hers, left for a decision through two passes.
+    const edited = (zoho().revenue.fieldsOf('Quotes', quote.id).Quoted_Items as Array<Record<string, unknown>>).map((r) => ({ ...r }));
+    Object.assign(edited[1], { Quantity: 0.5, Total: 25, Total_After_Discount: 25, Net_Total: 25 });
+    zoho().revenue.editByHand('Quotes', quote.id, { Quoted_Items: edited });
+    await checkPass(h, 'changes');
+    await checkPass(h, 'changes');
+    const [later] = await driftsOf(h, { project_id: project.id, kind: 'quote_rows' });
+    expect(later).toMatchObject({ state: 'open', crm_value: '80.00, 25.00', changed_by: 'Rita Rep', by_crm_sync: false });
+    expect(netTotals()).toEqual([80, 25]);
+    expect(await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'push_quote' })).toHaveLength(pushes);
   });
 });
