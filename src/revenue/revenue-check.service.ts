@@ -119,7 +119,7 @@ const DEAL_FIELD = { amount: 'Amount', stage: 'Stage', closing_date: 'Closing_Da
 /** The push that writes the service's value of a drift's kind again, from the approval's own entry. */
 export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: SyncTrigger, actor: string | undefined): NewAction {
   const kind = HEAL_ACTION[drift.kind];
-  const payload = approval.payload;
+  const payload = withoutProgress(approval.payload);
   const common = {
     trigger,
     crm: drift.crm,
@@ -158,4 +158,12 @@ export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: Syn
       if (approval.kind !== 'push_proposal_pdf') throw new PermanentActionError(`drift ${drift.id}: the approval pushed no proposal file`);
       return { ...common, kind, payload: { ...(payload as ProposalPdfPayload), alone: true } };
   }
+}
+
+/**
+ * An entry's payload without the marks its runs left (`<write>SentAt`, the write fence's): a heal is a new entry, whose
+ * first run has no earlier write of its own to wait for.
+ */
+function withoutProgress(payload: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(payload).filter(([key]) => !key.endsWith('SentAt')));
 }

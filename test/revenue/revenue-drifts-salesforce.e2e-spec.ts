@@ -138,9 +138,8 @@ describe('revenue check: the appointment CRM on Salesforce', () => {
     const person = sim.personEdits(SALE_ITEM, String(item.Id), { i360__Quantity__c: 7 });
     expect(sim.row(APPOINTMENT, appointmentId)!.SystemModstamp).toBe(appointmentStamp);
     const before = queryAllCalls();
-    const itemPass = await pass('changes');
+    await pass('changes');
     expect(queryAllCalls() - before).toBeGreaterThanOrEqual(3);
-    expect(itemPass.detail).toMatch(/appointment CRM: 1 record\(s\) compared/);
     const edited = await drifts(project.id);
     expect(Object.keys(edited)).toEqual(['sale_items']);
     expect(edited.sale_items).toMatchObject({ state: 'open', changed_by: person, by_crm_sync: false });
