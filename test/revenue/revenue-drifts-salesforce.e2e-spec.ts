@@ -212,5 +212,20 @@ describe('revenue check: the appointment CRM on Salesforce', () => {
     await waitFor(() => sim.filesOf(appointmentId).length === 1 || null, 10_000, 'the proposal file uploaded again');
     await pass('full');
     expect((await drifts(project.id)).file_missing.state).toBe('healed');
+
+    // Deleted again and the result set back, both accepted: a full pass leaves them so, and the org as the person left it.
+    sim.personEdits('ContentDocument', sim.filesOf(appointmentId)[0].contentDocumentId, null);
+    sim.personEdits(APPOINTMENT, appointmentId, { i360__Result__c: 'Cancelled' });
+    await pass('changes');
+    const again = await drifts(project.id);
+    expect(again.status).toMatchObject({ state: 'open', crm_value: 'Cancelled', changed_by: person });
+    expect(again.file_missing).toMatchObject({ state: 'open', changed_by: person });
+    await decide(again.status, 'accept');
+    await decide(again.file_missing, 'accept');
+    await pass('full');
+    const after = await drifts(project.id);
+    expect([after.status.state, after.file_missing.state]).toEqual(['accepted', 'accepted']);
+    expect(sim.row(APPOINTMENT, appointmentId)!.i360__Result__c).toBe('Cancelled');
+    expect(sim.filesOf(appointmentId)).toEqual([]);
   });
 });

@@ -296,7 +296,7 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
     expect(await statesOf(h, d.project.id)).toEqual({ amount: 'healed', closing_date: 'healed', stage: 'healed' });
   });
 
-  it('Zoho: an accepted Amount raises nothing again until the service changes it; a Closing_Date changed is a drift, accepted too', async () => {
+  it('Zoho: an accepted Amount raises nothing again until the service changes it; a Closing_Date and a Stage changed are drifts, accepted too', async () => {
     const d = await approvedDeal(800);
     await checkPass(h, 'changes');
     zoho().revenue.editByHand('Deals', d.dealId, { Amount: 750, Closing_Date: '2020-01-01' });
@@ -313,9 +313,15 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
     expect((await driftsOf(h, { project_id: d.project.id, kind: 'amount' }))[0].state).toBe('accepted');
 
     await decide(h, closing, 'accept');
+    // The Stage moved back later: accepted as well; a full pass leaves the three accepted and the Deal as Rita left it.
+    zoho().revenue.editByHand('Deals', d.dealId, { Stage: 'Negotiation/Review' });
+    await checkPass(h, 'changes');
+    const [stage] = await driftsOf(h, { project_id: d.project.id, kind: 'stage' });
+    expect(stage).toMatchObject({ state: 'open', service_value: 'Closed Won', crm_value: 'Negotiation/Review', changed_by: 'Rita Rep' });
+    await decide(h, stage, 'accept');
     await checkPass(h, 'full');
-    expect(await statesOf(h, d.project.id)).toEqual({ amount: 'accepted', closing_date: 'accepted' });
-    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 750, Closing_Date: '2020-01-01' });
+    expect(await statesOf(h, d.project.id)).toEqual({ amount: 'accepted', closing_date: 'accepted', stage: 'accepted' });
+    expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 750, Closing_Date: '2020-01-01', Stage: 'Negotiation/Review' });
   });
 });
 
@@ -492,5 +498,10 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
     expect(later).toMatchObject({ state: 'open', crm_value: '80.00, 25.00', changed_by: 'Rita Rep', by_crm_sync: false });
     expect(netTotals()).toEqual([80, 25]);
     expect(await syncLogEntries(h, { target: `Deals/${dealId}`, kind: 'push_quote' })).toHaveLength(pushes);
+    // Accepted: the rows stay Rita's through a full pass.
+    await decide(h, later, 'accept');
+    await checkPass(h, 'full');
+    expect((await driftsOf(h, { project_id: project.id, kind: 'quote_rows' }))[0].state).toBe('accepted');
+    expect(netTotals()).toEqual([80, 25]);
   });
 });
