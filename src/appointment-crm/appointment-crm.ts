@@ -48,13 +48,13 @@ export interface AppointmentCrm {
   /**
    * Appointments whose sale, sale items or files changed or were deleted at or after `since`, and the calls that took
    * (optional: a CRM whose appointment stamp moves with them has none; undefined where the adapter in use has none).
-   * Costs at least SALE_AND_FILE_CHANGES_CALLS.
+   * It asks `mayCall` for the fewest calls it makes first, and answers null, having made none, when they may not be made.
    */
-  appointmentsWithSaleOrFilesChangedSince?(since: Date): Promise<{ appointmentIds: string[]; calls: number } | undefined>;
+  appointmentsWithSaleOrFilesChangedSince?(
+    since: Date,
+    mayCall: (calls: number) => boolean,
+  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined>;
 }
-
-/** The fewest calls `appointmentsWithSaleOrFilesChangedSince` makes (the sales, the sale items, the files): what a pass takes from its budget first. */
-export const SALE_AND_FILE_CHANGES_CALLS = 3;
 
 /** Who changed a record last and when, as the CRM keeps it. */
 export interface LastChange {

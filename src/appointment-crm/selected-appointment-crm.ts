@@ -100,10 +100,13 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
     return adapter.soldStatus ? adapter.soldStatus() : 'Sold';
   }
 
-  /** Undefined when the adapter in use has no such listing (its appointment's stamp moves with the sale). */
-  async appointmentsWithSaleOrFilesChangedSince(since: Date): Promise<{ appointmentIds: string[]; calls: number } | undefined> {
+  /** Undefined when the adapter in use has no such listing (its appointment's stamp moves with the sale and files). */
+  async appointmentsWithSaleOrFilesChangedSince(
+    since: Date,
+    mayCall: (calls: number) => boolean,
+  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined> {
     const adapter = await this.adapter();
-    return adapter.appointmentsWithSaleOrFilesChangedSince ? adapter.appointmentsWithSaleOrFilesChangedSince(since) : undefined;
+    return adapter.appointmentsWithSaleOrFilesChangedSince ? adapter.appointmentsWithSaleOrFilesChangedSince(since, mayCall) : undefined;
   }
 
   async listStatuses(): Promise<AppointmentStatusOption[] | null> {

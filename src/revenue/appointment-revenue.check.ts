@@ -1,12 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  APPOINTMENT_CRM,
-  AppointmentNotFoundError,
-  SALE_AND_FILE_CHANGES_CALLS,
-  type Appointment,
-  type AppointmentCrm,
-  type AppointmentFile,
-} from '../appointment-crm/appointment-crm.js';
+import { APPOINTMENT_CRM, AppointmentNotFoundError, type Appointment, type AppointmentCrm, type AppointmentFile } from '../appointment-crm/appointment-crm.js';
 import { centsText, toCents } from '../record-crm/revenue/money.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
@@ -54,18 +47,18 @@ export class AppointmentRevenueCheck {
       cursor = page.next_cursor;
     } while (cursor);
     const touched = position.since ? await this.syncLog.targetsTouchedSince('appointment', KINDS, position.since) : [];
-    // An adapter whose appointment stamp does not move with its sale (Salesforce: the sale and its items are records of
-    // their own, and a deleted one is read through QueryAll). Its calls are counted as made; without room for them
-    // the pass stops and the next one reads the same changes.
+    // An adapter whose appointment stamp does not move with its sale and files (Salesforce: records of their own, a
+    // deleted one read through QueryAll). Its calls are counted as made; without room for them the pass stops and the
+    // next one reads the same changes. The REST interface has none, and makes no call.
     let salesChanged: string[] = [];
     if (position.since && this.crm.appointmentsWithSaleOrFilesChangedSince && !stopped) {
-      if (budget.fits(SALE_AND_FILE_CHANGES_CALLS)) {
-        const listed = await this.crm.appointmentsWithSaleOrFilesChangedSince(position.since);
-        budget.spend(listed?.calls ?? 0);
-        salesChanged = listed?.appointmentIds ?? [];
-      } else {
+      const listed = await this.crm.appointmentsWithSaleOrFilesChangedSince(position.since, (calls) => budget.fits(calls));
+      if (listed === null) {
         stopped = true;
         resumeAt = position.since;
+      } else if (listed) {
+        budget.spend(listed.calls);
+        salesChanged = listed.appointmentIds;
       }
     }
     const targets = [...new Set([...changed.keys(), ...touched, ...salesChanged])];

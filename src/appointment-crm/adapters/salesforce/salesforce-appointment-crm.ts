@@ -244,7 +244,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
    * item's appointment is its sale's, through the lookup's relationship; a file's is where its latest version was
    * published (ContentDocument `LatestPublishedVersion`, ContentVersion `FirstPublishLocationId`: how crm-sync uploads).
    */
-  async appointmentsWithSaleOrFilesChangedSince(since: Date): Promise<{ appointmentIds: string[]; calls: number }> {
+  async appointmentsWithSaleOrFilesChangedSince(since: Date, mayCall: (calls: number) => boolean): Promise<{ appointmentIds: string[]; calls: number } | null> {
     const n = this.n;
     const from = soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000));
     const itemAppointment = `${relationshipOf(n.sale_item_sale)}.${n.sale_appointment}`;
@@ -254,6 +254,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       ['SOQL sale items changed or deleted since', itemAppointment, n.sale_item],
       ['SOQL files changed or deleted since', fileAppointment, 'ContentDocument'],
     ] as const;
+    if (!mayCall(reads.length)) return null;
     const ids = new Set<string>();
     let calls = 0;
     for (const [endpoint, path, object] of reads) {
