@@ -120,13 +120,14 @@ export class SalesforceFiles {
   }
 
   /** Deleting a ContentDocument deletes its versions and links (Object Reference, ContentDocument). */
-  deleteDocument(documentId: string): void {
+  deleteDocument(documentId: string, userId = this.org.userId(), at = Date.now()): void {
     const records = this.org.records();
     const id = to18(documentId)!;
-    for (const version of this.versionsOf(id)) records.delete(this.object('ContentVersion'), String(version.Id));
+    const context = { userId, at };
+    for (const version of this.versionsOf(id)) records.delete(this.object('ContentVersion'), String(version.Id), context);
     for (const link of records.rows(this.object('ContentDocumentLink')).filter((l) => l.ContentDocumentId === id))
-      records.delete(this.object('ContentDocumentLink'), String(link.Id));
-    records.delete(this.object('ContentDocument'), id);
+      records.delete(this.object('ContentDocumentLink'), String(link.Id), context);
+    records.delete(this.object('ContentDocument'), id, context);
   }
 
   /** A version's bytes (`sobjects/ContentVersion/{id}/VersionData`). */

@@ -31,8 +31,25 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface RecordsSnapshot {
   tables: Map<string, Map<string, Row>>;
-  deleted: Set<string>;
+  deleted: Map<string, Recycled>;
 }
+
+/** A row in the Recycle Bin: as it was deleted, with IsDeleted true, and when. */
+interface Recycled {
+  object: string;
+  row: Row;
+  at: number;
+}
+
+/**
+ * Deleted records stay in the Recycle Bin for 15 days, then are deleted for good (SOAP API Developer Guide,
+ * "emptyRecycleBin()", https://developer.salesforce.com/docs/atlas.en-us.api.meta/api/sforce_api_calls_emptyrecyclebin.htm:
+ * "The Recycle Bin lets you view and restore recently deleted records for 15 days before they're permanently
+ * deleted"); QueryAll reads them only while they are there (REST API Developer Guide, "QueryAll",
+ * https://developer.salesforce.com/docs/platform/api-rest/guide/resources-queryall.html: "After these records are
+ * permanently removed from the recycle bin, you can no longer query them").
+ */
+export const RECYCLE_BIN_MS = 15 * 24 * 60 * 60 * 1000;
 
 export interface WriteContext {
   userId: string;
@@ -48,7 +65,7 @@ export class SfRecords implements SoqlData {
   readonly validationRules: SfValidationRule[] = [];
   private readonly tables = new Map<string, Map<string, Row>>();
   private readonly autoNumbers = new Map<string, number>();
-  private readonly deleted = new Set<string>();
+  private readonly deleted = new Map<string, Recycled>();
 
   constructor(readonly schema: SfSchema) {}
 
@@ -101,17 +118,51 @@ export class SfRecords implements SoqlData {
     this.table(object.name).set(row.Id as string, row);
   }
 
-  /** Moves a row to the Recycle Bin: it is gone from queries, and calls naming it answer ENTITY_IS_DELETED. */
-  delete(object: SfObject, id: string): boolean {
+  /**
+   * Moves a row to the Recycle Bin: it is gone from queries (QueryAll still reads it), and calls naming it answer
+   * ENTITY_IS_DELETED. A delete is an operation on the record like any other: IsDeleted becomes true and the audit
+   * fields move (Object Reference, "System Fields", https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm:
+   * IsDeleted "indicates whether the record has been moved to the Recycle Bin"; the audit fields are "automatically
+   * updated during API operations"), which is how a replication reading `SystemModstamp >= …` through QueryAll sees it.
+   */
+  delete(object: SfObject, id: string, context: { userId: string; at: number }): boolean {
     const id18 = to18(id);
-    if (!id18 || !this.table(object.name).delete(id18)) return false;
-    this.deleted.add(id18);
+    const row = id18 ? this.table(object.name).get(id18) : undefined;
+    if (!id18 || !row) return false;
+    this.table(object.name).delete(id18);
+    const stamp = sfDateTime(context.at);
+    const recycled: Row = { ...row };
+    if (hasField(object, 'IsDeleted')) recycled.IsDeleted = true;
+    for (const name of ['LastModifiedDate', 'SystemModstamp']) if (hasField(object, name)) recycled[name] = stamp;
+    if (hasField(object, 'LastModifiedById')) recycled.LastModifiedById = context.userId;
+    this.deleted.set(id18, { object: object.name.toLowerCase(), row: recycled, at: context.at });
     return true;
   }
 
   isDeleted(id: string): boolean {
     const id18 = to18(id);
     return !!id18 && this.deleted.has(id18);
+  }
+
+  /** The rows of an object still in the Recycle Bin (deleted less than 15 days ago), for QueryAll. */
+  recycled(object: SfObject, now = Date.now()): Row[] {
+    const name = object.name.toLowerCase();
+    return [...this.deleted.values()].filter((r) => r.object === name && now - r.at < RECYCLE_BIN_MS).map((r) => r.row);
+  }
+
+  /** A row by id, live or still in the Recycle Bin (QueryAll's relationship paths). */
+  byIdWithRecycled(id: string, now = Date.now()): { object: SfObject; row: Row } | undefined {
+    const live = this.byId(id);
+    if (live) return live;
+    const id18 = to18(id);
+    const recycled = id18 ? this.deleted.get(id18) : undefined;
+    const object = recycled ? this.schema.object(recycled.object) : undefined;
+    return recycled && object && now - recycled.at < RECYCLE_BIN_MS ? { object, row: recycled.row } : undefined;
+  }
+
+  /** Empties the Recycle Bin (an admin's "Empty the Recycle Bin", or 15 days passed): QueryAll reads none of them again. */
+  emptyRecycleBin(): void {
+    for (const recycled of this.deleted.values()) recycled.at = -Infinity;
   }
 
   /** Takes a row out of its table (a transaction not committed yet holds it); answers it as it was. */
@@ -129,14 +180,14 @@ export class SfRecords implements SoqlData {
 
   /** Every table as it is now, to put back when an all-or-none call fails. */
   snapshot(): RecordsSnapshot {
-    return { tables: new Map([...this.tables].map(([name, rows]) => [name, new Map(rows)])), deleted: new Set(this.deleted) };
+    return { tables: new Map([...this.tables].map(([name, rows]) => [name, new Map(rows)])), deleted: new Map(this.deleted) };
   }
 
   restore(snapshot: RecordsSnapshot): void {
     this.tables.clear();
     for (const [name, rows] of snapshot.tables) this.tables.set(name, rows);
     this.deleted.clear();
-    for (const id of snapshot.deleted) this.deleted.add(id);
+    for (const [id, recycled] of snapshot.deleted) this.deleted.set(id, recycled);
   }
 
   private table(objectName: string): Map<string, Row> {

@@ -12,7 +12,7 @@ import { isRequired, SfRecords, SfWriteError, sfDateTime } from './records.js';
 import { errorBody, jsonObject, notFound } from './responses.js';
 import { to18 } from './ids.js';
 import { SfSchema, type I360Namespace, type SfField, type SfObject, type SfValidationRule } from './schema.js';
-import { calculatedValue, parseSoql, recordOf, runSoql, SoqlError, type Row } from './soql.js';
+import { calculatedValue, parseSoql, recordOf, runSoql, SoqlError, type Row, type SoqlData } from './soql.js';
 
 export type { SfFile } from './files.js';
 
@@ -383,7 +383,7 @@ export class SalesforceSim {
    */
   personEdits(object: string, id: string, changes: Record<string, unknown> | null, at: Date = new Date()): string {
     const person = this.person();
-    if (changes === null) this.records.delete(this.mustObject(object), id);
+    if (changes === null) this.deleteRow(this.mustObject(object), id, person, at.getTime());
     else this.records.update(this.mustObject(object), id, changes, { userId: person, at: at.getTime(), trusted: true });
     return person;
   }
@@ -607,6 +607,7 @@ export class SalesforceSim {
       body: { DailyApiRequests: { Max: this.apiRequestLimit, Remaining: Math.max(0, this.apiRequestLimit - this.apiUsage) } },
     }));
     this.data('GET', '/query', (req) => this.query(req));
+    this.data('GET', '/queryAll', (req) => this.query(req, true));
     this.data('GET', '/query/:locator', (req) => this.cursors.next(req.params.version, req.params.locator));
     this.data('GET', '/sobjects', (req) => this.describeGlobal(req.params.version));
     this.data('GET', '/sobjects/:object/describe', (req) => this.describe(req));
@@ -623,7 +624,7 @@ export class SalesforceSim {
 
   private resources(version: string): Record<string, string> {
     const base = `/services/data/${version}`;
-    return { sobjects: `${base}/sobjects`, query: `${base}/query`, limits: `${base}/limits`, composite: `${base}/composite` };
+    return { sobjects: `${base}/sobjects`, query: `${base}/query`, queryAll: `${base}/queryAll`, limits: `${base}/limits`, composite: `${base}/composite` };
   }
 
   private attributes(version: string) {
@@ -634,16 +635,29 @@ export class SalesforceSim {
    * Query (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-query.html), its batches kept by
    * query-cursors.ts. The batch is 2,000 by default; `Sforce-Query-Options: batchSize=N` asks 200 to 2,000 (Query
    * Options Header: https://developer.salesforce.com/docs/platform/api-rest/guide/headers-queryoptions.html).
+   *
+   * QueryAll (`all`: https://developer.salesforce.com/docs/platform/api-rest/guide/resources-queryall.html) runs the
+   * same query over the records in the Recycle Bin too (IsDeleted true), and only those: "Unlike the Query resource,
+   * QueryAll returns records that are soft deleted due to a merge or delete. After these records are permanently
+   * removed from the recycle bin, you can no longer query them." Query leaves them out, `WHERE IsDeleted = true`
+   * included ("the Query resource will automatically filter out items that have been deleted": "Execute a SOQL Query
+   * that Includes Deleted Items", https://developer.salesforce.com/docs/platform/api-rest/guide/dome-queryall.html).
+   * Its further batches are read through `nextRecordsUrl` under `/query/` like Query's ("Although the nextRecordsUrl
+   * has query in the URL, it still provides the remaining results from the initial QueryAll request").
    */
-  private query(req: SimRequest): SimResponse {
+  private query(req: SimRequest, all = false): SimResponse {
     const q = req.query.get('q');
     if (!q) return errorBody(400, 'MALFORMED_QUERY', 'A query string has to be specified');
     const parsed = parseSoql(q);
-    const result = runSoql(this.records, parsed);
-    const records = parsed.count ? [] : result.rows.map((row) => recordOf(this.records, result, row, this.attributes(req.params.version)));
+    const records = this.records;
+    const data: SoqlData = all
+      ? { schema: records.schema, rows: (o) => [...records.rows(o), ...records.recycled(o)], byId: (id) => records.byIdWithRecycled(id) }
+      : records;
+    const result = runSoql(data, parsed);
+    const rows = parsed.count ? [] : result.rows.map((row) => recordOf(data, result, row, this.attributes(req.params.version)));
     const asked = /batchSize\s*=\s*(\d+)/i.exec(String(req.headers['sforce-query-options'] ?? ''));
     const batchSize = Math.min(Math.max(asked ? Number(asked[1]) : DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE), DEFAULT_BATCH_SIZE, this.batchSizeCap);
-    return this.cursors.first(req.params.version, records, parsed.count ? result.rows.length : records.length, batchSize);
+    return this.cursors.first(req.params.version, rows, parsed.count ? result.rows.length : rows.length, batchSize);
   }
 
   /** Describe Global (https://developer.salesforce.com/docs/platform/api-rest/guide/resources-describe-global.html). */
@@ -768,9 +782,14 @@ export class SalesforceSim {
     return { status: 204 };
   }
 
-  private deleteRow(object: SfObject, id: string): void {
-    if (object.name === 'ContentDocument') this.files.deleteDocument(id);
-    else this.records.delete(object, id);
+  private deleteRow(object: SfObject, id: string, userId = this.userId, at = Date.now()): void {
+    if (object.name === 'ContentDocument') this.files.deleteDocument(id, userId, at);
+    else this.records.delete(object, id, { userId, at });
+  }
+
+  /** Empties the org's Recycle Bin (an admin's "Empty the Recycle Bin", or 15 days gone by): QueryAll no longer reads what was in it. */
+  emptyRecycleBin(): void {
+    this.records.emptyRecycleBin();
   }
 
   /** A blob field's bytes: `sobjects/ContentVersion/{id}/VersionData` (Get Blob Data page). */

@@ -192,7 +192,8 @@ export class AppointmentActionsService {
       ? lineItemsAction(entry, appointmentId, { drawing_id: payload.drawing_id, drawing_version_id: payload.drawing_version_id, amount: payload.amount })
       : soldAction(entry, appointmentId, payload.amount);
     const done = overtaken ? `uploaded and removed again: ${OVERTAKEN}` : `uploaded, ${deleted} old proposal file(s) deleted`;
-    return { status: 'succeeded', detail: `${what} ${done}`, next: [next] };
+    // A revenue heal of the file alone: the sale and the status may hold a person's values.
+    return { status: 'succeeded', detail: `${what} ${done}`, next: payload.alone ? [] : [next] };
   }
 
   /**
@@ -220,7 +221,8 @@ export class AppointmentActionsService {
     return {
       status: 'succeeded',
       detail: `sale of drawing ${payload.drawing_id} (version ${sale.drawing_version_id}): ${sale.items.length} item(s), ${connected} with a connected product, total ${sale.total}`,
-      next: [soldAction(entry, appointmentId, payload.amount)],
+      // A revenue heal of the sale alone: the status may hold a person's value.
+      next: payload.alone ? [] : [soldAction(entry, appointmentId, payload.amount)],
     };
   }
 

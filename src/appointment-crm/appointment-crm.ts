@@ -36,21 +36,43 @@ export interface AppointmentCrm {
    * The appointment's sale as the CRM holds it now, for the revenue check; null when it has none; undefined when the
    * sale comes with getAppointment's `sale` (the REST interface's request 1), so no call is made for it.
    */
-  readSale?(appointmentId: string): Promise<SaleAsHeld | null | undefined>;
+  readSale?(appointmentId: string): Promise<SaleAsHeld | SaleDeleted | null | undefined>;
+  /**
+   * Who removed the appointment's file of a category and when, for a CRM whose appointment stamp does not move with
+   * its files (Salesforce: a file is a ContentDocument of its own); null when the CRM holds no such removal; undefined
+   * when the adapter in use has no such reading (the appointment's `updated_at` and `updated_by` say it). One call.
+   */
+  fileRemoval?(appointmentId: string, category: string): Promise<LastChange | null | undefined>;
   /** The status value `setStatus(…, 'Sold')` writes (an org's own result value); optional: `Sold` as the contract says. */
   soldStatus?(): Promise<string>;
-  /** Appointments whose sale changed at or after `since` (optional: a CRM whose appointment stamp covers its sale has none). */
-  appointmentsWithSalesChangedSince?(since: Date): Promise<string[]>;
+  /**
+   * Appointments whose sale, sale items or files changed or were deleted at or after `since`, and the calls that took
+   * (optional: a CRM whose appointment stamp moves with them has none; undefined where the adapter in use has none).
+   * It asks `mayCall` for the fewest calls it makes first, and answers null, having made none, when they may not be made.
+   */
+  appointmentsWithSaleOrFilesChangedSince?(
+    since: Date,
+    mayCall: (calls: number) => boolean,
+  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined>;
 }
 
-/** A sale as the CRM holds it: its total and items (an item's total null where the CRM keeps none), who changed it last and when. */
-export interface SaleAsHeld {
-  total: number | null;
-  items: Array<{ name: string | null; quantity: number | null; total: number | null }>;
+/** Who changed a record last and when, as the CRM keeps it. */
+export interface LastChange {
   updated_at: string | null;
   updated_by: string | null;
   /** Whether that last change was made as the user crm-sync connects as; absent when the CRM cannot say. */
   updated_by_crm_sync?: boolean;
+}
+
+/** A sale as the CRM holds it: its total and items (an item's total null where the CRM keeps none), who changed it last and when. */
+export interface SaleAsHeld extends LastChange {
+  total: number | null;
+  items: Array<{ name: string | null; quantity: number | null; total: number | null }>;
+}
+
+/** The appointment's latest sale was deleted (it sits in the CRM's recycle bin): who deleted it and when. */
+export interface SaleDeleted extends LastChange {
+  deleted: true;
 }
 
 /** A status an appointment may have: the value the CRM stores and the words it shows. */

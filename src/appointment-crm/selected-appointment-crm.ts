@@ -14,7 +14,9 @@ import type {
   FileCategory,
   IdempotencyKey,
   Sale,
+  LastChange,
   SaleAsHeld,
+  SaleDeleted,
   UploadFile,
 } from './appointment-crm.js';
 import { SalesforceOrgsService } from './adapters/salesforce/salesforce-orgs.service.js';
@@ -82,9 +84,14 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
     return (await this.adapter()).addNote(appointmentId, text, key);
   }
   /** null when the connected adapter cannot list its statuses (the caller then offers the statuses seen). */
-  async readSale(appointmentId: string): Promise<SaleAsHeld | null | undefined> {
+  async readSale(appointmentId: string): Promise<SaleAsHeld | SaleDeleted | null | undefined> {
     const adapter = await this.adapter();
     return adapter.readSale ? adapter.readSale(appointmentId) : undefined;
+  }
+
+  async fileRemoval(appointmentId: string, category: string): Promise<LastChange | null | undefined> {
+    const adapter = await this.adapter();
+    return adapter.fileRemoval ? adapter.fileRemoval(appointmentId, category) : undefined;
   }
 
   /** What Sold is in the CRM in use: the org's result value on Salesforce, `Sold` for the REST interface. */
@@ -93,9 +100,13 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
     return adapter.soldStatus ? adapter.soldStatus() : 'Sold';
   }
 
-  async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
+  /** Undefined when the adapter in use has no such listing (its appointment's stamp moves with the sale and files). */
+  async appointmentsWithSaleOrFilesChangedSince(
+    since: Date,
+    mayCall: (calls: number) => boolean,
+  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined> {
     const adapter = await this.adapter();
-    return adapter.appointmentsWithSalesChangedSince ? adapter.appointmentsWithSalesChangedSince(since) : [];
+    return adapter.appointmentsWithSaleOrFilesChangedSince ? adapter.appointmentsWithSaleOrFilesChangedSince(since, mayCall) : undefined;
   }
 
   async listStatuses(): Promise<AppointmentStatusOption[] | null> {

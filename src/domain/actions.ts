@@ -59,6 +59,8 @@ export interface ProposalPdfPayload {
   drawing_version_id?: string;
   /** An approval's total (exact decimal text), for the funnel. */
   amount?: string;
+  /** A revenue heal: writes its own kind only, without the chain's next step (a person's value there stays). */
+  alone?: boolean;
 }
 
 /** `push_line_items`: the drawing whose line items become the appointment's sale, at a version when given. */
@@ -67,6 +69,8 @@ export interface LineItemsPayload {
   drawing_version_id?: string;
   /** An approval's total (exact decimal text), for the funnel. */
   amount?: string;
+  /** A revenue heal: writes its own kind only, without the chain's next step (a person's value there stays). */
+  alone?: boolean;
 }
 
 /** `attach_pdf`: either a proposal exported now from a drawing (the export prompt), or a PDF at a given address. */
@@ -97,7 +101,11 @@ export type UpdateDealPayload = RecordRef & {
   closingDate?: string;
   /** When the approval was learnt (ISO 8601): Closing_Date is its day in the Zoho org's time zone. */
   approvedAt?: string;
+  /** A revenue heal: only these fields are written (a person's value of the others stays); absent: all three. */
+  only?: DealField[];
 };
+
+export type DealField = 'Amount' | 'Stage' | 'Closing_Date';
 
 /**
  * `push_quote`: the drawing's line items (D2, at a version when given) as the Quoted_Items of the mapped Quote, or of

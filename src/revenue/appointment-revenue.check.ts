@@ -16,9 +16,10 @@ const PAGE = 500;
  * The appointment CRM's side of the revenue check (docs/operations.md, "Revenue that stays right"): for each
  * appointment with an approval, the sale's total and items against the approved drawing's line items (D2 at its
  * version), the status Sold, the proposal file present. A changes pass reads the appointments changed since the last
- * one (request 8, `updated_since`: their `updated_at` moves with the sale, the files and the status) and those
- * crm-sync wrote to since; a full pass reads every one. Each appointment costs two calls (request 1, with its sale,
- * and request 2).
+ * one (request 8, `updated_since`: their `updated_at` moves with the sale, the files and the status), those whose sale
+ * or sale items changed or were deleted since where the adapter keeps them apart (Salesforce: two QueryAll calls), and
+ * those crm-sync wrote to since; a full pass reads every one. Each appointment costs two calls (request 1, with its
+ * sale, and request 2), two more where the sale is read on its own.
  */
 @Injectable()
 export class AppointmentRevenueCheck {
@@ -38,6 +39,7 @@ export class AppointmentRevenueCheck {
     do {
       if (!budget.take()) {
         stopped = true;
+        resumeAt = position.since;
         break;
       }
       const page = await this.crm.listChangedAppointments(position.since, cursor, PAGE);
@@ -45,9 +47,20 @@ export class AppointmentRevenueCheck {
       cursor = page.next_cursor;
     } while (cursor);
     const touched = position.since ? await this.syncLog.targetsTouchedSince('appointment', KINDS, position.since) : [];
-    // An adapter whose appointment stamp does not move with its sale (Salesforce: the sale is a record of its own).
-    const salesChanged =
-      position.since && this.crm.appointmentsWithSalesChangedSince && budget.take() ? await this.crm.appointmentsWithSalesChangedSince(position.since) : [];
+    // An adapter whose appointment stamp does not move with its sale and files (Salesforce: records of their own, a
+    // deleted one read through QueryAll). Its calls are counted as made; without room for them the pass stops and the
+    // next one reads the same changes. The REST interface has none, and makes no call.
+    let salesChanged: string[] = [];
+    if (position.since && this.crm.appointmentsWithSaleOrFilesChangedSince && !stopped) {
+      const listed = await this.crm.appointmentsWithSaleOrFilesChangedSince(position.since, (calls) => budget.fits(calls));
+      if (listed === null) {
+        stopped = true;
+        resumeAt = position.since;
+      } else if (listed) {
+        budget.spend(listed.calls);
+        salesChanged = listed.appointmentIds;
+      }
+    }
     const targets = [...new Set([...changed.keys(), ...touched, ...salesChanged])];
     const changeOf = (s: Subject) => String(changed.get(s.target)?.updated_at ?? '');
     // In the listing's order (oldest change first; what crm-sync wrote to, unlisted, before): a pass stopped at the
@@ -146,6 +159,11 @@ export class AppointmentRevenueCheck {
       checked.push('file_missing');
       if (!files.some((f) => f.category === 'proposal')) {
         const written = subject.written.get('push_proposal_pdf');
+        // Where the appointment's stamp does not move with its files (Salesforce), the file's own delete says who and
+        // when; a removal the CRM cannot attribute is no one's known change, so never crm-sync's (no auto-heal).
+        const removal = this.crm.fileRemoval ? await this.crm.fileRemoval(subject.target, 'proposal') : undefined;
+        if (removal !== undefined) budget.spend(1);
+        const removedAt = removal === undefined ? at : dateOf(removal?.updated_at);
         findings.push({
           ...base,
           kind: 'file_missing',
@@ -153,9 +171,12 @@ export class AppointmentRevenueCheck {
           writtenValue: written ? 'proposal file uploaded' : null,
           writtenEntryId: written?.id ?? null,
           crmValue: 'no proposal file',
-          changedBy: by,
-          changedAt: at,
-          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
+          changedBy: removal === undefined ? by : personOf(removal?.updated_by),
+          changedAt: removedAt,
+          byCrmSync:
+            removal === undefined
+              ? ours(at, lastOurs, appointment.updated_by_crm_sync)
+              : removal !== null && ours(removedAt, lastOurs, removal.updated_by_crm_sync),
         });
       }
     }
@@ -163,11 +184,14 @@ export class AppointmentRevenueCheck {
     if (drawingId) {
       checked.push('sale_missing', 'sale_items');
       const held = this.crm.readSale ? await this.crm.readSale(subject.target) : undefined;
-      if (held !== undefined) budget.take(2);
-      const sale = held === undefined ? saleOf(appointment.sale) : held;
+      if (held !== undefined) budget.spend(2);
+      // A sale deleted where the appointment's stamp does not move with it (Salesforce): its delete says who and when.
+      const deleted = held && 'deleted' in held ? held : null;
+      const sale = held === undefined ? saleOf(appointment.sale) : deleted ? null : (held as SaleShape | null);
       const written = subject.written.get('push_line_items');
       const writtenSale = written ? `total ${centsOrText(amount ?? written.payload.amount)}` : null;
       if (!sale) {
+        const deletedAt = deleted ? dateOf(deleted.updated_at) : at;
         findings.push({
           ...base,
           kind: 'sale_missing',
@@ -175,9 +199,9 @@ export class AppointmentRevenueCheck {
           writtenValue: writtenSale,
           writtenEntryId: written?.id ?? null,
           crmValue: null,
-          changedBy: by,
-          changedAt: at,
-          byCrmSync: ours(at, lastOurs, appointment.updated_by_crm_sync),
+          changedBy: deleted ? personOf(deleted.updated_by) : by,
+          changedAt: deletedAt,
+          byCrmSync: deleted ? ours(deletedAt, lastOurs, deleted.updated_by_crm_sync) : ours(at, lastOurs, appointment.updated_by_crm_sync),
         });
       } else {
         const lineItems = await this.service.getLineItems(drawingId, text(approval.drawing_version_id) ?? undefined);

@@ -11,6 +11,16 @@ export class CallBudget {
     return true;
   }
 
+  /** Whether `calls` more fit, taking nothing. */
+  fits(calls: number): boolean {
+    return this.used + calls <= this.limit;
+  }
+
+  /** Counts calls already made whose number was known only after (a query's further pages): they may pass the limit. */
+  spend(calls: number): void {
+    this.used += calls;
+  }
+
   get spent(): number {
     return this.used;
   }

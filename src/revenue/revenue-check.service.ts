@@ -5,7 +5,7 @@ import { RunsAction } from '../actions/runs-action.decorator.js';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
-import type { NewAction, ReconcileScope, SyncTrigger } from '../domain/actions.js';
+import type { DealField, NewAction, ProposalPdfPayload, ReconcileScope, SyncTrigger, UpdateDealPayload } from '../domain/actions.js';
 import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { QUEUES } from '../queues/queues.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
@@ -113,22 +113,30 @@ export class RevenueCheckService {
   }
 }
 
+/** The Deal field each Deal kind is. */
+const DEAL_FIELD = { amount: 'Amount', stage: 'Stage', closing_date: 'Closing_Date' } as const satisfies Partial<Record<DriftRow['kind'], DealField>>;
+
 /** The push that writes the service's value of a drift's kind again, from the approval's own entry. */
 export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: SyncTrigger, actor: string | undefined): NewAction {
   const kind = HEAL_ACTION[drift.kind];
-  const payload = approval.payload;
+  const payload = withoutProgress(approval.payload);
   const common = {
     trigger,
     crm: drift.crm,
     projectId: approval.projectId,
     target: approval.target,
-    // One heal per drift and decision: asking again while it is queued joins it.
+    // Asking again while a heal of the record is queued joins it: the same push (a Quote's rows and total), not a
+    // Deal's other field (its heal writes its own field only).
     dedupeKey: `revenue:heal:${drift.id}:${Date.now()}`,
-    coalesceKey: `revenue:heal:${drift.crm}:${approval.target}:${kind}`,
+    coalesceKey: `revenue:heal:${drift.crm}:${approval.target}:${kind === 'update_deal' ? `${kind}:${drift.kind}` : kind}`,
     ...(actor ? { actor } : {}),
   };
+  // A heal writes its own kind only: the rest of the normal push (the chain's next steps, the Deal's other fields) may
+  // hold a person's value, accepted or waiting for a decision.
   switch (kind) {
     case 'update_deal':
+      if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is ${approval.kind}, not ${kind}`);
+      return { ...common, kind, payload: { ...(payload as unknown as UpdateDealPayload), only: [DEAL_FIELD[drift.kind as keyof typeof DEAL_FIELD]] } };
     case 'push_quote':
       if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is ${approval.kind}, not ${kind}`);
       return { ...common, kind, payload: payload as never };
@@ -143,10 +151,19 @@ export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: Syn
           drawing_id: payload.drawing_id,
           ...(typeof payload.drawing_version_id === 'string' ? { drawing_version_id: payload.drawing_version_id } : {}),
           ...(typeof payload.amount === 'string' ? { amount: payload.amount } : {}),
+          alone: true,
         },
       };
     case 'push_proposal_pdf':
       if (approval.kind !== 'push_proposal_pdf') throw new PermanentActionError(`drift ${drift.id}: the approval pushed no proposal file`);
-      return { ...common, kind, payload: payload as never };
+      return { ...common, kind, payload: { ...(payload as ProposalPdfPayload), alone: true } };
   }
+}
+
+/**
+ * An entry's payload without the marks its runs left (`<write>SentAt`, the write fence's): a heal is a new entry, whose
+ * first run has no earlier write of its own to wait for.
+ */
+function withoutProgress(payload: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(payload).filter(([key]) => !key.endsWith('SentAt')));
 }

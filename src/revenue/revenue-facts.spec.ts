@@ -82,6 +82,28 @@ describe('a heal', () => {
     expect(healAction(drift('file_missing'), approval, 'admin', undefined)).toMatchObject({ kind: 'push_proposal_pdf', payload: approval.payload });
   });
 
+  it('writes its own kind only: no chain after a file or a sale, one field of a Deal; without the approval run’s fence marks', () => {
+    const ran = { ...approval, payload: { ...approval.payload, 'upload-proposalSentAt': 1764300000000 } } as SyncLogEntry;
+    const file = healAction(drift('file_missing'), ran, 'admin', undefined);
+    expect(file.payload).toEqual({ ...approval.payload, alone: true });
+    expect(healAction(drift('sale_missing'), ran, 'admin', undefined).payload).toMatchObject({ alone: true });
+    const deal = {
+      id: '41',
+      kind: 'update_deal',
+      projectId: '7',
+      target: 'Deals/88',
+      payload: { module: 'Deals', recordId: '88', proposalId: '71', status: 'APPROVED', amount: '12.50' },
+    } as unknown as SyncLogEntry;
+    const onDeal = (kind: DriftRow['kind']) => healAction({ ...drift(kind), crm: 'record', target: 'Deals/88', approvalEntryId: '41' }, deal, 'admin', 'ops');
+    expect(onDeal('stage').payload).toMatchObject({ amount: '12.50', only: ['Stage'] });
+    expect(onDeal('closing_date').payload).toMatchObject({ only: ['Closing_Date'] });
+    // A Deal's fields heal apart; a Quote's rows and total are one push.
+    expect(onDeal('amount').coalesceKey).not.toBe(onDeal('stage').coalesceKey);
+    const quote = { ...deal, id: '42', kind: 'push_quote', payload: { module: 'Deals', recordId: '88', drawingId: '3' } } as unknown as SyncLogEntry;
+    const onQuote = (kind: DriftRow['kind']) => healAction({ ...drift(kind), crm: 'record', target: 'Quotes/9', approvalEntryId: '42' }, quote, 'admin', 'ops');
+    expect(onQuote('quote_rows').coalesceKey).toBe(onQuote('quote_total').coalesceKey);
+  });
+
   it('refuses a push the approval cannot give', () => {
     expect(() => healAction(drift('amount'), approval, 'admin', 'ops')).toThrow('entry 40 is push_proposal_pdf, not update_deal');
   });

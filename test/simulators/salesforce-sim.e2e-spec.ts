@@ -465,6 +465,30 @@ describe(SalesforceSim.name, () => {
       const badId = await query("SELECT Id FROM i360__Staff__c WHERE Id = 'abc'");
       expect(badId.body).toEqual([{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }]);
     });
+
+    it('queryAll reads the Recycle Bin too: a deleted row with IsDeleted true and its delete stamped, its parent through a relationship; none once it is emptied', async () => {
+      const appointment = sim.insertRow('i360__Appointment__c', { i360__City__c: 'Recycle' });
+      const deletedAt = new Date(Date.now() - 60_000);
+      const sale = sim.insertRow('i360__Sale__c', { i360__Appointment__c: appointment, i360__Sold_Price__c: 10 }, new Date(deletedAt.getTime() - 3_600_000));
+      const person = sim.personEdits('i360__Sale__c', sale, null, deletedAt);
+      const soql = `SELECT Id, IsDeleted, SystemModstamp, LastModifiedById, i360__Appointment__r.i360__City__c FROM i360__Sale__c WHERE i360__Appointment__c = '${appointment}'`;
+      expect((await query(soql)).body).toMatchObject({ totalSize: 0 });
+      expect((await query(`${soql} AND IsDeleted = true`)).body).toMatchObject({ totalSize: 0 });
+      const all = async (q: string) => (await (await call(`${V}/queryAll?q=${encodeURIComponent(q)}`)).json()) as any;
+      const found = await all(`${soql} AND SystemModstamp >= ${new Date(deletedAt.getTime() - 1000).toISOString()}`);
+      expect(found).toMatchObject({ totalSize: 1, done: true });
+      expect(found.records[0]).toMatchObject({
+        Id: sale,
+        IsDeleted: true,
+        SystemModstamp: SalesforceSim.dateTime(deletedAt),
+        LastModifiedById: person,
+        i360__Appointment__r: { i360__City__c: 'Recycle' },
+      });
+      const read = await call(`${V}/sobjects/i360__Sale__c/${sale}`);
+      expect([read.status, ((await read.json()) as any)[0].errorCode]).toEqual([404, 'ENTITY_IS_DELETED']);
+      sim.emptyRecycleBin();
+      expect(await all(soql)).toMatchObject({ totalSize: 0, done: true });
+    });
   });
 
   describe('sObjects', () => {

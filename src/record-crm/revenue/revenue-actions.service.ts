@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { assertLockHeld, withAdvisoryLock } from '../../database/advisory-lock.js';
-import type { PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
+import type { DealField, PushQuotePayload, UpdateDealPayload } from '../../domain/actions.js';
 import { OutboundError } from '../../http/outbound-error.js';
 import { withRetries } from '../../http/retry.js';
 import { QUEUES } from '../../queues/queues.js';
@@ -72,12 +72,14 @@ export class RevenueActionsService {
 
     const fields: Record<string, unknown> = {};
     const written: string[] = [];
-    if (p.status === 'APPROVED' && p.amount !== undefined) {
+    // A revenue heal writes its own field only: the others may hold a person's value.
+    const writes = (field: DealField) => !p.only || p.only.includes(field);
+    if (p.status === 'APPROVED' && p.amount !== undefined && writes('Amount')) {
       const cents = toCents(p.amount);
       fields.Amount = jsonCents(cents);
       written.push(`Amount ${centsText(cents)}`);
     }
-    const closingDate = p.status === 'APPROVED' ? await this.closingDateOf(p) : null;
+    const closingDate = p.status === 'APPROVED' && writes('Closing_Date') ? await this.closingDateOf(p) : null;
     if (closingDate) {
       fields.Closing_Date = closingDate;
       written.push(`Closing_Date ${closingDate}`);
@@ -85,7 +87,7 @@ export class RevenueActionsService {
     for (let round = 1; ; round++) {
       const deal = await this.zoho.getRecord('Deals', p.recordId);
       if (!deal) throw new PermanentActionError(`Zoho has no Deal ${p.recordId}`);
-      const plan = configured ? await this.stagePlan(p.status === 'APPROVED' ? 'won' : 'lost', configured, deal) : {};
+      const plan = configured && writes('Stage') ? await this.stagePlan(p.status === 'APPROVED' ? 'won' : 'lost', configured, deal) : {};
       const update = plan.write ? { ...fields, Stage: plan.write } : fields;
       const sent = plan.write ? [...written, `Stage ${plan.write}`] : written;
       const kept = plan.kept ? `; ${plan.kept}` : '';

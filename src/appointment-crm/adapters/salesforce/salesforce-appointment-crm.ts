@@ -12,14 +12,16 @@ import {
   type AppointmentSearch,
   type AppointmentStatusOption,
   type FileCategory,
+  type LastChange,
   type Sale,
   type SaleAsHeld,
+  type SaleDeleted,
   type UploadFile,
 } from '../../appointment-crm.js';
 import { LOCKED, lockedError, type SalesforceApi } from './salesforce-api.js';
 import type { SchemaNames } from './salesforce-schema.js';
 import { OrgDescriber, readablePaths, type DescribedField, type ReadablePaths } from './schema-check.js';
-import { soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
+import { relationshipOf, soqlContains, soqlDateTime, soqlId, soqlName, soqlPhonePattern, soqlString } from './soql.js';
 import { startOf } from './start-time.js';
 
 /** What marks a file crm-sync uploaded, and its category, in the ContentVersion's Description. */
@@ -155,15 +157,23 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     };
   }
 
-  /** The appointment's latest sale and its items (two queries), with who changed the sale or an item last and when. */
-  async readSale(appointmentId: string): Promise<SaleAsHeld | null> {
+  /**
+   * The appointment's latest sale and its items (two queries), with who changed the sale or an item last and when. The
+   * sale is read through QueryAll (REST API Developer Guide, "QueryAll", resources_queryall.htm): when the latest sale
+   * sits in the Recycle Bin (`IsDeleted`), its delete's SystemModstamp and LastModifiedById say who deleted it and when,
+   * which the appointment's own stamp does not.
+   */
+  async readSale(appointmentId: string): Promise<SaleAsHeld | SaleDeleted | null> {
     const n = this.n;
-    const [sale] = await this.api.query<Row>(
+    // The newest few: a sale crm-sync replaced in the same second as its new one's creation sits beside it.
+    const { records: sales } = await this.api.queryAll<Row>(
       'SOQL the sale of an appointment',
-      `SELECT Id, ${soqlName(n.sale_total)}, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
-        `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 1`,
+      `SELECT Id, ${soqlName(n.sale_total)}, IsDeleted, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
+        `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 5`,
     );
+    const sale = sales.find((s) => s.IsDeleted !== true) ?? sales[0];
     if (!sale) return null;
+    if (sale.IsDeleted === true) return { deleted: true, ...(await this.lastChangeOf(sale)) };
     const fields = ['Id', n.sale_item_quantity, n.sale_item_total, n.sale_item_description, 'SystemModstamp', 'LastModifiedById'].filter(Boolean);
     const items = await this.api.query<Row>(
       'SOQL the items of a sale',
@@ -189,6 +199,35 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     };
   }
 
+  /**
+   * Who deleted the appointment's file of a category and when: a file is a ContentDocument of its own, whose delete
+   * does not move the appointment's stamp. Its latest version, published to the appointment, read through QueryAll
+   * with its document, which sits in the Recycle Bin once deleted (Object Reference, ContentDocument: deleting it
+   * deletes its versions; ContentVersion `FirstPublishLocationId`, `Description`, where crm-sync marks the category).
+   * Null when no deleted file of that category was published to the appointment.
+   */
+  async fileRemoval(appointmentId: string, category: string): Promise<LastChange | null> {
+    const { records } = await this.api.queryAll<Row>(
+      'SOQL deleted files of an appointment',
+      'SELECT ContentDocumentId, Description, ContentDocument.IsDeleted, ContentDocument.SystemModstamp, ContentDocument.LastModifiedById ' +
+        `FROM ContentVersion WHERE FirstPublishLocationId = ${soqlId(appointmentId)} AND IsLatest = true`,
+    );
+    const removed = records
+      .filter((v) => valueAt(v, 'ContentDocument.IsDeleted') === true && categoryOf(text(v.Description)) === category)
+      .map((v) => ({ SystemModstamp: valueAt(v, 'ContentDocument.SystemModstamp'), LastModifiedById: valueAt(v, 'ContentDocument.LastModifiedById') }))
+      .sort((a, b) => String(b.SystemModstamp ?? '').localeCompare(String(a.SystemModstamp ?? '')));
+    return removed[0] ? this.lastChangeOf(removed[0]) : null;
+  }
+
+  private async lastChangeOf(row: Row): Promise<LastChange> {
+    const modstamp = text(row.SystemModstamp);
+    return {
+      updated_at: modstamp ? isoOf(modstamp) : null,
+      updated_by: text(row.LastModifiedById),
+      updated_by_crm_sync: await this.isConnectedUser(row.LastModifiedById),
+    };
+  }
+
   /** Whether a user id is the one crm-sync connects as (the identity URL's last segment; 15 or 18 characters). */
   private async isConnectedUser(userId: unknown): Promise<boolean | undefined> {
     const own = (await this.api.session()).identityUrl?.split('/').at(-1);
@@ -196,14 +235,37 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     return userId.slice(0, 15) === own.slice(0, 15);
   }
 
-  /** Appointments whose sale was created or changed at or after `since` (a sale deleted shows in the full pass). */
-  async appointmentsWithSalesChangedSince(since: Date): Promise<string[]> {
+  /**
+   * Appointments whose sale, a sale item or a file was created, changed or deleted at or after `since`, with the calls
+   * it took: each is a record of its own whose changes do not move the appointment's SystemModstamp. All through
+   * QueryAll (REST API Developer Guide, "QueryAll", resources_queryall.htm), which reads the Recycle Bin too: a record a
+   * person deleted is there with `IsDeleted` true and its delete stamped in SystemModstamp (Object Reference, "System
+   * Fields"); Query would leave it out, and the changes pass would find a deleted sale only with the full one. A sale
+   * item's appointment is its sale's, through the lookup's relationship; a file's is where its latest version was
+   * published (ContentDocument `LatestPublishedVersion`, ContentVersion `FirstPublishLocationId`: how crm-sync uploads).
+   */
+  async appointmentsWithSaleOrFilesChangedSince(since: Date, mayCall: (calls: number) => boolean): Promise<{ appointmentIds: string[]; calls: number } | null> {
     const n = this.n;
-    const rows = await this.api.query<Row>(
-      'SOQL sales changed since',
-      `SELECT ${soqlName(n.sale_appointment)} FROM ${soqlName(n.sale)} WHERE SystemModstamp >= ${soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000))}`,
-    );
-    return [...new Set(rows.map((r) => text(r[n.sale_appointment])).filter((id): id is string => id !== null))];
+    const from = soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000));
+    const itemAppointment = `${relationshipOf(n.sale_item_sale)}.${n.sale_appointment}`;
+    const fileAppointment = 'LatestPublishedVersion.FirstPublishLocationId';
+    const reads = [
+      ['SOQL sales changed or deleted since', n.sale_appointment, n.sale],
+      ['SOQL sale items changed or deleted since', itemAppointment, n.sale_item],
+      ['SOQL files changed or deleted since', fileAppointment, 'ContentDocument'],
+    ] as const;
+    if (!mayCall(reads.length)) return null;
+    const ids = new Set<string>();
+    let calls = 0;
+    for (const [endpoint, path, object] of reads) {
+      const read = await this.api.queryAll<Row>(endpoint, `SELECT ${soqlName(path)} FROM ${soqlName(object)} WHERE SystemModstamp >= ${from}`);
+      calls += read.calls;
+      for (const row of read.records) {
+        const id = text(valueAt(row, path));
+        if (id !== null) ids.add(id);
+      }
+    }
+    return { appointmentIds: [...ids], calls };
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
