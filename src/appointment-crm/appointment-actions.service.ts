@@ -16,7 +16,7 @@ import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { FileReplaceRepository } from './file-replace.repository.js';
 import type { AppointmentDrawingPush } from './drawing-push.row.js';
-import { idempotencyKey } from './idempotency-key.js';
+import { entryKey } from './idempotency-key.js';
 import { saleFromLineItems } from './sale.js';
 import { SelectedAppointmentCrm } from './selected-appointment-crm.js';
 
@@ -84,7 +84,7 @@ export class AppointmentActionsService {
     if (skipped) return skipped;
     const id = targetOf(entry);
     const status = entry.payload.status ?? SOLD;
-    await this.crm.setStatus(id, status, idempotencyKey(entry.id, 'status'));
+    await this.crm.setStatus(id, status, entryKey(entry, 'status'));
     return { status: 'succeeded', detail: `appointment ${id} status set to ${status}` };
   }
 
@@ -97,7 +97,7 @@ export class AppointmentActionsService {
   async addNote(entry: ActionEntry<'add_note'>): Promise<ActionOutcome> {
     const id = targetOf(entry);
     const text = String((entry.payload as AppointmentNotePayload).text);
-    const key = idempotencyKey(entry.id, 'note');
+    const key = entryKey(entry, 'note');
     const find = async () => {
       const notes = await this.crm.listNotes(id);
       return notes === null ? { listed: false } : { listed: true, note: notes.find((n) => n.text.trim() === text.trim()) };
@@ -215,7 +215,7 @@ export class AppointmentActionsService {
     await this.withLock(`appointment-sale:${appointmentId}`, async () => {
       await this.fence.afterEarlierRuns(entry, 'sale', this.config.http.timeoutMs);
       await this.fence.sending(entry, 'sale', `replacing the sale of appointment ${appointmentId}`);
-      await this.crm.putSale(appointmentId, sale, idempotencyKey(entry.id, 'sale'), () => this.fileReplaces.isLatest(appointmentId, SALE_RUNS, run));
+      await this.crm.putSale(appointmentId, sale, entryKey(entry, 'sale'), () => this.fileReplaces.isLatest(appointmentId, SALE_RUNS, run));
     });
     const connected = sale.items.filter((item) => item.external_product_id !== null).length;
     return {
@@ -244,7 +244,7 @@ export class AppointmentActionsService {
    * CRM the overtaken uploads.
    */
   private async replaceFiles(
-    entry: Pick<SyncLogEntry, 'id' | 'attempts'> & { payload: object },
+    entry: Pick<SyncLogEntry, 'id' | 'attempts' | 'retryBase'> & { payload: object },
     appointmentId: string,
     category: FileCategory,
     run: string,
@@ -263,7 +263,7 @@ export class AppointmentActionsService {
           const pdf = await source.open();
           try {
             // The position too: two drawings may have the same name, and each must be uploaded.
-            const uploadKey = idempotencyKey(entry.id, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
+            const uploadKey = entryKey(entry, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
             const file = { stream: pdf.stream, fileName: source.fileName, size: pdf.size };
             await this.fence.sending(entry, `upload-${category}`, `uploading ${source.fileName}`);
             return await this.crm.uploadFile(appointmentId, category, file, uploadKey);
@@ -276,7 +276,7 @@ export class AppointmentActionsService {
       const others = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id)).map((f) => f.id);
       const overtaken = !(await this.fileReplaces.isLatest(appointmentId, category, run));
       const stale = overtaken ? [...uploaded] : others;
-      for (const fileId of stale) await this.crm.deleteFile(appointmentId, fileId, idempotencyKey(entry.id, 'delete', fileId));
+      for (const fileId of stale) await this.crm.deleteFile(appointmentId, fileId, entryKey(entry, 'delete', fileId));
       return { uploaded: uploaded.size, deleted: overtaken ? 0 : stale.length, overtaken };
     });
   }

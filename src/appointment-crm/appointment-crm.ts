@@ -46,14 +46,11 @@ export interface AppointmentCrm {
   /** The status value `setStatus(…, 'Sold')` writes (an org's own result value); optional: `Sold` as the contract says. */
   soldStatus?(): Promise<string>;
   /**
-   * Appointments whose sale, sale items or files changed or were deleted at or after `since`, and the calls that took
-   * (optional: a CRM whose appointment stamp moves with them has none; undefined where the adapter in use has none).
-   * It asks `mayCall` for the fewest calls it makes first, and answers null, having made none, when they may not be made.
+   * Appointments whose sale, sale items or files changed or were deleted at or after `since` (optional: a CRM whose
+   * appointment stamp moves with them has none; undefined where the adapter in use has none). It asks `mayCall` for
+   * the fewest calls it makes first, and answers null, having made none, when they may not be made.
    */
-  appointmentsWithSaleOrFilesChangedSince?(
-    since: Date,
-    mayCall: (calls: number) => boolean,
-  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined>;
+  appointmentsWithSaleOrFilesChangedSince?(since: Date, mayCall: (calls: number) => boolean): Promise<string[] | null | undefined>;
 }
 
 /** Who changed a record last and when, as the CRM keeps it. */

@@ -1,4 +1,4 @@
-import { idempotencyKey } from './idempotency-key.js';
+import { entryKey, idempotencyKey } from './idempotency-key.js';
 
 describe(idempotencyKey.name, () => {
   it('names the entry, the step and what the step is about', () => {
@@ -24,5 +24,15 @@ describe(idempotencyKey.name, () => {
     expect(long('a')).toMatch(/^crm-sync:42:upload:x+~[0-9a-f]{64}$/);
     expect(long('a')).not.toBe(long('b'));
     expect(long('a')).toBe(long('a'));
+  });
+});
+
+describe(entryKey.name, () => {
+  it("is the entry's own key until an admin retries it, then the retry's: a failure the CRM kept does not answer the retry", () => {
+    expect(entryKey({ id: '42', retryBase: 0 }, 'sale')).toBe('crm-sync:42:sale');
+    expect(entryKey({ id: '42', retryBase: 1 }, 'sale')).toBe('crm-sync:42:retry-1:sale');
+    expect(entryKey({ id: '42', retryBase: 3 }, 'delete', '17')).toBe('crm-sync:42:retry-3:delete:17');
+    // Every try within one retry sends the same key.
+    expect(entryKey({ id: '42', retryBase: 3 }, 'status')).toBe(entryKey({ id: '42', retryBase: 3 }, 'status'));
   });
 });

@@ -15,3 +15,14 @@ export function idempotencyKey(entryId: string, step: string, what?: string): Id
   const digest = createHash('sha256').update(key).digest('hex');
   return `${key.slice(0, MAX_LENGTH - digest.length - 1)}~${digest}`;
 }
+
+/**
+ * The key of one write of an entry: the entry's own (above) until an admin retries it, then the retry's
+ * (`retry-<n>:<step>`, n the entry's retry base, the runs before the retry). The contract's CRM keeps its first answer
+ * to a key for a day, failures such as a 404 included: under the entry's own key, a retry of a push that failed because
+ * the appointment was not there yet would be answered with that 404 again, the write never tried. A retry is a person's
+ * decision after crm-sync gave up; every try within it still sends one key.
+ */
+export function entryKey(entry: { id: string; retryBase: number }, step: string, what?: string): IdempotencyKey {
+  return idempotencyKey(entry.id, entry.retryBase > 0 ? `retry-${entry.retryBase}:${step}` : step, what);
+}

@@ -101,10 +101,7 @@ export class SelectedAppointmentCrm implements AppointmentCrm {
   }
 
   /** Undefined when the adapter in use has no such listing (its appointment's stamp moves with the sale and files). */
-  async appointmentsWithSaleOrFilesChangedSince(
-    since: Date,
-    mayCall: (calls: number) => boolean,
-  ): Promise<{ appointmentIds: string[]; calls: number } | null | undefined> {
+  async appointmentsWithSaleOrFilesChangedSince(since: Date, mayCall: (calls: number) => boolean): Promise<string[] | null | undefined> {
     const adapter = await this.adapter();
     return adapter.appointmentsWithSaleOrFilesChangedSince ? adapter.appointmentsWithSaleOrFilesChangedSince(since, mayCall) : undefined;
   }

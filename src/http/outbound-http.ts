@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { RetryPolicy } from '../config/app-config.js';
 import type { MetricsService } from '../observability/metrics.service.js';
 import { checkDownloadUrl, guardedLookup, refusalIn, type AddressPolicy } from './address-guard.js';
+import { meterCall } from './call-meter.js';
 import { recordCall } from './call-trace.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';
 import { excerptOf, failureForStatus, OutboundError, parseRetryAfter, type OutboundFailure } from './outbound-error.js';
@@ -78,6 +79,8 @@ export interface OutboundRequest {
   retry?: boolean;
   /** A write whose answer is not read: a 2xx whose body is not JSON still means it was done. */
   answerUnused?: boolean;
+  /** What one try costs against the system's allowance, where not one call (a Zoho COQL query, by its LIMIT). */
+  cost?: number;
   /** Aborts the call (a download's overall deadline). */
   signal?: AbortSignal;
 }
@@ -170,6 +173,7 @@ export class OutboundHttp {
     let statusLabel = 'error';
     try {
       if (this.options.addressPolicy) checkDownloadUrl(this.absoluteUrl(req.path), this.options.addressPolicy);
+      meterCall(this.options.system, req.cost ?? 1);
       const response = await this.axios.request({
         method: req.method,
         url: req.path,

@@ -11,15 +11,17 @@ import { lastWriteOf, subjectsOf, text, type Subject } from './revenue-facts.js'
 const KINDS = ['push_proposal_pdf', 'push_line_items', 'set_status', 'push_drawings'];
 const SOLD = 'Sold';
 const PAGE = 500;
+/** An appointment is read (request 1) and its files listed (request 2): at least two calls, on every adapter. */
+const FEWEST_PER_RECORD = 2;
 
 /**
  * The appointment CRM's side of the revenue check (docs/operations.md, "Revenue that stays right"): for each
  * appointment with an approval, the sale's total and items against the approved drawing's line items (D2 at its
  * version), the status Sold, the proposal file present. A changes pass reads the appointments changed since the last
- * one (request 8, `updated_since`: their `updated_at` moves with the sale, the files and the status), those whose sale
- * or sale items changed or were deleted since where the adapter keeps them apart (Salesforce: two QueryAll calls), and
- * those crm-sync wrote to since; a full pass reads every one. Each appointment costs two calls (request 1, with its
- * sale, and request 2), two more where the sale is read on its own.
+ * one (request 8, `updated_since`: their `updated_at` moves with the sale, the files and the status), those whose sale,
+ * sale items or files changed or were deleted since where the adapter keeps them apart (Salesforce: three QueryAll
+ * calls), and those crm-sync wrote to since; a full pass reads every one. The budget spends the calls the CRM received
+ * (the pass's call meter).
  */
 @Injectable()
 export class AppointmentRevenueCheck {
@@ -37,7 +39,7 @@ export class AppointmentRevenueCheck {
     let stopped = false;
     let resumeAt: Date | null = null;
     do {
-      if (!budget.take()) {
+      if (!budget.fits(1)) {
         stopped = true;
         resumeAt = position.since;
         break;
@@ -48,8 +50,8 @@ export class AppointmentRevenueCheck {
     } while (cursor);
     const touched = position.since ? await this.syncLog.targetsTouchedSince('appointment', KINDS, position.since) : [];
     // An adapter whose appointment stamp does not move with its sale and files (Salesforce: records of their own, a
-    // deleted one read through QueryAll). Its calls are counted as made; without room for them the pass stops and the
-    // next one reads the same changes. The REST interface has none, and makes no call.
+    // deleted one read through QueryAll). Without room for its fewest calls the pass stops and the next one reads the
+    // same changes. The REST interface has none, and makes no call.
     let salesChanged: string[] = [];
     if (position.since && this.crm.appointmentsWithSaleOrFilesChangedSince && !stopped) {
       const listed = await this.crm.appointmentsWithSaleOrFilesChangedSince(position.since, (calls) => budget.fits(calls));
@@ -57,8 +59,7 @@ export class AppointmentRevenueCheck {
         stopped = true;
         resumeAt = position.since;
       } else if (listed) {
-        budget.spend(listed.calls);
-        salesChanged = listed.appointmentIds;
+        salesChanged = listed;
       }
     }
     const targets = [...new Set([...changed.keys(), ...touched, ...salesChanged])];
@@ -71,13 +72,13 @@ export class AppointmentRevenueCheck {
     let checked = 0;
     const checks: RecordCheck[] = [];
     for (const subject of subjects) {
-      if (!budget.take(2)) {
+      if (!budget.fitsRecord(FEWEST_PER_RECORD)) {
         stopped = true;
         const listed = changed.get(subject.target);
         resumeAt = listed && typeof listed.updated_at === 'string' ? new Date(listed.updated_at) : position.since;
         break;
       }
-      checks.push(await this.check(subject, budget));
+      checks.push(await budget.record(() => this.check(subject)));
       checked++;
     }
     await settle(checks);
@@ -96,11 +97,11 @@ export class AppointmentRevenueCheck {
     let after: string | null = null;
     const checks: RecordCheck[] = [];
     for (const subject of subjects) {
-      if (!budget.take(2)) {
+      if (!budget.fitsRecord(FEWEST_PER_RECORD)) {
         stopped = true;
         break;
       }
-      checks.push(await this.check(subject, budget));
+      checks.push(await budget.record(() => this.check(subject)));
       after = subject.target;
       checked++;
       if (checks.length >= 100) await settle(checks.splice(0));
@@ -111,10 +112,11 @@ export class AppointmentRevenueCheck {
   }
 
   /**
-   * One appointment against its approval: two calls to the CRM (taken from the budget by the caller), two more where
-   * the sale is read on its own (Salesforce); one to the service (D2) when it has a sale to compare.
+   * One appointment against its approval: the appointment and its files, the sale where it is read on its own
+   * (Salesforce), a missing file's delete where the CRM keeps it apart; one call to the service (D2) when it has a sale
+   * to compare. The pass's meter counts the CRM's calls as they are sent.
    */
-  async check(subject: Subject, budget: CallBudget): Promise<RecordCheck> {
+  async check(subject: Subject): Promise<RecordCheck> {
     const approval = subject.approval.payload;
     const proposalId = subject.approval.proposalId ?? text(approval.proposal_id) ?? '';
     const amount = text(approval.amount);
@@ -162,7 +164,6 @@ export class AppointmentRevenueCheck {
         // Where the appointment's stamp does not move with its files (Salesforce), the file's own delete says who and
         // when; a removal the CRM cannot attribute is no one's known change, so never crm-sync's (no auto-heal).
         const removal = this.crm.fileRemoval ? await this.crm.fileRemoval(subject.target, 'proposal') : undefined;
-        if (removal !== undefined) budget.spend(1);
         const removedAt = removal === undefined ? at : dateOf(removal?.updated_at);
         findings.push({
           ...base,
@@ -184,7 +185,6 @@ export class AppointmentRevenueCheck {
     if (drawingId) {
       checked.push('sale_missing', 'sale_items');
       const held = this.crm.readSale ? await this.crm.readSale(subject.target) : undefined;
-      if (held !== undefined) budget.spend(2);
       // A sale deleted where the appointment's stamp does not move with it (Salesforce): its delete says who and when.
       const deleted = held && 'deleted' in held ? held : null;
       const sale = held === undefined ? saleOf(appointment.sale) : deleted ? null : (held as SaleShape | null);

@@ -1,28 +1,41 @@
-/** The CRM calls one pass may make of one CRM (REVENUE_CHECK_CALL_BUDGET); what is left over waits for the next pass. */
+/**
+ * The CRM calls one pass may make of one CRM (REVENUE_CHECK_CALL_BUDGET); what is left over waits for the next pass.
+ * What is spent is what the CRM received: `made` reads the pass's call meter (the outbound HTTP client counts every
+ * request it sends, Zoho's COQL by its credits), so the adapters report nothing and nothing can be left out. A call
+ * whose cost is known (a listing's page) is asked for before it is made; a record's reads are not known until made (a
+ * missing file's delete, a further page), so one more record is read while as many calls as the dearest record of the
+ * pass took still fit: the limit can be passed only by a record dearer than every one before it.
+ */
 export class CallBudget {
-  private used = 0;
+  private dearest = 0;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly made: () => number,
+  ) {}
 
-  /** Takes `calls` from the budget; false (taking nothing) when they do not fit. */
-  take(calls = 1): boolean {
-    if (this.used + calls > this.limit) return false;
-    this.used += calls;
-    return true;
-  }
-
-  /** Whether `calls` more fit, taking nothing. */
+  /** Whether `calls` more fit. */
   fits(calls: number): boolean {
-    return this.used + calls <= this.limit;
+    return this.made() + calls <= this.limit;
   }
 
-  /** Counts calls already made whose number was known only after (a query's further pages): they may pass the limit. */
-  spend(calls: number): void {
-    this.used += calls;
+  /** Whether one more record fits: as many calls as the dearest record so far took, at least `fewest`. */
+  fitsRecord(fewest: number): boolean {
+    return this.fits(Math.max(fewest, this.dearest));
+  }
+
+  /** Reads one record, keeping what it cost for `fitsRecord`. */
+  async record<T>(read: () => Promise<T>): Promise<T> {
+    const before = this.made();
+    try {
+      return await read();
+    } finally {
+      this.dearest = Math.max(this.dearest, this.made() - before);
+    }
   }
 
   get spent(): number {
-    return this.used;
+    return this.made();
   }
 }
 

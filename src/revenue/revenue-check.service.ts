@@ -5,6 +5,7 @@ import { RunsAction } from '../actions/runs-action.decorator.js';
 import { ALERT_SINK, type AlertSink } from '../alerts/alert-sink.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ConnectionsService } from '../connections/connections.service.js';
+import { CallMeter, withCallMeter } from '../http/call-meter.js';
 import type { DealField, NewAction, ProposalPdfPayload, ReconcileScope, SyncTrigger, UpdateDealPayload } from '../domain/actions.js';
 import { MaintenanceTask } from '../queues/maintenance-task.decorator.js';
 import { QUEUES } from '../queues/queues.js';
@@ -73,13 +74,18 @@ export class RevenueCheckService {
       raised += found.length;
       await this.onRaised(found);
     };
-    for (const [name, connection, check] of [
-      ['appointment CRM', 'appointment_crm', this.appointment],
-      ['Zoho CRM', 'record_crm', this.zoho],
+    // Each CRM's calls as its HTTP client sent them (`system`: Salesforce's data API, not its token requests; Zoho's API,
+    // not its accounts server, whose tokens cost no API credits).
+    for (const [name, connection, system, check] of [
+      ['appointment CRM', 'appointment_crm', 'appointment_crm', this.appointment],
+      ['Zoho CRM', 'record_crm', 'zoho', this.zoho],
     ] as const) {
       if (!(await this.connections.get(connection))) continue;
-      const budget = new CallBudget(this.config.revenue.callBudget);
-      const outcome: SourceOutcome = scope === 'full' ? await check.full(budget, settle) : await check.changes(budget, startedAt, settle);
+      const meter = new CallMeter();
+      const budget = new CallBudget(this.config.revenue.callBudget, () => meter.of(system));
+      const outcome: SourceOutcome = await withCallMeter(meter, () =>
+        scope === 'full' ? check.full(budget, settle) : check.changes(budget, startedAt, settle),
+      );
       const stopped = outcome.stopped ? ' (stopped at the call budget: the next pass goes on)' : '';
       parts.push(`${name}: ${outcome.checked} record(s) compared, ${outcome.calls} call(s)${stopped}`);
     }

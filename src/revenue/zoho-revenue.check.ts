@@ -86,11 +86,11 @@ export class ZohoRevenueCheck {
     const quoteChecks: RecordCheck[] = [];
     for (const q of quoteSubjects) {
       if (position.since && !changedQuotes.has(q.quoteId) && !touched?.has(q.subject.target)) continue;
-      if (!budget.take()) {
+      if (!budget.fitsRecord(1)) {
         stopped = true;
         break;
       }
-      quoteChecks.push(await this.checkQuote(q, me));
+      quoteChecks.push(await budget.record(() => this.checkQuote(q, me)));
     }
     checked += quoteChecks.length;
     await settle([...dealChecks, ...quoteChecks]);
@@ -130,11 +130,11 @@ export class ZohoRevenueCheck {
     }
     const quoteChecks: RecordCheck[] = [];
     for (const q of stopped ? [] : quoteSubjects) {
-      if (!budget.take()) {
+      if (!budget.fitsRecord(1)) {
         stopped = true;
         break;
       }
-      quoteChecks.push(await this.checkQuote(q, me));
+      quoteChecks.push(await budget.record(() => this.checkQuote(q, me)));
       checked++;
     }
     await settle(quoteChecks);
@@ -154,7 +154,7 @@ export class ZohoRevenueCheck {
     let pageToken: string | null = null;
     let page = 1;
     for (;;) {
-      if (!budget.take()) return { records, stopped: true };
+      if (!budget.fits(1)) return { records, stopped: true };
       const result = await this.crm.listChangedRecords(module, { fields, modifiedSince: since, pageToken, page });
       records.push(...result.records);
       if (!result.moreRecords) return { records, stopped: false };
@@ -166,7 +166,7 @@ export class ZohoRevenueCheck {
   private async readDeals(ids: string[], budget: CallBudget): Promise<{ records: ZohoRecord[]; stopped: boolean }> {
     const records: ZohoRecord[] = [];
     for (let at = 0; at < ids.length; at += IDS_PER_CALL) {
-      if (!budget.take()) return { records, stopped: true };
+      if (!budget.fits(1)) return { records, stopped: true };
       records.push(...(await this.crm.getRecordsByIds('Deals', ids.slice(at, at + IDS_PER_CALL), DEAL_FIELDS)));
     }
     return { records, stopped: false };

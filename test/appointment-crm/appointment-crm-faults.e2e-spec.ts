@@ -221,6 +221,56 @@ describe('appointment CRM: failures', () => {
     expect(crm().requests.filter((r) => r.path.startsWith(`/appointments/${appointmentId}`))).toHaveLength(2);
   });
 
+  it("pushes to an appointment the CRM did not know yet (404) once the admin's retry finds it there", async () => {
+    const { project, drawing, appointmentId } = await scenario(false);
+    await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
+    await send(project.id, drawing.id);
+    const failed = await settled(h, project.id, ['push_drawings', 'push_line_items']);
+    const byKind = (a: { kind: string }, b: { kind: string }) => a.kind.localeCompare(b.kind);
+    expect(
+      failed
+        .filter((e) => e.crm === 'appointment')
+        .sort(byKind)
+        .map((e) => [e.kind, e.status]),
+    ).toEqual([
+      ['push_drawings', 'failed'],
+      ['push_line_items', 'failed'],
+    ]);
+    // The appointment is there now (an export that arrived late, a mapping made before the CRM committed it).
+    crm().addAppointment(appointmentId);
+    for (const entry of failed.filter((e) => e.crm === 'appointment')) {
+      const res = await h.admin(`/api/sync-logs/${entry.id}/retry`, { method: 'POST' });
+      expect(res.status).toBe(202);
+    }
+    const entries = await waitFor(
+      async () => {
+        const all = (await entriesOf(h, project.id)).filter((e) => e.crm === 'appointment' && e.kind !== 'admin_write');
+        const done = all.every((e) => !['queued', 'running'].includes(e.status));
+        return done && (all.length === 3 || all.some((e) => e.status === 'failed' && e.attempts > 1)) ? all : null;
+      },
+      20_000,
+      'the retried pushes and their Sold',
+    );
+    expect(entries.sort(byKind).map((e) => [e.kind, e.status])).toEqual([
+      ['push_drawings', 'succeeded'],
+      ['push_line_items', 'succeeded'],
+      ['set_status', 'succeeded'],
+    ]);
+    // The CRM kept its 404 for the sale's key (the contract: the first answer to a key, for a day): the retry wrote
+    // under a key of its own, which the CRM applied rather than answering with that 404 again.
+    const saleKeys = crm()
+      .requestsTo('PUT', `/appointments/${appointmentId}/sale`)
+      .map((r) => r.headers['idempotency-key']);
+    const sale = entries.find((e) => e.kind === 'push_line_items')!;
+    expect(saleKeys).toEqual([`crm-sync:${sale.id}:sale`, `crm-sync:${sale.id}:retry-1:sale`]);
+    expect(crm().get(appointmentId)).toMatchObject({ status: 'Sold', sale: { total: h.service.drawings.get(drawing.id)!.lineItems.total } });
+    expect(
+      crm()
+        .get(appointmentId)!
+        .files.filter((f) => f.category === 'drawing'),
+    ).toHaveLength(1);
+  });
+
   it('takes a 2xx whose body is not JSON as done for a write whose answer is not read', async () => {
     const { project, drawing, appointmentId } = await scenario();
     crm().injectFault({ method: 'PUT', path: `/appointments/${appointmentId}/sale`, status: 200, body: 'OK', contentType: 'text/plain', times: 1 });

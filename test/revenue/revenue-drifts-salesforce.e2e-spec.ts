@@ -3,7 +3,7 @@ import { events } from '../../sim/service/index.js';
 import { deliverEvent, mapAppointment, settled } from '../support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { syncLogEntry } from '../support/tables.js';
-import type { Drift } from '../support/revenue-drift.js';
+import { passOutcome, type Drift } from '../support/revenue-drift.js';
 
 const APPOINTMENT = 'i360__Appointment__c';
 const SALE = 'i360__Sale__c';
@@ -227,5 +227,38 @@ describe('revenue check: the appointment CRM on Salesforce', () => {
     expect([after.status.state, after.file_missing.state]).toEqual(['accepted', 'accepted']);
     expect(sim.row(APPOINTMENT, appointmentId)!.i360__Result__c).toBe('Cancelled');
     expect(sim.filesOf(appointmentId)).toEqual([]);
+  });
+
+  it('a pass counts every call the org received (the files, the sale, a missing file); a small budget stops it and the next goes on', async () => {
+    await approvedAppointment(120);
+    const dataCalls = () => sim.instance.requests.filter((r) => r.path.startsWith('/services/data/')).length;
+    let before = dataCalls();
+    const whole = passOutcome((await pass('full')).detail, 'appointment CRM');
+    expect(whole.stopped).toBe(false);
+    // The appointment, its files (3), its sale and items (2) each; a missing proposal file's delete (the test above) one more.
+    expect(whole.calls).toBe(dataCalls() - before);
+    expect(whole.calls).toBeGreaterThanOrEqual(6 * whole.compared);
+    before = dataCalls();
+    const changes = passOutcome((await pass('changes')).detail, 'appointment CRM');
+    expect(changes.calls).toBe(dataCalls() - before);
+
+    // Room for one appointment (about six calls), not two: each pass compares one, and the next goes on after it.
+    const limit = h.config.revenue.callBudget;
+    h.config.revenue.callBudget = 8;
+    try {
+      let compared = 0;
+      for (let stopped = true; stopped;) {
+        before = dataCalls();
+        const part = passOutcome((await pass('full')).detail, 'appointment CRM');
+        expect(part.calls).toBe(dataCalls() - before);
+        expect(part.calls).toBeLessThanOrEqual(8);
+        expect(part.compared).toBe(1);
+        compared += part.compared;
+        stopped = part.stopped;
+      }
+      expect(compared).toBe(whole.compared);
+    } finally {
+      h.config.revenue.callBudget = limit;
+    }
   });
 });

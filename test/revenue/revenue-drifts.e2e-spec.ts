@@ -5,7 +5,7 @@ import { deliverEvent, mapAppointment, settled } from '../support/appointment-cr
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { mapRecord } from '../support/zoho-records.js';
 import { syncLogEntries, syncLogEntry } from '../support/tables.js';
-import type { Drift } from '../support/revenue-drift.js';
+import { passOutcome, type Drift } from '../support/revenue-drift.js';
 
 const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
 
@@ -322,6 +322,47 @@ describe('revenue check: drifts found, shown side by side, healed or accepted', 
     await checkPass(h, 'full');
     expect(await statesOf(h, d.project.id)).toEqual({ amount: 'accepted', closing_date: 'accepted', stage: 'accepted' });
     expect(zoho().revenue.fieldsOf('Deals', d.dealId)).toMatchObject({ Amount: 750, Closing_Date: '2020-01-01', Stage: 'Negotiation/Review' });
+  });
+
+  it('a pass counts the calls each CRM received; a small REVENUE_CHECK_CALL_BUDGET stops it and the next pass goes on', async () => {
+    for (let i = 0; i < 3; i++) await approvedAppointment();
+    await approvedDeal();
+    const received = () => ({ crm: crm().requests.length, zoho: zoho().api.requests.length });
+    let before = received();
+    const whole = await checkPass(h, 'full');
+    const appointments = passOutcome(whole.detail, 'appointment CRM');
+    expect(appointments).toMatchObject({ stopped: false });
+    expect(appointments.compared).toBeGreaterThanOrEqual(3);
+    expect(appointments.calls).toBe(crm().requests.length - before.crm);
+    // The REST interface: the appointment with its sale (request 1) and its files (request 2), nothing else.
+    expect(appointments.calls).toBe(2 * appointments.compared);
+    expect(passOutcome(whole.detail, 'Zoho CRM').calls).toBe(zoho().api.requests.length - before.zoho);
+
+    const limit = h.config.revenue.callBudget;
+    h.config.revenue.callBudget = 5;
+    try {
+      let compared = 0;
+      let passes = 0;
+      for (let stopped = true; stopped;) {
+        before = received();
+        const entry = await checkPass(h, 'full');
+        expect(entry.status).toBe('succeeded');
+        const part = passOutcome(entry.detail, 'appointment CRM');
+        expect(part.calls).toBe(crm().requests.length - before.crm);
+        expect(passOutcome(entry.detail, 'Zoho CRM').calls).toBe(zoho().api.requests.length - before.zoho);
+        // Two appointments fit in 5 calls, a third would pass it: the pass stops before it.
+        expect(part.calls).toBeLessThanOrEqual(5);
+        if (part.stopped) expect(part.compared).toBe(2);
+        compared += part.compared;
+        passes++;
+        stopped = part.stopped;
+      }
+      // Each pass went on where the last one stopped: every appointment compared once.
+      expect(compared).toBe(appointments.compared);
+      expect(passes).toBe(Math.ceil(appointments.compared / 2));
+    } finally {
+      h.config.revenue.callBudget = limit;
+    }
   });
 });
 

@@ -15,3 +15,10 @@ export interface Drift {
   heal_entry_id: string | null;
   link: string | null;
 }
+
+/** What a pass's entry says of one CRM: `<name>: N record(s) compared, C call(s)`, and whether it stopped at the budget. */
+export function passOutcome(detail: string | null, name: 'appointment CRM' | 'Zoho CRM') {
+  const match = new RegExp(`${name}: (\\d+) record\\(s\\) compared, (\\d+) call\\(s\\)( \\(stopped at the call budget)?`).exec(detail ?? '');
+  if (!match) throw new Error(`no outcome of the ${name} in ${detail}`);
+  return { compared: Number(match[1]), calls: Number(match[2]), stopped: match[3] !== undefined };
+}

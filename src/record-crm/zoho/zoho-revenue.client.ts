@@ -60,6 +60,14 @@ const SETTINGS_CACHE_MS = 10 * 60_000;
 /** COQL: `in` takes at most 50 values; a call answers at most 2,000 rows, 200 for one credit (Zoho's Query API limits). */
 const COQL_IN_VALUES = 50;
 const COQL_PAGE = 200;
+
+/**
+ * The credits one COQL call costs by its LIMIT: 1 for up to 200 rows, 2 up to 1,000, 3 up to 2,000 (Zoho's "Query API -
+ * An Overview", API credits based on the value of LIMIT; docs/zoho-crm.md, COQL). Every other call costs one.
+ */
+export function coqlCredits(limit: number): number {
+  return limit <= 200 ? 1 : limit <= 1000 ? 2 : 3;
+}
 const COQL_MAX_ROWS = 10_000;
 /** What the push reads of a Quote's rows past a single-record GET's cut: their ids (to remove them) and what they make. */
 const QUOTE_ROW_FIELDS = ['Product_Name', 'Quantity', 'Net_Total'];
@@ -261,6 +269,7 @@ export class ZohoRevenueClient {
         method: 'POST',
         path: '/coql',
         json: { select_query: `${select} limit ${COQL_PAGE} offset ${offset}` },
+        cost: coqlCredits(COQL_PAGE),
       });
       for (const row of envelopeItems(endpoint, data)) rows.push({ ...zohoRecord(endpoint, row), id: zohoId(endpoint, row.id) });
       const more = isJsonObject(data) && isJsonObject(data.info) && data.info.more_records === true;

@@ -344,32 +344,30 @@ export class SalesforceApi {
   }
 
   /** Every record of a SOQL query, following `nextRecordsUrl` (REST API Developer Guide, "Query", resources_query.htm). */
-  async query<R = Record<string, unknown>>(endpoint: string, soql: string): Promise<R[]> {
-    return (await this.pages<R>(endpoint, soql, '/query')).records;
+  query<R = Record<string, unknown>>(endpoint: string, soql: string): Promise<R[]> {
+    return this.pages<R>(endpoint, soql, '/query');
   }
 
   /**
    * A SOQL query over the records in the Recycle Bin as well, each with `IsDeleted` (REST API Developer Guide,
    * "QueryAll", resources_queryall.htm: "Unlike the Query resource, QueryAll returns records that are soft deleted due
-   * to a merge or delete"; once removed from the Recycle Bin, 15 days on, no longer), with the calls it made: its
-   * further batches are read through `nextRecordsUrl` like Query's.
+   * to a merge or delete"; once removed from the Recycle Bin, 15 days on, no longer): its further batches are read
+   * through `nextRecordsUrl` like Query's.
    */
-  queryAll<R = Record<string, unknown>>(endpoint: string, soql: string): Promise<{ records: R[]; calls: number }> {
+  queryAll<R = Record<string, unknown>>(endpoint: string, soql: string): Promise<R[]> {
     return this.pages<R>(endpoint, soql, '/queryAll');
   }
 
-  private async pages<R>(endpoint: string, soql: string, resource: '/query' | '/queryAll'): Promise<{ records: R[]; calls: number }> {
+  private async pages<R>(endpoint: string, soql: string, resource: '/query' | '/queryAll'): Promise<R[]> {
     const records: R[] = [];
-    let calls = 1;
     let answer = (await this.request<QueryAnswer<R>>({ endpoint, method: 'GET', path: resource, params: { q: soql }, pathTemplate: resource })).data;
     for (;;) {
       if (!answer || !Array.isArray(answer.records))
         throw new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, 'a query answer without records');
       records.push(...answer.records);
-      if (answer.done !== false || typeof answer.nextRecordsUrl !== 'string') return { records, calls };
+      if (answer.done !== false || typeof answer.nextRecordsUrl !== 'string') return records;
       if (!answer.nextRecordsUrl.startsWith('/services/data/'))
         throw new OutboundError('appointment_crm', endpoint, 'invalid_response', 200, 'nextRecordsUrl is not a path of the API');
-      calls++;
       answer = (await this.request<QueryAnswer<R>>({ endpoint, method: 'GET', path: answer.nextRecordsUrl, pathTemplate: '/query/:locator' })).data;
     }
   }

@@ -166,7 +166,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
   async readSale(appointmentId: string): Promise<SaleAsHeld | SaleDeleted | null> {
     const n = this.n;
     // The newest few: a sale crm-sync replaced in the same second as its new one's creation sits beside it.
-    const { records: sales } = await this.api.queryAll<Row>(
+    const sales = await this.api.queryAll<Row>(
       'SOQL the sale of an appointment',
       `SELECT Id, ${soqlName(n.sale_total)}, IsDeleted, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
         `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 5`,
@@ -207,7 +207,7 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
    * Null when no deleted file of that category was published to the appointment.
    */
   async fileRemoval(appointmentId: string, category: string): Promise<LastChange | null> {
-    const { records } = await this.api.queryAll<Row>(
+    const records = await this.api.queryAll<Row>(
       'SOQL deleted files of an appointment',
       'SELECT ContentDocumentId, Description, ContentDocument.IsDeleted, ContentDocument.SystemModstamp, ContentDocument.LastModifiedById ' +
         `FROM ContentVersion WHERE FirstPublishLocationId = ${soqlId(appointmentId)} AND IsLatest = true`,
@@ -236,15 +236,14 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
   }
 
   /**
-   * Appointments whose sale, a sale item or a file was created, changed or deleted at or after `since`, with the calls
-   * it took: each is a record of its own whose changes do not move the appointment's SystemModstamp. All through
+   * Appointments whose sale, a sale item or a file was created, changed or deleted at or after `since`: each is a record of its own whose changes do not move the appointment's SystemModstamp. All through
    * QueryAll (REST API Developer Guide, "QueryAll", resources_queryall.htm), which reads the Recycle Bin too: a record a
    * person deleted is there with `IsDeleted` true and its delete stamped in SystemModstamp (Object Reference, "System
    * Fields"); Query would leave it out, and the changes pass would find a deleted sale only with the full one. A sale
    * item's appointment is its sale's, through the lookup's relationship; a file's is where its latest version was
    * published (ContentDocument `LatestPublishedVersion`, ContentVersion `FirstPublishLocationId`: how crm-sync uploads).
    */
-  async appointmentsWithSaleOrFilesChangedSince(since: Date, mayCall: (calls: number) => boolean): Promise<{ appointmentIds: string[]; calls: number } | null> {
+  async appointmentsWithSaleOrFilesChangedSince(since: Date, mayCall: (calls: number) => boolean): Promise<string[] | null> {
     const n = this.n;
     const from = soqlDateTime(new Date(Math.floor(since.getTime() / 1000) * 1000));
     const itemAppointment = `${relationshipOf(n.sale_item_sale)}.${n.sale_appointment}`;
@@ -256,16 +255,14 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
     ] as const;
     if (!mayCall(reads.length)) return null;
     const ids = new Set<string>();
-    let calls = 0;
     for (const [endpoint, path, object] of reads) {
-      const read = await this.api.queryAll<Row>(endpoint, `SELECT ${soqlName(path)} FROM ${soqlName(object)} WHERE SystemModstamp >= ${from}`);
-      calls += read.calls;
-      for (const row of read.records) {
+      const rows = await this.api.queryAll<Row>(endpoint, `SELECT ${soqlName(path)} FROM ${soqlName(object)} WHERE SystemModstamp >= ${from}`);
+      for (const row of rows) {
         const id = text(valueAt(row, path));
         if (id !== null) ids.add(id);
       }
     }
-    return { appointmentIds: [...ids], calls };
+    return [...ids];
   }
 
   async listChangedAppointments(since: Date | null, cursor: string | null, limit: number): Promise<AppointmentPage> {
