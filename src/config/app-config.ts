@@ -128,9 +128,10 @@ export interface AppConfig {
   publicUrl: string | null;
   /**
    * Alert messages: POSTed to `webhookUrl` (null: recorded only), at most one per kind per `minIntervalSeconds`
-   * across replicas; one POST waits at most `timeoutMs`.
+   * across replicas; one POST waits at most `timeoutMs`; each replica looks for pending alerts another replica left
+   * every `pendingSweepMs` (at least the interval; the tests shorten it).
    */
-  alerts: { webhookUrl: string | null; minIntervalSeconds: number; timeoutMs: number };
+  alerts: { webhookUrl: string | null; minIntervalSeconds: number; timeoutMs: number; pendingSweepMs: number };
   /** Finished rows older than these are deleted by the daily maintenance task, `batchSize` rows per statement. */
   retention: { syncLogDays: number; inboxDays: number; batchSize: number; everyMs: number };
 }
@@ -262,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,
     recordCrmAccountRecheckMs: (v.RECORD_CRM_ACCOUNT_RECHECK_SECONDS ?? 7_200) * 1000,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
-    alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
+    alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000, pendingSweepMs: 5_000 },
     retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },
   };
 }
