@@ -103,6 +103,8 @@ export interface AppConfig {
   reconcileIntervalSeconds: number;
   /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
   automationPollSeconds: number;
+  /** How long the association of automated mappings waits for more to join it (one A2 call for up to 100 appointments). */
+  automationAssociateGatherMs: number;
   /** How far behind its watermark each read of the appointment CRM's changes starts (APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS). */
   appointmentPollLookbackMs: number;
   /** The record CRM's reads while its Zoho notification channel is live: the safety net, not the way Deals arrive. */
@@ -257,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       autoHeal: v.REVENUE_AUTO_HEAL ?? false,
     },
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    automationAssociateGatherMs: 1_000,
     appointmentPollLookbackMs: (v.APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS ?? 300) * 1000,
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
     zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
