@@ -91,6 +91,8 @@ export class SimServer {
   private faults: Fault[] = [];
   private server?: Server;
   private baseUrl?: string;
+  /** Answers held back by a delay (`latencyMs`, a fault's `delayMs`): ended by `stop`, so no timer outlives it. */
+  private readonly held = new Set<() => void>();
 
   constructor(private readonly name: string) {}
 
@@ -138,7 +140,22 @@ export class SimServer {
     const server = this.server;
     this.server = undefined;
     server.closeAllConnections();
+    for (const end of [...this.held]) end();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Waits `ms`; false when the simulator was stopped meanwhile (nothing is to be answered or done then). */
+  private hold(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const end = (answered: boolean) => {
+        clearTimeout(timer);
+        this.held.delete(stopped);
+        resolve(answered);
+      };
+      const stopped = () => end(false);
+      const timer = setTimeout(() => end(true), ms);
+      this.held.add(stopped);
+    });
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -159,7 +176,7 @@ export class SimServer {
       const fault = this.takeFault(recorded);
       const handled = fault?.afterHandling ? await this.handle(recorded) : undefined;
       const delay = this.latencyMs + (fault?.delayMs ?? 0);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (delay > 0 && !(await this.hold(delay))) return;
       if (fault?.until) await fault.until.catch(() => undefined);
       if (fault?.dropConnection) {
         req.socket.destroy();

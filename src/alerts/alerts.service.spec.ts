@@ -7,7 +7,7 @@ import type { AlertRepository, AlertRow, ClaimResult } from './alert.repository.
 import { alertHost, AlertsService } from './alerts.service.js';
 
 const configOf = (webhookUrl: string | null): AppConfig =>
-  ({ alerts: { webhookUrl, minIntervalSeconds: 60, timeoutMs: 200 }, publicUrl: 'https://sync.example.com' }) as unknown as AppConfig;
+  ({ alerts: { webhookUrl, minIntervalSeconds: 60, timeoutMs: 200, pendingSweepMs: 5_000 }, publicUrl: 'https://sync.example.com' }) as unknown as AppConfig;
 
 const rowOf = (fields: Partial<AlertRow>): AlertRow => ({
   id: '1',

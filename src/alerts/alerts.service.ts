@@ -27,8 +27,6 @@ interface Buffered {
   detail: string | null;
 }
 
-/** How often each replica looks for pending alerts another replica left (it may have stopped before its timer). */
-const PENDING_SWEEP_MIN_MS = 5_000;
 /** While Postgres cannot record an alert, its events stay here and are tried again this often. */
 const RETRY_MS = 5_000;
 
@@ -62,7 +60,8 @@ export class AlertsService implements AlertSink, OnApplicationBootstrap, BeforeA
   ) {}
 
   onApplicationBootstrap(): void {
-    const everyMs = Math.max(PENDING_SWEEP_MIN_MS, this.config.alerts.minIntervalSeconds * 1000);
+    // How often each replica looks for pending alerts another replica left (it may have stopped before its timer).
+    const everyMs = Math.max(this.config.alerts.pendingSweepMs, this.config.alerts.minIntervalSeconds * 1000);
     this.sweep = setInterval(() => void this.flushPending(), everyMs);
     this.sweep.unref();
   }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { AutomatedRecord, CrmName } from '../domain/actions.js';
 import type { Mapping } from '../mappings/mapping.row.js';
 import { MappingLookupService } from '../mappings/mapping-lookup.service.js';
@@ -11,15 +12,13 @@ import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
 import { AutomationPollerService, type PollOutcome } from './automation-poller.service.js';
 import { ProjectCreationService, type ProjectFound } from './project-creation.service.js';
 
-/** How long the association waits for more mappings to join it (one A2 call for up to 100 appointments). */
-export const ASSOCIATE_GATHER_MS = 1_000;
-
 const CRM_LABEL: Record<CrmName, string> = { appointment: 'appointment CRM', record: 'record CRM' };
 
 /** The automations' sync actions: a read of a CRM's changes asked for now, a record's project, their association. */
 @Injectable()
 export class AutomationActionsService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly poller: AutomationPollerService,
     private readonly projects: ProjectCreationService,
     private readonly lookup: MappingLookupService,
@@ -79,7 +78,7 @@ export class AutomationActionsService {
           target: null,
           payload: {},
           coalesceKey: `associate_automated:${record.crm}`,
-          delayMs: ASSOCIATE_GATHER_MS,
+          delayMs: this.config.automationAssociateGatherMs,
         },
       ],
     };

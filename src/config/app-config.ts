@@ -103,6 +103,8 @@ export interface AppConfig {
   reconcileIntervalSeconds: number;
   /** Period of the schedule's reads of each CRM's changes for the automations; 0: only when asked. */
   automationPollSeconds: number;
+  /** How long the association of automated mappings waits for more to join it (one A2 call for up to 100 appointments). */
+  automationAssociateGatherMs: number;
   /** How far behind its watermark each read of the appointment CRM's changes starts (APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS). */
   appointmentPollLookbackMs: number;
   /** The record CRM's reads while its Zoho notification channel is live: the safety net, not the way Deals arrive. */
@@ -128,9 +130,10 @@ export interface AppConfig {
   publicUrl: string | null;
   /**
    * Alert messages: POSTed to `webhookUrl` (null: recorded only), at most one per kind per `minIntervalSeconds`
-   * across replicas; one POST waits at most `timeoutMs`.
+   * across replicas; one POST waits at most `timeoutMs`; each replica looks for pending alerts another replica left
+   * every `pendingSweepMs` (at least the interval; the tests shorten it).
    */
-  alerts: { webhookUrl: string | null; minIntervalSeconds: number; timeoutMs: number };
+  alerts: { webhookUrl: string | null; minIntervalSeconds: number; timeoutMs: number; pendingSweepMs: number };
   /** Finished rows older than these are deleted by the daily maintenance task, `batchSize` rows per statement. */
   retention: { syncLogDays: number; inboxDays: number; batchSize: number; everyMs: number };
 }
@@ -256,13 +259,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       autoHeal: v.REVENUE_AUTO_HEAL ?? false,
     },
     automationPollSeconds: v.AUTOMATION_POLL_SECONDS ?? 60,
+    automationAssociateGatherMs: 1_000,
     appointmentPollLookbackMs: (v.APPOINTMENT_CRM_POLL_LOOKBACK_SECONDS ?? 300) * 1000,
     automationNotifiedPollSeconds: v.AUTOMATION_NOTIFIED_POLL_SECONDS ?? 900,
     zohoNotifications: { channelMinutes: v.ZOHO_NOTIFICATION_CHANNEL_MINUTES ?? 1440, checkSeconds: v.ZOHO_NOTIFICATION_CHECK_SECONDS ?? 300 },
     zohoDailyCallAllowance: v.ZOHO_DAILY_CALL_ALLOWANCE ?? 50_000,
     recordCrmAccountRecheckMs: (v.RECORD_CRM_ACCOUNT_RECHECK_SECONDS ?? 7_200) * 1000,
     publicUrl: v.PUBLIC_URL ? v.PUBLIC_URL.replace(/\/+$/, '') : null,
-    alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000 },
+    alerts: { webhookUrl: v.ALERT_WEBHOOK_URL ?? null, minIntervalSeconds: v.ALERT_MIN_INTERVAL_SECONDS ?? 300, timeoutMs: 5_000, pendingSweepMs: 5_000 },
     retention: { syncLogDays: v.SYNC_LOG_RETENTION_DAYS ?? 90, inboxDays: v.INBOX_RETENTION_DAYS ?? 30, batchSize: 1_000, everyMs: 24 * 3600_000 },
   };
 }

@@ -10,7 +10,13 @@ describe('appointment CRM: failures', () => {
   let seq = 0;
   const logs = new CapturingLogger();
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 11, appointmentCrm: true, logger: logs });
+    h = await startHarness({
+      redisDb: 11,
+      appointmentCrm: true,
+      logger: logs,
+      // The client's tries as by default (4, Retry-After as by default), 50 ms to 400 ms apart rather than 500 ms to 8 s.
+      tune: (c) => Object.assign(c.http.retry, { baseDelayMs: 50, maxDelayMs: 400 }),
+    });
   });
   afterAll(() => h.close());
 
@@ -163,8 +169,9 @@ describe('appointment CRM: failures', () => {
     try {
       await deliverEvent(h, events.drawingCreated(h.service.drawingView(drawing.id)));
       first = await waitFor(async () => (await pushes()).find((e) => e.status === 'running'), 10_000, 'the first push to run');
-      // The second push waits long enough to be still queued when the first one's run fails.
-      h.config.jobs.drawingsCoalesceMs = 4_000;
+      // The second push waits long enough to be still queued when the first one's run fails (its four tries, about
+      // 0.35 s apart in all here).
+      h.config.jobs.drawingsCoalesceMs = 2_000;
       newDrawing = h.service.addDrawing(project.id);
       await deliverEvent(h, events.drawingCreated(h.service.drawingView(newDrawing.id)));
       second = await waitFor(async () => (await pushes()).find((e) => e.id !== first.id), 10_000, 'the second push to be recorded');

@@ -1,4 +1,5 @@
 import { AutomationPollerService } from '../../src/automations/automation-poller.service.js';
+import { loadConfig } from '../../src/config/app-config.js';
 import { allActionsFinished, mapAppointment } from '../support/appointment-crm.js';
 import { readChangesNow } from '../support/automations.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
@@ -13,7 +14,14 @@ describe('automations: a project for each qualifying appointment, once', () => {
   let h: Harness;
   let seq = 0;
   beforeAll(async () => {
-    h = await startHarness({ redisDb: 12, appointmentCrm: true, env: { AUTOMATION_POLL_SECONDS: '0' } });
+    h = await startHarness({
+      redisDb: 12,
+      appointmentCrm: true,
+      env: { AUTOMATION_POLL_SECONDS: '0' },
+      // The association waits 100 ms rather than 1 s for more mappings to join it (each read waits for it); the test
+      // of its gathering puts the daemon's 1 s back.
+      tune: (c) => (c.automationAssociateGatherMs = 100),
+    });
     // Creation stays off: the first test turns it on.
     const res = await h.admin('/api/automations/appointment-crm', { method: 'PUT', json: { statuses: ['Sold'], owner: OWNER } });
     expect(res.status).toBe(200);
@@ -105,7 +113,14 @@ describe('automations: a project for each qualifying appointment, once', () => {
     const projectCalls = (path: string) => h.service.requestsTo('POST', path).length;
     const [p2Before, p5Before] = [projectCalls('/v1/projects'), projectCalls('/v1/projects/search')];
 
-    const run = await read();
+    const gatherMs = h.config.automationAssociateGatherMs;
+    h.config.automationAssociateGatherMs = loadConfig({}).automationAssociateGatherMs;
+    let run: Json;
+    try {
+      run = await read();
+    } finally {
+      h.config.automationAssociateGatherMs = gatherMs;
+    }
     expect(run).toMatchObject({ kind: 'poll_changes', trigger: 'admin', status: 'succeeded' });
     expect(run.detail).toMatch(/2 project\(s\) to create/);
 

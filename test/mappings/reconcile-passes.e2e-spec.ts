@@ -206,8 +206,9 @@ describe('a full pass killed mid-way', () => {
   beforeAll(async () => {
     if (!existsSync(DAEMON_ENTRY)) execSync('npm run build', { stdio: 'ignore' });
     await service.start();
-    // 10 calls a second: the pass paces itself to 5, two R3 pages per project, so about 0.4 s per project.
-    env = { ...baseEnv(service, databaseUrl, REDIS_DB), SERVICE_API_MAX_RPS: '10' };
+    // 20 calls a second: the pass paces itself to 10, two R3 pages per project, so about 0.2 s per project (the kill
+    // after eight lands with 4 s of the pass to go).
+    env = { ...baseEnv(service, databaseUrl, REDIS_DB), SERVICE_API_MAX_RPS: '20' };
   }, 60_000);
 
   afterAll(async () => {

@@ -23,6 +23,8 @@ class Receiver {
   readonly messages: Received[] = [];
   answer: { status: number; delayMs: number } = { status: 200, delayMs: 0 };
   private server?: Server;
+  /** Answers still held back by `delayMs`, each answering when called. */
+  private readonly held = new Set<() => void>();
 
   async start(): Promise<void> {
     this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -31,10 +33,21 @@ class Receiver {
       req.on('end', () => {
         this.messages.push({ at: Date.now(), path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received['body'] });
         const { status, delayMs } = this.answer;
-        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'), delayMs).unref();
+        const answer = () => {
+          clearTimeout(timer);
+          this.held.delete(answer);
+          if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+        };
+        const timer = setTimeout(answer, delayMs).unref();
+        this.held.add(answer);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+  }
+
+  /** Gives every answer still held back now, so that a test is not kept waiting for what it has already asserted. */
+  answerHeldNow(): void {
+    for (const answer of [...this.held]) answer();
   }
 
   url(path = '/services/T000/B000/secret-path-token'): string {
@@ -87,8 +100,12 @@ describe('alerts', () => {
         PUBLIC_URL: 'https://sync.example.com/',
         ADMIN_TOKENS: `viewer1:viewer:${VIEWER_TOKEN}`,
       },
-      // Short enough for the slow receiver test, long enough that a loaded machine never times out a prompt answer.
-      tune: (c) => (c.alerts.timeoutMs = 2_000),
+      tune: (c) => {
+        // Short enough for the slow receiver test, long enough that a loaded machine never times out a prompt answer.
+        c.alerts.timeoutMs = 2_000;
+        // The look for rows a stopped replica left: every 5 s by default, here every interval (the stopped-replica test waits for it).
+        c.alerts.pendingSweepMs = 1_000;
+      },
     });
   }, HARNESS_START_MS);
   afterAll(async () => {
@@ -144,8 +161,21 @@ describe('alerts', () => {
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(intervalMs - 10);
   }
 
-  /** Waits until the kind's last message is more than the interval old, so the next one goes out at once. */
-  const quietInterval = () => new Promise((r) => setTimeout(r, h.config.alerts.minIntervalSeconds * 1000 + 100));
+  /**
+   * Makes the next message go out at once, as if the interval had passed since the last one, without waiting it out:
+   * once every earlier message is sent (none pending or being sent), their `sent_at`, the throttle's clock, is moved
+   * back by the interval in force. The throttle compares it with Postgres's `now()`, so this is time passing for it.
+   */
+  async function quietInterval(): Promise<void> {
+    await waitFor(
+      async () => (await h.database.query<unknown[]>(`SELECT 1 FROM alert WHERE status IN ('pending', 'sending')`)).length === 0,
+      15_000,
+      'earlier alerts sent',
+    );
+    await h.database.query(`UPDATE alert SET sent_at = sent_at - make_interval(secs => $1) WHERE sent_at IS NOT NULL`, [
+      h.config.alerts.minIntervalSeconds + 1,
+    ]);
+  }
 
   /**
    * Runs `work` with a wider interval: failing sends take seconds on a loaded machine, so a burst of them spreads over
@@ -193,6 +223,42 @@ describe('alerts', () => {
     expect(text).toContain('&lt;!channel&gt; see &lt;https://evil.example|your invoice&gt; &amp; pay');
     expect(text).toContain('Smith &lt;!here&gt; &lt;@U024BE7LH&gt;');
     expect(text).not.toMatch(/[<>]/);
+  });
+
+  // Before the tests that widen the interval: the abandoned message is found by the daemon's own look (the sweep, or
+  // the timer the last message set), and a wider interval's timer would hold that look back by its length.
+  it('a message a stopped replica left mid-send is recorded failed, saying so, and its events sent in the next', async () => {
+    // Earlier tests' messages sent first (quietInterval waits for them), so that the next message holds only the
+    // abandoned one's events.
+    await quietInterval();
+    receiver.messages.length = 0;
+    // Answered late, so the list is read while the message is still `sending` (as on a loaded machine): an earlier
+    // test's sent row must not pass for it.
+    receiver.answer = { status: 200, delayMs: 300 };
+    try {
+      // What a replica killed between claiming a message and sending it leaves behind.
+      const [abandoned] = await h.database.query<Array<{ id: string }>>(
+        `INSERT INTO alert (kind, status, count, entries, detail, sent_at, updated_at)
+         VALUES ('action_failed', 'sending', 2, '{9007199254740993,9007199254740995}', '#9007199254740993 push_drawings: HTTP 400', now() - interval '2 minutes', now() - interval '2 minutes')
+         RETURNING id::text AS id`,
+      );
+      const [message] = await waitFor(() => (receiver.of('action_failed').length > 0 ? receiver.of('action_failed') : null), 12_000, 'the message');
+      expect(message.body).toMatchObject({ kind: 'action_failed', count: 2, entries: ['9007199254740993', '9007199254740995'] });
+      expect(message.body.text).toContain('#9007199254740993 push_drawings');
+      const listed = await waitFor(async () => {
+        const items = (await alerts()).items;
+        const left = items.find((a) => a.id === abandoned.id);
+        // Ids compared as numbers: as strings, an earlier message's '9' sorts after '12'.
+        const sent = items.find((a) => a.kind === 'action_failed' && a.status === 'sent' && BigInt(a.id) > BigInt(abandoned.id));
+        return left && sent ? { left, sent } : null;
+      });
+      expect(listed.left).toMatchObject({ status: 'failed', error: 'not sent: the replica sending it stopped; its events were counted into the next message' });
+      expect(listed.sent).toMatchObject({ count: 2, entries: ['9007199254740993', '9007199254740995'] });
+      await new Promise((r) => setTimeout(r, 1_300));
+      expect(receiver.of('action_failed')).toHaveLength(1);
+    } finally {
+      receiver.answer = { status: 200, delayMs: 0 };
+    }
   });
 
   it('sends one message for a burst now and counts the rest into the next, after the interval', async () => {
@@ -266,44 +332,6 @@ describe('alerts', () => {
       await replica.close();
     }
   }, 60_000);
-
-  it('a message a stopped replica left mid-send is recorded failed, saying so, and its events sent in the next', async () => {
-    // Earlier tests' messages sent first, so that the next message holds only the abandoned one's events.
-    await waitFor(
-      async () => (await h.database.query<unknown[]>(`SELECT 1 FROM alert WHERE status IN ('pending', 'sending')`)).length === 0,
-      15_000,
-      'earlier alerts',
-    );
-    await quietInterval();
-    receiver.messages.length = 0;
-    // Answered late, so the list is read while the message is still `sending` (as on a loaded machine): an earlier
-    // test's sent row must not pass for it.
-    receiver.answer = { status: 200, delayMs: 300 };
-    try {
-      // What a replica killed between claiming a message and sending it leaves behind.
-      const [abandoned] = await h.database.query<Array<{ id: string }>>(
-        `INSERT INTO alert (kind, status, count, entries, detail, sent_at, updated_at)
-         VALUES ('action_failed', 'sending', 2, '{9007199254740993,9007199254740995}', '#9007199254740993 push_drawings: HTTP 400', now() - interval '2 minutes', now() - interval '2 minutes')
-         RETURNING id::text AS id`,
-      );
-      const [message] = await waitFor(() => (receiver.of('action_failed').length > 0 ? receiver.of('action_failed') : null), 12_000, 'the message');
-      expect(message.body).toMatchObject({ kind: 'action_failed', count: 2, entries: ['9007199254740993', '9007199254740995'] });
-      expect(message.body.text).toContain('#9007199254740993 push_drawings');
-      const listed = await waitFor(async () => {
-        const items = (await alerts()).items;
-        const left = items.find((a) => a.id === abandoned.id);
-        // Ids compared as numbers: as strings, an earlier message's '9' sorts after '12'.
-        const sent = items.find((a) => a.kind === 'action_failed' && a.status === 'sent' && BigInt(a.id) > BigInt(abandoned.id));
-        return left && sent ? { left, sent } : null;
-      });
-      expect(listed.left).toMatchObject({ status: 'failed', error: 'not sent: the replica sending it stopped; its events were counted into the next message' });
-      expect(listed.sent).toMatchObject({ count: 2, entries: ['9007199254740993', '9007199254740995'] });
-      await new Promise((r) => setTimeout(r, 1_300));
-      expect(receiver.of('action_failed')).toHaveLength(1);
-    } finally {
-      receiver.answer = { status: 200, delayMs: 0 };
-    }
-  });
 
   it('a dead receiver leaves syncing unaffected; the alert is recorded failed with the reason, host only', async () => {
     await quietInterval();
@@ -461,6 +489,8 @@ describe('alerts without Postgres, and from the record CRM', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.of('webhooks_unavailable')).toHaveLength(1);
     } finally {
+      // The held POST has done its part (the 503s above did not wait for it): answered now, the close need not wait.
+      receiver.answerHeldNow();
       await down.close();
       receiver.answer = { status: 200, delayMs: 0 };
     }

@@ -2,7 +2,16 @@ import type { MappingStatus } from '../../src/mappings/mapping.row.js';
 import type { SyncLogEntry } from '../../src/sync-log/sync-log.row.js';
 import { events, recordPrompt, WebhookSender } from '../../sim/service/index.js';
 import { zohoError, type ZohoModule } from '../../sim/zoho/index.js';
-import { EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from '../support/harness.js';
+import {
+  dedupeWindowPassed,
+  EVENTS_SECRET,
+  RECORD_PROMPT_SECRET,
+  runEntryAgain,
+  startHarness,
+  waitFor,
+  writesSentEarlier,
+  type Harness,
+} from '../support/harness.js';
 import { mapRecord } from '../support/zoho-records.js';
 import { syncLogEntries, syncLogEntry } from '../support/tables.js';
 
@@ -102,8 +111,10 @@ describe('record CRM (Zoho) flows', () => {
     expect(entry.status).toBe('succeeded');
     expect(zoho().attachmentsOf('Quotes', m.recordId)).toHaveLength(1);
 
-    // A crash between upload and bookkeeping: the entry runs again and finds the attachment by its name.
+    // A crash between upload and bookkeeping: the entry runs again and finds the attachment by its name (the crash a
+    // while ago: the fence's wait for that upload to land is another test's).
     const exportsBefore = h.service.exports.length;
+    await writesSentEarlier(h, entry.id);
     await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
       const e = await syncLogEntry(h, { id: entry.id });
@@ -114,7 +125,7 @@ describe('record CRM (Zoho) flows', () => {
     expect(h.service.exports.length).toBe(exportsBefore);
 
     // The user exports the same drawing again after the dedupe window: a new delivery, a new attachment.
-    await new Promise((r) => setTimeout(r, 2_100));
+    await dedupeWindowPassed(h);
     expect(await deliverPrompt(body)).toBe('accepted');
     await settled(m.target, 2);
     const names = zoho()
@@ -135,6 +146,7 @@ describe('record CRM (Zoho) flows', () => {
       expect(entry.status).toBe('succeeded');
       expect(zoho().attachmentsOf('Leads', m.recordId)).toHaveLength(4);
 
+      await writesSentEarlier(h, entry.id);
       await runEntryAgain(h, entry.id);
       const again = await waitFor(async () => {
         const e = await syncLogEntry(h, { id: entry.id });
@@ -387,7 +399,8 @@ describe('record CRM (Zoho) flows', () => {
     expect(notes[0].content).toContain('Date: 2025-11-20');
     expect(entry.dedupeKey).toBe(`record:payment:${proposal.proposal_id}:mark_as_paid:2025-11-20:120.50:Check`);
 
-    // The entry runs again (a crash after Zoho stored the note): the note is found, not added twice.
+    // The entry runs again (a crash after Zoho stored the note, a while ago): the note is found, not added twice.
+    await writesSentEarlier(h, entry.id);
     await runEntryAgain(h, entry.id);
     const again = await waitFor(async () => {
       const e = await syncLogEntry(h, { id: entry.id });

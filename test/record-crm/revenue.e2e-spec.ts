@@ -7,7 +7,16 @@ import type { ZohoModule } from '../../sim/zoho/index.js';
 import { dayIn, ZohoRevenueClient } from '../../src/record-crm/zoho/zoho-revenue.client.js';
 import { mapRecord } from '../support/zoho-records.js';
 import { browserTestOf, launchChromium, openConsolePage } from '../support/browser.js';
-import { ADMIN_TOKEN, EVENTS_SECRET, RECORD_PROMPT_SECRET, runEntryAgain, startHarness, waitFor, type Harness } from '../support/harness.js';
+import {
+  ADMIN_TOKEN,
+  dedupeWindowPassed,
+  EVENTS_SECRET,
+  RECORD_PROMPT_SECRET,
+  runEntryAgain,
+  startHarness,
+  waitFor,
+  type Harness,
+} from '../support/harness.js';
 import { syncLogEntries, syncLogEntry } from '../support/tables.js';
 
 const sender = new WebhookSender();
@@ -89,7 +98,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
     // Re-delivered (the deprecated event, and the same body after the dedupe window), and found again by a full
     // reconciliation: nothing new is written.
     await deliverEvent(events.proposalApproved(proposal));
-    await new Promise((r) => setTimeout(r, 2_100));
+    await dedupeWindowPassed(h);
     await deliverEvent(events.proposalStatusChanged(proposal));
     expect((await h.admin('/api/reconcile', { method: 'POST', json: { scope: 'full' } })).status).toBe(202);
     await waitFor(async () => (await syncLogEntries(h, { kind: 'reconcile' })).every((e) => FINISHED.includes(e.status)), 20_000);
@@ -546,7 +555,7 @@ describe('revenue in Zoho: the Deal follows the proposal, line items become a Qu
       zoho().revenue.editByHand('Quotes', quote.id, { Subject: 'Smith fence, final' });
       for (const product of [...zoho().revenue.products.values()]) if (product.code === 'SKU-1') zoho().revenue.products.delete(product.id);
       const newFence = zoho().revenue.addProduct('Fence v2', 'SKU-1');
-      await new Promise((r) => setTimeout(r, 2_100));
+      await dedupeWindowPassed(h);
       expect((await sender.deliverOnce(`${h.url}/webhooks/record-crm/export-prompt`, prompt, { secret: RECORD_PROMPT_SECRET })).status).toBe(200);
       const [, second] = await settled(m.target, 'push_quote', 2);
       expect(second.status).toBe('succeeded');

@@ -161,6 +161,30 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
 }
 
 /**
+ * Passes the webhook dedupe window (`WEBHOOK_DEDUPE_WINDOW_SECONDS`) without waiting it out: every stored delivery's
+ * receipt is moved back by the window, so an equal body delivered next is new, not a re-delivery (the dedupe compares
+ * the receipt with Postgres's clock).
+ */
+export async function dedupeWindowPassed(h: Harness): Promise<void> {
+  await h.database.query(`UPDATE webhook_inbox SET received_at = received_at - make_interval(secs => $1)`, [h.config.webhooks.dedupeWindowSeconds + 1]);
+}
+
+/**
+ * Moves the times an entry's runs noted for the writes they sent (`…SentAt` in its payload, the write fence) back by
+ * `ms`, as if those writes had been sent that much earlier: a later run then finds them landed and looks at once,
+ * rather than waiting twice their time-out. For a test of what that run finds, not of the fence's wait (which has
+ * tests of its own), so that it does not wait the fence out.
+ */
+export async function writesSentEarlier(h: Harness, entryId: string, ms = 3_600_000): Promise<void> {
+  await h.database.query(
+    `UPDATE sync_log SET payload = payload || COALESCE(
+       (SELECT jsonb_object_agg(key, to_jsonb((value #>> '{}')::bigint - $2)) FROM jsonb_each(payload) WHERE key LIKE '%SentAt'), '{}'::jsonb)
+     WHERE id = $1`,
+    [entryId, ms],
+  );
+}
+
+/**
  * Puts a finished entry back as if its run had been interrupted before its outcome was written (a crash after the
  * CRM stored the push): queued again under a job of its own, which the relay enqueues.
  */

@@ -6,7 +6,7 @@ import { redisConnection } from '../../src/queues/redis-connection.js';
 import { deliveryHash } from '../../src/webhooks/inbox.service.js';
 import { toJson } from '../../sim/common/sim-server.js';
 import { signWebhook, WebhookSender, events, appointmentPrompt, recordPrompt } from '../../sim/service/index.js';
-import { EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from '../support/harness.js';
+import { dedupeWindowPassed, EVENTS_SECRET, RECORD_PROMPT_SECRET, startHarness, waitFor, type Harness } from '../support/harness.js';
 import { inboxDeliveries, syncLogEntries } from '../support/tables.js';
 
 const sender = new WebhookSender({ timeScale: 1 });
@@ -96,7 +96,7 @@ describe('webhook intake', () => {
     await waitFor(() => entriesOf(row.id).then((e) => e.length === 1));
     expect((await inboxDeliveries(h, { id: row.id }))[0].duplicates).toBe(1);
 
-    await new Promise((r) => setTimeout(r, 2_100)); // the test's window is 2 s
+    await dedupeWindowPassed(h); // the test's window is 2 s
     expect(await (await post(body, signWebhook(EVENTS_SECRET, body))).json()).toEqual({ status: 'accepted' });
     const rows = await inboxRows(body);
     expect(rows).toHaveLength(2);
