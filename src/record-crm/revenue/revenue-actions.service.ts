@@ -338,7 +338,12 @@ export class RevenueActionsService {
       if (earlier) return earlier.id;
       assertLockHeld(lock);
       await this.quotes.createSent(p.recordId, p.drawingId);
-      return this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
+      try {
+        return await this.zoho.createQuote({ Subject: subject, ...links, ...fields }, trigger);
+      } catch (err) {
+        if (isRefusal(err)) await this.quotes.createRefused(p.recordId, p.drawingId);
+        throw err;
+      }
     }, this.config.http.retry);
   }
 
@@ -515,4 +520,13 @@ function lookupId(value: unknown): string | null {
   if (!value || typeof value !== 'object') return null;
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' && id !== '' ? id : typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : null;
+}
+
+/**
+ * An answer saying the write was not applied: Zoho refused the record (`data[0]` with an error) or the request (a 4xx
+ * other than a time-out). A 5xx or no answer at all leaves it open whether the create landed.
+ */
+export function isRefusal(err: unknown): boolean {
+  if (!(err instanceof OutboundError) || err.status === null) return false;
+  return err.failure === 'rejected' || (err.status >= 400 && err.status < 500 && err.status !== 408);
 }

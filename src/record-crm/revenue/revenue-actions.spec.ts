@@ -1,4 +1,5 @@
-import { planStage } from './revenue-actions.service.js';
+import { OutboundError } from '../../http/outbound-error.js';
+import { isRefusal, planStage } from './revenue-actions.service.js';
 import type { DealPipeline } from '../zoho/zoho-revenue.client.js';
 
 /** A second pipeline as crm-oas pipeline.yaml's example has them: custom open stages numbered after the closed ones. */
@@ -40,5 +41,26 @@ describe('planStage (the stage an update_deal writes, from the Deal own pipeline
       "Stage not written: Closed Won is not a stage of the Deal's pipeline Installs and it has no Closed Won stage",
     );
     expect(planStage('won', 'Closed Won', 'Zoho shows no Layout of Deal 1', 'Signed').problem).toBe('Stage not written: Zoho shows no Layout of Deal 1');
+  });
+});
+
+describe('isRefusal (a Quote create Zoho answered without applying it: no later run waits for it to land)', () => {
+  const error = (failure: ConstructorParameters<typeof OutboundError>[2], status: number | null) =>
+    new OutboundError('zoho', 'POST /Quotes', failure, status, '');
+
+  it('a refused record (data[0] with an error) and a 4xx answer are refusals', () => {
+    expect(isRefusal(error('rejected', 200))).toBe(true);
+    expect(isRefusal(error('rejected', 400))).toBe(true);
+    expect(isRefusal(error('unauthorized', 401))).toBe(true);
+    expect(isRefusal(error('rate_limited', 429))).toBe(true);
+  });
+
+  it('no answer, a time-out or a 5xx leave it open whether the create landed', () => {
+    expect(isRefusal(error('timeout', null))).toBe(false);
+    expect(isRefusal(error('network', null))).toBe(false);
+    expect(isRefusal(error('timeout', 408))).toBe(false);
+    expect(isRefusal(error('unavailable', 500))).toBe(false);
+    expect(isRefusal(error('unavailable', 503))).toBe(false);
+    expect(isRefusal(new Error('anything else'))).toBe(false);
   });
 });

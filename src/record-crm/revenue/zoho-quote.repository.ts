@@ -32,6 +32,11 @@ export class ZohoQuoteRepository {
     );
   }
 
+  /** Zoho answered the create with a refusal: it made no Quote, so no later run waits for it to land. */
+  async createRefused(dealId: string, drawingId: string): Promise<void> {
+    await this.database.query(`UPDATE zoho_quote SET create_sent_at = NULL WHERE deal_id = $1 AND drawing_id = $2`, [dealId, drawingId]);
+  }
+
   /** When the last create of the drawing's Quote was sent, if no run has heard of its Quote since. */
   async unansweredCreate(dealId: string, drawingId: string): Promise<Date | null> {
     const rows = await this.database.query<Array<{ sentAt: Date | null }>>(
