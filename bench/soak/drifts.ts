@@ -47,7 +47,11 @@ interface AutoHeal {
   crm: string;
   target: string;
   kind: string;
+  /** The drift's by_crm_sync when the watch read it, and whether a pass had seen the drift again since the heal was recorded. */
   byCrmSync: boolean;
+  seenSince: boolean;
+  /** crm-sync's last write to the record that had finished when the heal was recorded (a Quote: crm-sync made it). */
+  wroteBefore: boolean;
   lastModifier: { who: string; crmSync: boolean } | null;
   seenAt: number;
 }
@@ -271,8 +275,21 @@ function lastModifierOf(crm: string, target: string, kind: string): { who: strin
 export async function watchAutoHeals(stop: { done: boolean }): Promise<void> {
   let after = '0';
   while (!stop.done) {
-    const rows = await query<{ id: string; created_at: Date; drift_id: string; crm: string; target: string; kind: string; by_crm_sync: boolean }>(
-      `SELECT s.id::text AS id, s.created_at, d.id::text AS drift_id, d.crm, d.target, d.kind, d.by_crm_sync
+    // A Deal is the Zoho user's until crm-sync's update_deal (its other writes, notes and files, leave Modified_By be).
+    const rows = await query<{
+      id: string;
+      created_at: Date;
+      drift_id: string;
+      crm: string;
+      target: string;
+      kind: string;
+      by_crm_sync: boolean;
+      seen_since: boolean;
+      wrote_before: boolean;
+    }>(
+      `SELECT s.id::text AS id, s.created_at, d.id::text AS drift_id, d.crm, d.target, d.kind, d.by_crm_sync, d.seen_at > s.created_at AS seen_since,
+              d.target LIKE 'Quotes/%' OR EXISTS (SELECT 1 FROM sync_log w WHERE w.crm = d.crm AND w.target = d.target AND w.status = 'succeeded'
+                AND w.finished_at <= s.created_at AND w.kind <> 'revenue_check' AND (d.crm <> 'record' OR w.kind = 'update_deal')) AS wrote_before
          FROM sync_log s JOIN revenue_drift d ON d.id::text = split_part(s.dedupe_key, ':', 3)
         WHERE s.dedupe_key LIKE 'revenue:heal:%' AND s.trigger = 'automation' AND s.id > $1::bigint ORDER BY s.id`,
       [after],
@@ -287,11 +304,13 @@ export async function watchAutoHeals(stop: { done: boolean }): Promise<void> {
         target: r.target,
         kind: r.kind,
         byCrmSync: r.by_crm_sync,
+        seenSince: r.seen_since,
+        wroteBefore: r.wrote_before,
         lastModifier: lastModifierOf(r.crm, r.target, r.kind),
         seenAt: now(),
       });
     }
-    await sleep(500);
+    await sleep(200);
   }
 }
 
@@ -302,6 +321,8 @@ export interface DriftFigures {
   autoHeals: number;
   /** The auto-heals by the kind of their drift. */
   autoHealKinds: Record<string, number>;
+  /** Auto-heals whose drift a later pass had updated before the watch read it (its by_crm_sync then not the heal's). */
+  autoHealsSeenAgain: number;
   /** Per kind: injected, found, the passes' delays. */
   byKind: Array<{ kind: string; injected: number; found: number; delays: number[]; passes: number[]; during: string[] }>;
 }
@@ -344,11 +365,14 @@ export async function driftChecks(): Promise<{ checks: Check[]; figures: DriftFi
   }
   checks.push({ name: 'every injected drift found by the first pass after it', problems: found });
 
-  // (b) Auto-heal healed only crm-sync's own last writes.
+  // (b) Auto-heal healed only crm-sync's own last writes: its drift said so (when no later pass has updated it since),
+  // crm-sync had written the record and no person had edited it since, and the simulator showed crm-sync as its last
+  // modifier when the heal was seen (unless a person's edit came after the heal, or the sale is gone).
   const healed: string[] = [];
   for (const h of autoHeals) {
     const where = `heal #${h.entryId} (${h.kind} of ${h.target})`;
-    if (!h.byCrmSync) healed.push(`${where}: its drift #${h.driftId} does not say crm-sync changed it last`);
+    if (!h.byCrmSync && !h.seenSince) healed.push(`${where}: its drift #${h.driftId} does not say crm-sync changed it last`);
+    if (!h.wroteBefore) healed.push(`${where}: crm-sync had not written the record when the heal was recorded`);
     const person = injections.find((i) => i.crm === h.crm && i.target === h.target && i.at <= h.createdAt);
     if (person) healed.push(`${where}: recorded ${((h.createdAt - person.at) / 1000).toFixed(1)} s after a person's edit (${person.kind})`);
     const laterPerson = injections.some((i) => i.crm === h.crm && i.target === h.target && i.at > h.createdAt && i.at <= h.seenAt);
@@ -391,6 +415,7 @@ export async function driftChecks(): Promise<{ checks: Check[]; figures: DriftFi
       injected: injections.length,
       found: byKind.reduce((n, k) => n + k.found, 0),
       autoHeals: autoHeals.length,
+      autoHealsSeenAgain: autoHeals.filter((h) => h.seenSince).length,
       autoHealKinds: autoHeals.reduce<Record<string, number>>((counts, h) => ({ ...counts, [h.kind]: (counts[h.kind] ?? 0) + 1 }), {}),
       byKind,
     },
