@@ -105,7 +105,7 @@ export async function report(run: {
       (drifts.autoHeals > 0
         ? ` (${Object.entries(drifts.autoHealKinds)
             .map(([k, n]) => `${k} ${n}`)
-            .join(', ')}; ${drifts.autoHealsSeenAgain} seen again by a later pass before the watch read them)`
+            .join(', ')})`
         : '') +
       '; ' +
       `${driftRows.n} drift row(s) in all (${driftRows.open} open, ${driftRows.healed} healed)`,

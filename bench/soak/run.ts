@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { freePort } from '../support.js';
 import { chaosLoop, faultLoop } from './chaos.js';
-import { driftChecks, driftLoop, injectRemaining, waitForPasses, watchAutoHeals } from './drifts.js';
+import { driftChecks, driftLoop, injectRemaining, waitForPasses, watchAutoHeals, watchHealsFromNowOn } from './drifts.js';
 import { checkInvariants, settle, settleAutomations } from './invariants.js';
 import { report } from './report.js';
 import { FailedEntry, retryFailed, trafficLoop } from './traffic.js';
@@ -74,6 +74,7 @@ async function main(): Promise<number> {
   await Promise.all(replicas.slice(1).map(startReplica));
   state.pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
   state.pool.on('error', () => undefined);
+  await watchHealsFromNowOn();
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
