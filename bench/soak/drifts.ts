@@ -337,6 +337,8 @@ export interface DriftFigures {
   autoHeals: number;
   /** The auto-heals by the kind of their drift. */
   autoHealKinds: Record<string, number>;
+  /** Each auto-heal in a line, for a run that failed. */
+  autoHealLines: string[];
 
   /** Per kind: injected, found, the passes' delays. */
   byKind: Array<{ kind: string; injected: number; found: number; delays: number[]; passes: number[]; during: string[] }>;
@@ -430,6 +432,10 @@ export async function driftChecks(): Promise<{ checks: Check[]; figures: DriftFi
       injected: injections.length,
       found: byKind.reduce((n, k) => n + k.found, 0),
       autoHeals: autoHeals.length,
+      autoHealLines: autoHeals.map(
+        (h) =>
+          `heal #${h.entryId}: ${h.kind} of ${h.target} at ${((h.createdAt - started) / 1000).toFixed(1)} s, last modifier ${h.lastModifier?.who ?? 'none'}`,
+      ),
       autoHealKinds: autoHeals.reduce<Record<string, number>>((counts, h) => ({ ...counts, [h.kind]: (counts[h.kind] ?? 0) + 1 }), {}),
       byKind,
     },

@@ -154,6 +154,7 @@ export async function report(run: {
   }
   if (failedChecks.length > 0) {
     console.log(`\nINVARIANTS FAILED: ${failedChecks.map((c) => c.name).join('; ')}`);
+    if (drifts.autoHealLines.length > 0) console.log(`auto-heals:\n  ${drifts.autoHealLines.slice(0, 40).join('\n  ')}`);
     for (const replica of replicas) {
       const lines = (replica.log + (replica.daemon?.output() ?? '')).split('\n').filter((l) => /"level":(50|60)/.test(l));
       if (lines.length) console.log(`--- replica ${replica.index}: ${lines.length} error line(s), last:\n${lines.slice(-5).join('\n')}`);
