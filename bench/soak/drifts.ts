@@ -14,6 +14,8 @@ export const INJECTED_KINDS: readonly InjectedKind[] = ['amount', 'stage', 'quot
 
 /** The person of the Zoho edits: not crm-sync's user (crm-oas v8.0/users.json, Minified_User). */
 const ZOHO_PERSON = { name: SOAK_PERSON, id: '4150868000000990001', email: 'pat.person@example.com' };
+/** The pushes that write what the revenue check compares (a heal is one of them). */
+const REVENUE_WRITES = ['update_deal', 'push_quote', 'push_line_items', 'set_status', 'push_proposal_pdf'];
 /** A stage before the won one in Zoho's default Deals pipeline: the Deal moved back. */
 const STAGE_MOVED_BACK = 'Negotiation/Review';
 
@@ -67,14 +69,22 @@ function zohoRecordOf(target: string): { module: 'Deals' | 'Quotes'; id: string 
 }
 
 /**
- * A project whose traffic can end now: its approvals' pushes all finished (nothing queued, running or failed), no
- * webhook of it still being sent or given up (an admin's reconciliation would push it later), and no drift of it
- * open but those injected (one being healed would race the person's edit).
+ * A project whose traffic can end now: its approvals' pushes all finished (nothing queued, running or failed) and a
+ * pass of the revenue check since, no webhook of it still being sent or given up (an admin's reconciliation would push
+ * it later), and no drift of it open but those injected (one being healed would race the person's edit).
  */
 async function ready(p: SoakProject): Promise<boolean> {
   if (p.proposals.length === 0 || p.sending > 0 || p.gaveUp) return false;
   const [busy] = await query<{ n: string }>(`SELECT count(*) AS n FROM sync_log WHERE project_id = $1 AND status IN ('queued', 'running', 'failed')`, [p.id]);
   if (busy.n !== '0') return false;
+  // A pass has compared the record since crm-sync's last revenue write to it: a drift of crm-sync's own write that a
+  // pass is about to find would be healed by a decision taken before the person's edit.
+  const [seen] = await query<{ n: string }>(
+    `SELECT count(*) AS n FROM sync_log WHERE kind = 'revenue_check' AND status = 'succeeded'
+        AND started_at > (SELECT max(finished_at) FROM sync_log WHERE project_id = $1 AND kind = ANY($2::text[]))`,
+    [p.id, REVENUE_WRITES],
+  );
+  if (seen.n === '0') return false;
   const open = await query<{ crm: string; target: string; kind: string }>(
     `SELECT crm, target, kind FROM revenue_drift WHERE project_id = $1 AND state = 'open'`,
     [p.id],
@@ -201,10 +211,13 @@ function edit(kind: InjectedKind, p: SoakProject): Omit<Injection, 'kind' | 'pro
   }
 }
 
-/** While the traffic runs (from `from` on): each kind not injected yet, into a record that is ready, now and then. */
-export async function driftLoop(from: number, until: number): Promise<void> {
+/**
+ * While the traffic and the faults run (from `from` on, until the traffic's time is up and the last crash made): each
+ * kind not injected yet, into a record that is ready, now and then.
+ */
+export async function driftLoop(from: number, until: number, chaos: { done: boolean }): Promise<void> {
   if (now() < from) await sleep(from - now());
-  while (now() < until) {
+  while (now() < until || !chaos.done) {
     for (const kind of INJECTED_KINDS) if (!injections.some((i) => i.kind === kind)) await inject(kind, 'faults');
     if (INJECTED_KINDS.every((kind) => injections.some((i) => i.kind === kind))) return;
     await sleep(2_000);

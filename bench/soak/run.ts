@@ -88,7 +88,7 @@ async function main(): Promise<number> {
     trafficLoop(until, chaos),
     chaosLoop(until).finally(() => (chaos.done = true)),
     // People's edits once some approvals are pushed: from a third of the traffic on.
-    driftLoop(trafficStart + (SECONDS * 1000) / 3, until),
+    driftLoop(trafficStart + (SECONDS * 1000) / 3, until, chaos),
   ]);
   state.faultsOn = false;
   await faults;
