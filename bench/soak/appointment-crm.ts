@@ -18,6 +18,9 @@ export interface AppointmentOutcome {
   notes: string[];
 }
 
+/** The person whose edits the soak injects as revenue drifts (bench/soak/drifts.ts). */
+export const SOAK_PERSON = 'Pat Person';
+
 /** The share of new appointments the Salesforce org commits late, and how late at most (within the 300 s look-back). */
 const LATE_COMMIT_SHARE = 0.25;
 const LATE_COMMIT_MAX_MS = 20_000;
@@ -51,6 +54,13 @@ export interface SoakAppointmentCrm {
   /** The customer edited in the CRM (the appointment changes with it). */
   editCustomer(id: string, phone: string): void;
   outcome(id: string): AppointmentOutcome;
+  /** A person deletes the appointment's sale in the CRM's own screens (revenue drift injected); false when it has none. */
+  personDeletesSale(id: string): boolean;
+  /**
+   * Who changed the appointment's part last, as the CRM shows it: its sale (the sale's own stamp where the CRM keeps
+   * one) or the appointment; `crmSync` when that was crm-sync's API user; null when the part is not there.
+   */
+  lastModifier(id: string, part: 'sale' | 'appointment'): { who: string; crmSync: boolean } | null;
 }
 
 export function appointmentCrmOf(kind: string, random: () => number = Math.random): SoakAppointmentCrm {
@@ -101,9 +111,23 @@ class RestAppointmentCrm implements SoakAppointmentCrm {
       notes: appt.notes.map((n) => n.text),
     };
   }
+
+  personDeletesSale(id: string): boolean {
+    if (!this.server.get(id)?.sale) return false;
+    this.server.personEdits(id, { sale: null }, SOAK_PERSON);
+    return true;
+  }
+
+  lastModifier(id: string, part: 'sale' | 'appointment'): { who: string; crmSync: boolean } | null {
+    const appt = this.server.get(id);
+    if (!appt) return null;
+    const who = (part === 'sale' ? appt.saleChanged?.updated_by : undefined) ?? appt.updated_by;
+    return who ? { who, crmSync: who === this.server.apiKeyUser } : null;
+  }
 }
 
 const APPOINTMENT = 'i360__Appointment__c';
+const SALE = 'i360__Sale__c';
 const RESULT = 'i360__Result__c';
 
 class SalesforceAppointmentCrm implements SoakAppointmentCrm {
@@ -219,5 +243,23 @@ class SalesforceAppointmentCrm implements SoakAppointmentCrm {
         .filter((n) => n.ParentId === appointment)
         .map((n) => String(n.Body ?? '')),
     };
+  }
+
+  personDeletesSale(id: string): boolean {
+    const sale = this.saleOf(id);
+    if (!sale) return false;
+    this.sim.personEdits(SALE, String(sale.Id), null);
+    return true;
+  }
+
+  lastModifier(id: string, part: 'sale' | 'appointment'): { who: string; crmSync: boolean } | null {
+    const row = part === 'sale' ? this.saleOf(id) : this.sim.row(APPOINTMENT, id);
+    const who = row?.LastModifiedById;
+    return typeof who === 'string' ? { who, crmSync: to18(who) === to18(this.sim.userId) } : null;
+  }
+
+  private saleOf(id: string): Record<string, unknown> | undefined {
+    const appointment = to18(id);
+    return this.sim.rows(SALE).find((s) => s.i360__Appointment__c === appointment);
   }
 }

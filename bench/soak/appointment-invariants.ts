@@ -1,6 +1,7 @@
 /** Exactly once on an appointment, whichever CRM holds it (appointment-crm.ts reads it): the same facts for each. */
 import type { LineItemsResult } from '../../sim/service/types.js';
 import type { AppointmentOutcome } from './appointment-crm.js';
+import { personOwns } from './drifts.js';
 import { appointmentCrm, service, type SoakProject } from './world.js';
 
 type Count = (what: string, n: number) => string;
@@ -33,7 +34,9 @@ export function appointmentProblems(
   if (p.exportedYes || p.proposals.length > 0) {
     if (appt.proposalFiles === 0) problems.push(lost(`${where}: its proposal PDF`));
     if (appt.proposalFiles > 1) problems.push(doubled(`${where}: proposal PDF`, appt.proposalFiles));
-    if (appt.sales.length === 0) problems.push(lost(`${where}: its sale`));
+    // A sale a person deleted afterwards stays deleted (drifts.ts checks that it does).
+    const deletedByPerson = personOwns(p.appointmentId!, 'sale_missing');
+    if (appt.sales.length === 0 && !deletedByPerson) problems.push(lost(`${where}: its sale`));
     if (appt.sales.length > 1) problems.push(doubled(`${where}: its sale`, appt.sales.length));
     const drawings = new Set([...p.exportedDrawings, ...p.proposals.map((proposal) => proposal.approved_option!.drawing_id)]);
     const versions = [...drawings].flatMap((id) => service.drawings.get(id)!.versions.map((v) => v.lineItems));

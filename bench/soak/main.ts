@@ -62,7 +62,7 @@ async function series(runs: number): Promise<number> {
   rmSync(dir, { recursive: true, force: true });
 
   console.log(`\n==== ${results.length} soak run(s) ====`);
-  console.log('run  seed        result  lost  doubled  pushes  recovery max  slowest crash kind           time');
+  console.log('run  seed        result  lost  doubled  pushes  drifts found  recovery max  slowest crash kind           time');
   for (const r of results) {
     const s = r.summary;
     const times = s?.recoveries.filter((x) => x.ms !== null) ?? [];
@@ -75,6 +75,7 @@ async function series(runs: number): Promise<number> {
         String(s?.lost ?? '?').padEnd(5),
         String(s?.doubled ?? '?').padEnd(8),
         String(s?.pushes ?? '?').padEnd(7),
+        `${s?.driftsFound ?? '?'}/${s?.driftsInjected ?? '?'}`.padEnd(13),
         (slowest ? `${(slowest.ms! / 1000).toFixed(1)} s` : '-').padEnd(13),
         (slowest?.kind ?? '-').padEnd(28),
         `${r.seconds} s`,

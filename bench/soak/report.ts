@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Fault } from '../../sim/common/sim-server.js';
 import { faultKind } from './chaos.js';
+import type { DriftFigures } from './drifts.js';
 import type { Check, Figures } from './invariants.js';
 import { FailedEntry, failures } from './traffic.js';
 import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointmentCrm, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
@@ -15,6 +16,9 @@ export interface RunSummary {
   /** Each crash's kind and its crash-to-resumption time (null: not resumed). */
   recoveries: Array<{ kind: string; ms: number | null }>;
   failedChecks: string[];
+  /** People's edits injected, and found by the first revenue check pass after each. */
+  driftsInjected?: number;
+  driftsFound?: number;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -28,8 +32,9 @@ export async function report(run: {
   trafficMs: number;
   settleMs: number;
   failedBeforeRetry: FailedEntry[];
+  drifts: DriftFigures;
 }): Promise<number> {
-  const { checks, figures, trafficMs, settleMs, failedBeforeRetry } = run;
+  const { checks, figures, trafficMs, settleMs, failedBeforeRetry, drifts } = run;
   const faultCounts = (hits: Array<{ fault: Fault }>) => {
     const counts = new Map<string, number>();
     for (const hit of hits) counts.set(faultKind(hit.fault), (counts.get(faultKind(hit.fault)) ?? 0) + 1);
@@ -85,6 +90,36 @@ export async function report(run: {
   row('locks lost', `${stats.locksLost} session(s) holding an advisory lock terminated`);
   row('pushes checked in the CRMs', String(figures.pushes));
   row('revenue checked in Zoho', `${figures.dealApprovals} Deals approved (Amount, Stage), ${figures.quotes} Quotes (one per drawing, Grand_Total)`);
+  const [passes] = await query<{ changes: string; full: string; failed: string }>(
+    `SELECT count(*) FILTER (WHERE status = 'succeeded' AND coalesce(payload->>'scope', 'changes') = 'changes') AS changes,
+            count(*) FILTER (WHERE status = 'succeeded' AND payload->>'scope' = 'full') AS full,
+            count(*) FILTER (WHERE status = 'failed') AS failed FROM sync_log WHERE kind = 'revenue_check'`,
+  );
+  const [driftRows] = await query<{ n: string; open: string; healed: string }>(
+    `SELECT count(*) AS n, count(*) FILTER (WHERE state = 'open') AS open, count(*) FILTER (WHERE state = 'healed') AS healed FROM revenue_drift`,
+  );
+  row('revenue check passes', `${passes.changes} changes, ${passes.full} full succeeded (${passes.failed} left failed)`);
+  row(
+    'drifts injected (people’s edits)',
+    `${drifts.injected}, ${drifts.found} found by the first pass after the edit; ${drifts.autoHeals} auto-heal(s) of crm-sync's own writes` +
+      (drifts.autoHeals > 0
+        ? ` (${Object.entries(drifts.autoHealKinds)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')})`
+        : '') +
+      '; ' +
+      `${driftRows.n} drift row(s) in all (${driftRows.open} open, ${driftRows.healed} healed)`,
+  );
+  for (const k of drifts.byKind) {
+    const delays = k.delays.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ');
+    row(
+      `  ${k.kind}`,
+      k.injected === 0
+        ? 'none injected'
+        : `${k.injected} injected (${k.during.join(', ')}), ${k.found} found by the first pass after it${delays ? `: edit to drift ${delays}` : ''}` +
+            (k.passes.some((n) => n !== 1) ? `; by pass ${k.passes.join(', ')}` : ''),
+    );
+  }
   row('lost', String(figures.lost));
   row('doubled', String(figures.doubled));
   if (figures.appointmentNotesDoubledByLimit > 0) row('appointment notes doubled (documented limit)', String(figures.appointmentNotesDoubledByLimit));
@@ -119,6 +154,7 @@ export async function report(run: {
   }
   if (failedChecks.length > 0) {
     console.log(`\nINVARIANTS FAILED: ${failedChecks.map((c) => c.name).join('; ')}`);
+    if (drifts.autoHealLines.length > 0) console.log(`auto-heals:\n  ${drifts.autoHealLines.slice(0, 40).join('\n  ')}`);
     for (const replica of replicas) {
       const lines = (replica.log + (replica.daemon?.output() ?? '')).split('\n').filter((l) => /"level":(50|60)/.test(l));
       if (lines.length) console.log(`--- replica ${replica.index}: ${lines.length} error line(s), last:\n${lines.slice(-5).join('\n')}`);
@@ -132,6 +168,8 @@ export async function report(run: {
     pushes: figures.pushes,
     recoveries: resumptions.map((r) => ({ kind: r.kind, ms: r.ms })),
     failedChecks: failedChecks.map((c) => c.name),
+    driftsInjected: drifts.injected,
+    driftsFound: drifts.found,
   };
   if (process.env.SOAK_RESULT) writeFileSync(process.env.SOAK_RESULT, JSON.stringify(summary));
   return failedChecks.length > 0 ? 1 : 0;

@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { freePort } from '../support.js';
 import { chaosLoop, faultLoop } from './chaos.js';
+import { driftChecks, driftLoop, injectRemaining, waitForPasses, watchAutoHeals, watchHealsFromNowOn } from './drifts.js';
 import { checkInvariants, settle, settleAutomations } from './invariants.js';
 import { report } from './report.js';
 import { FailedEntry, retryFailed, trafficLoop } from './traffic.js';
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
   await Promise.all(replicas.slice(1).map(startReplica));
   state.pool = new pg.Pool({ connectionString: `${cluster.url}/crm_sync`, max: 4 });
   state.pool.on('error', () => undefined);
+  await watchHealsFromNowOn();
   console.log(`Postgres :${cluster.port}, Redis :${redis.port}, replicas ${replicas.map((r) => `:${r.port}`).join(' ')}; faults and traffic start`);
 
   const trafficStart = now();
@@ -80,7 +82,14 @@ async function main(): Promise<number> {
   state.faultsOn = true;
   const faults = faultLoop();
   const chaos = { done: false };
-  await Promise.all([trafficLoop(until, chaos), chaosLoop(until).finally(() => (chaos.done = true))]);
+  const healWatch = { done: false };
+  const watchingHeals = watchAutoHeals(healWatch);
+  await Promise.all([
+    trafficLoop(until, chaos),
+    chaosLoop(until).finally(() => (chaos.done = true)),
+    // People's edits once some approvals are pushed: from a third of the traffic on.
+    driftLoop(trafficStart + (SECONDS * 1000) / 3, until, chaos),
+  ]);
   state.faultsOn = false;
   await faults;
   appointmentCrm.clearFaults();
@@ -100,11 +109,20 @@ async function main(): Promise<number> {
   }
   settled = (await settleAutomations(deadline)) && settled;
   const settleMs = now() - deadline + SETTLE_MS;
+  // The kinds of drift no record was ready for during the faults, then a pass after each edit; anything a pass
+  // recorded (a heal) settles too.
+  await injectRemaining(now() + 60_000);
+  await waitForPasses(now() + 90_000);
+  settled = (await settle(now() + 60_000)) && settled;
 
   const { checks, figures } = await checkInvariants();
   if (!settled) checks.push({ name: 'settled before the deadline', problems: [`still busy after ${SETTLE_MS / 1000} s`] });
+  healWatch.done = true;
+  await watchingHeals;
+  const drifts = await driftChecks();
+  checks.push(...drifts.checks);
 
-  return report({ checks, figures, trafficMs, settleMs, failedBeforeRetry });
+  return report({ checks, figures, drifts: drifts.figures, trafficMs, settleMs, failedBeforeRetry });
 }
 
 let code = 1;

@@ -32,14 +32,17 @@ import {
 // ---- traffic --------------------------------------------------------------------------------------------------------
 
 /** Sends a webhook as the service does (its retry schedule, time compressed) to one replica, without waiting. */
-export function deliver(path: string, body: object, secret: string, onDelivered?: (raw: string) => void): void {
+export function deliver(path: string, body: object, secret: string, project: SoakProject, onDelivered?: (raw: string) => void): void {
   const raw = toJson(body);
   const replica = pick(replicas);
   stats.webhooks++;
+  project.sending++;
   const sending = sender.send(`${replica.url}${path}`, raw, { secret }).then((result) => {
+    project.sending--;
     stats.attempts += result.attempts.length;
     if (!result.delivered) {
       stats.undelivered++;
+      project.gaveUp = true;
       return;
     }
     stats.delivered++;
@@ -63,6 +66,9 @@ export async function mapProjects(count: number): Promise<void> {
       exportedYes: false,
       recordExports: new Set(),
       exportedDrawings: new Set(),
+      sending: 0,
+      gaveUp: false,
+      drifted: false,
     };
     if (soak.crm === 'appointment') {
       soak.appointmentId = appointmentCrm.addAppointment(`APT-${state.counter}`);
@@ -86,34 +92,37 @@ export async function mapProjects(count: number): Promise<void> {
   if (result.created !== fresh.length) throw new Error(`mapping import created ${result.created} of ${fresh.length}`);
   projects.push(...fresh);
   await admin('/api/mappings/associate', { body: '{}' });
-  for (const p of fresh) deliver('/webhooks/events', events.drawingCreated(service.drawingView(p.drawings[0])), SECRETS.events);
+  for (const p of fresh) deliver('/webhooks/events', events.drawingCreated(service.drawingView(p.drawings[0])), SECRETS.events, p);
 }
 
+/** The projects traffic goes on with: not those a person's edit was injected into (their traffic is over). */
+const open = () => projects.filter((p) => !p.drifted);
+
 export function uploadDrawing(): void {
-  const p = pick(projects);
+  const p = pick(open());
   if (p.drawings.length < 3 && chance(0.4)) {
     const drawing = addDrawing(p, `Plan ${++state.counter}`);
     p.drawings.push(drawing.id);
-    deliver('/webhooks/events', events.drawingCreated(service.drawingView(drawing.id)), SECRETS.events);
+    deliver('/webhooks/events', events.drawingCreated(service.drawingView(drawing.id)), SECRETS.events, p);
   } else {
     const drawing = service.updateDrawing(pick(p.drawings));
-    deliver('/webhooks/events', events.drawingUpdated(service.drawingView(drawing.id)), SECRETS.events);
+    deliver('/webhooks/events', events.drawingUpdated(service.drawingView(drawing.id)), SECRETS.events, p);
   }
 }
 
 export function exportPrompt(): void {
-  const p = pick(projects);
+  const p = pick(open());
   const drawingId = pick(p.drawings);
   const yes = chance(0.6);
   if (p.crm === 'appointment') {
     const body = appointmentPrompt({ project_id: p.id, drawing_id: drawingId, appointment_id: p.appointmentId!, yes_no: yes });
-    deliver('/webhooks/appointment-crm/export-prompt', body, SECRETS.appointment, () => {
+    deliver('/webhooks/appointment-crm/export-prompt', body, SECRETS.appointment, p, () => {
       p.exportedYes ||= yes;
       if (yes) p.exportedDrawings.add(drawingId);
     });
   } else {
     const body = recordPrompt({ drawing_id: drawingId, record_crm_module: p.module!, record_crm_record_id: p.recordId!, yes_no: yes });
-    deliver('/webhooks/record-crm/export-prompt', body, SECRETS.record, (raw) => {
+    deliver('/webhooks/record-crm/export-prompt', body, SECRETS.record, p, (raw) => {
       if (!yes) return;
       p.recordExports.add(raw);
       p.exportedDrawings.add(drawingId);
@@ -123,12 +132,12 @@ export function exportPrompt(): void {
 
 export function approve(): void {
   // Deal-mapped projects are a quarter of them: picked more often, so that some Deals and Quotes are approved.
-  const dealsWaiting = projects.filter((p) => dealMapped(p) && p.proposals.length === 0);
-  const p = dealsWaiting.length > 0 && chance(0.3) ? pick(dealsWaiting) : pick(projects);
+  const dealsWaiting = open().filter((p) => dealMapped(p) && p.proposals.length === 0);
+  const p = dealsWaiting.length > 0 && chance(0.3) ? pick(dealsWaiting) : pick(open());
   if (p.proposals.length >= 2) return;
   if (chance(0.2)) {
     const pending = service.addProposal({ project_id: p.id, status: 'PENDING' });
-    deliver('/webhooks/events', events.proposalStatusChanged(pending), SECRETS.events);
+    deliver('/webhooks/events', events.proposalStatusChanged(pending), SECRETS.events, p);
     return;
   }
   // A Deal holds one Amount: one approval per Deal-mapped project, so the Amount it must end with is known.
@@ -136,24 +145,29 @@ export function approve(): void {
   const proposal = service.addProposal({ project_id: p.id, status: 'APPROVED', approved_option: { drawing_id: pick(p.drawings) } });
   p.proposals.push(proposal);
   const body = events.proposalStatusChanged(proposal);
-  deliver('/webhooks/events', body, SECRETS.events);
+  deliver('/webhooks/events', body, SECRETS.events, p);
   // Re-delivered: the deprecated event of the same approval at once, or the same body again a few seconds later.
   const redelivery = random();
-  if (redelivery < 0.25) deliver('/webhooks/events', events.proposalApproved(proposal), SECRETS.events);
-  else if (redelivery < 0.45) later(2_000 + random() * 6_000, () => deliver('/webhooks/events', body, SECRETS.events));
+  if (redelivery < 0.25) deliver('/webhooks/events', events.proposalApproved(proposal), SECRETS.events, p);
+  else if (redelivery < 0.45) later(2_000 + random() * 6_000, () => deliver('/webhooks/events', body, SECRETS.events, p), p);
 }
 
 /** Runs `send` after `ms`; the settling waits for it as for any send. */
-export function later(ms: number, send: () => void): void {
-  const waiting = sleep(ms).then(send);
+export function later(ms: number, send: () => void, project: SoakProject): void {
+  project.sending++;
+  const waiting = sleep(ms).then(() => {
+    project.sending--;
+    send();
+  });
   sends.add(waiting);
   void waiting.finally(() => sends.delete(waiting));
 }
 
 export function pay(): void {
-  const withProposals = projects.filter((p) => p.proposals.length > 0);
+  const withProposals = open().filter((p) => p.proposals.length > 0);
   if (withProposals.length === 0) return;
-  const proposal = pick(pick(withProposals).proposals);
+  const p = pick(withProposals);
+  const proposal = pick(p.proposals);
   // A distinct time per payment: a note is recognised by it.
   const payment = service.addPayment(proposal.proposal_id, {
     paid_amount: 100 + (++state.counter % 900),
@@ -162,7 +176,7 @@ export function pay(): void {
     payment_method: pick(['Card', 'ACH', 'Check']),
     status: 'succeeded',
   });
-  deliver('/webhooks/events', events.paymentReceived(proposal.proposal_id, proposal.approved_option!.drawing_id, payment), SECRETS.events);
+  deliver('/webhooks/events', events.paymentReceived(proposal.proposal_id, proposal.approved_option!.drawing_id, payment), SECRETS.events, p);
 }
 
 /**

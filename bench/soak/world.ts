@@ -42,6 +42,8 @@ export const QUALIFYING_STATUS = 'Confirmed';
 export const QUALIFYING_STAGE = 'Contract Signed';
 /** The stage an approval moves a Deal to (the setting's default), and the stage the soak's mapped Deals start at. */
 export const WON_STAGE = 'Closed Won';
+/** The revenue check's changes pass runs this often (production: 900 s). */
+export const REVENUE_CHECK_SECONDS = 5;
 /** The automations read the CRMs this often (production: 60 s). */
 export const AUTOMATION_POLL_SECONDS = 2;
 export const OUTAGE_BODY = { error: 'soak outage' };
@@ -79,6 +81,11 @@ export interface SoakProject {
   recordExports: Set<string>;
   /** Drawings whose export prompt was answered yes and delivered: each has its Quote on a mapped Deal; an appointment's sale is one's. */
   exportedDrawings: Set<string>;
+  /** Its webhooks still being sent (or waiting to be re-delivered), and whether one was given up. */
+  sending: number;
+  gaveUp: boolean;
+  /** A person's edit was injected into one of its records (drifts.ts): its traffic is over, so nothing legitimately rewrites it. */
+  drifted: boolean;
 }
 
 /** The service's SKUs that Zoho has as products; the third has none (its items take the fallback product). */
@@ -245,6 +252,10 @@ export function daemonEnv(port: number): Record<string, string> {
     ...appointmentCrm.daemonEnv(),
     ...zoho.daemonEnv(),
     RECONCILE_INTERVAL_SECONDS: '0',
+    // The revenue check every few seconds, healing crm-sync's own last writes by itself: the soak injects people's
+    // edits and checks that each is found within one pass and none is overwritten (drifts.ts).
+    REVENUE_CHECK_INTERVAL_SECONDS: String(REVENUE_CHECK_SECONDS),
+    REVENUE_AUTO_HEAL: 'true',
     AUTOMATION_POLL_SECONDS: String(AUTOMATION_POLL_SECONDS),
     HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS),
     HTTP_UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS),

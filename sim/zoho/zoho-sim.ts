@@ -444,6 +444,12 @@ export class ZohoSim {
     this.notifications.recordChanged(module, 'edit', id, Object.keys(changes));
   }
 
+  /** Who changed a record last (its Modified_By), for checks of who wrote what; undefined when there is no such record. */
+  lastModifier(module: ZohoModule, id: string): MinifiedUser | undefined {
+    const record = this.moduleRecords(module).get(id);
+    return record ? (record.modifiedBy ?? REP) : undefined;
+  }
+
   /** Attaches a file as someone else would (e.g. by hand in Zoho's UI); returns the attachment id. */
   addAttachment(module: ZohoModule, id: string, fileName: string, bytes: Buffer, contentType = 'application/pdf'): string {
     const record = this.moduleRecords(module).get(id);
