@@ -171,7 +171,13 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       `SELECT Id, ${soqlName(n.sale_total)}, IsDeleted, SystemModstamp, LastModifiedById FROM ${soqlName(n.sale)} ` +
         `WHERE ${soqlName(n.sale_appointment)} = ${soqlId(appointmentId)} ORDER BY CreatedDate DESC LIMIT 5`,
     );
-    const sale = sales.find((s) => s.IsDeleted !== true) ?? sales[0];
+    // Stamps are to the second: of changes in the same second, someone else's counts as the last.
+    const own = (await this.api.session()).identityUrl?.split('/').at(-1)?.slice(0, 15);
+    const rank = (r: Row) => `${String(r.SystemModstamp ?? '')}|${String(r.LastModifiedById ?? '').slice(0, 15) === own ? 0 : 1}`;
+    const last = (rows: Row[]) => rows.reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    // None live: the one deleted last says who deleted the sale (not the newest by CreatedDate, also to the second: a
+    // sale crm-sync replaced in the second of its successor's creation sorts beside it).
+    const sale = sales.find((s) => s.IsDeleted !== true) ?? (sales.length > 0 ? last(sales) : undefined);
     if (!sale) return null;
     if (sale.IsDeleted === true) return { deleted: true, ...(await this.lastChangeOf(sale)) };
     const fields = ['Id', n.sale_item_quantity, n.sale_item_total, n.sale_item_description, 'SystemModstamp', 'LastModifiedById'].filter(Boolean);
@@ -180,11 +186,8 @@ export class SalesforceAppointmentCrm implements AppointmentCrm {
       `SELECT ${fields.map(soqlName).join(', ')} FROM ${soqlName(n.sale_item)} WHERE ${soqlName(n.sale_item_sale)} = ${soqlId(String(sale.Id))} ORDER BY CreatedDate, Id`,
     );
     const number = (value: unknown) => (typeof value === 'number' ? value : null);
-    // The sale's last change is its own or an item's, whichever is later (an item is a record of its own); stamps are
-    // to the second, so of changes in the same second, someone else's counts as the last.
-    const own = (await this.api.session()).identityUrl?.split('/').at(-1)?.slice(0, 15);
-    const rank = (r: Row) => `${String(r.SystemModstamp ?? '')}|${String(r.LastModifiedById ?? '').slice(0, 15) === own ? 0 : 1}`;
-    const latest = [sale, ...items].reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    // The sale's last change is its own or an item's, whichever is later (an item is a record of its own).
+    const latest = last([sale, ...items]);
     const modstamp = text(latest.SystemModstamp);
     return {
       total: number(sale[n.sale_total]),
