@@ -139,6 +139,9 @@ export class AppointmentRevenueCheck {
     const lastOurs = lastWriteOf(subject, KINDS);
     // The CRM's own word on who made a change (Salesforce's LastModifiedById), then its time against crm-sync's write.
     const ours = (at: Date | null, writtenAt: Date | null, byUs: unknown) => byUs !== false && lastChangeIsOurs(at, writtenAt);
+    // Something crm-sync wrote and is gone was removed by someone, whatever the appointment's stamp says (a later
+    // write of crm-sync's moves it past the removal); only what crm-sync never managed to write is its own to heal.
+    const goneIsOurs = (written: unknown) => !written && ours(at, lastOurs, appointment.updated_by_crm_sync);
 
     // Sold as the CRM in use writes it (an improveit 360 org's own result value).
     const sold = (await this.crm.soldStatus?.()) ?? SOLD;
@@ -174,10 +177,7 @@ export class AppointmentRevenueCheck {
           crmValue: 'no proposal file',
           changedBy: removal === undefined ? by : personOf(removal?.updated_by),
           changedAt: removedAt,
-          byCrmSync:
-            removal === undefined
-              ? ours(at, lastOurs, appointment.updated_by_crm_sync)
-              : removal !== null && ours(removedAt, lastOurs, removal.updated_by_crm_sync),
+          byCrmSync: removal === undefined ? goneIsOurs(written) : removal !== null && ours(removedAt, lastOurs, removal.updated_by_crm_sync),
         });
       }
     }
@@ -201,7 +201,7 @@ export class AppointmentRevenueCheck {
           crmValue: null,
           changedBy: deleted ? personOf(deleted.updated_by) : by,
           changedAt: deletedAt,
-          byCrmSync: deleted ? ours(deletedAt, lastOurs, deleted.updated_by_crm_sync) : ours(at, lastOurs, appointment.updated_by_crm_sync),
+          byCrmSync: deleted ? ours(deletedAt, lastOurs, deleted.updated_by_crm_sync) : goneIsOurs(written),
         });
       } else {
         const lineItems = await this.service.getLineItems(drawingId, text(approval.drawing_version_id) ?? undefined);

@@ -471,6 +471,44 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
     expect(crm().get(appointmentId)!.sale).toBeNull();
   });
 
+  it("the appointment CRM: a sale a person deleted stays deleted after crm-sync's later upload moved the appointment's stamp; a record whose push is running is compared once it ends", async () => {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf([120, 80]) });
+    const appointmentId = '9007199254740993778';
+    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
+    await mapAppointment(h, project.id, appointmentId);
+    const approved = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
+    });
+    await deliverEvent(h, events.proposalStatusChanged(approved));
+    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
+    await checkPass(h, 'changes');
+
+    // A person deletes the sale crm-sync wrote; then crm-sync uploads the drawing again, held in the CRM while a pass
+    // runs: the appointment is not compared while its push is under way.
+    crm().personEdits(appointmentId, { sale: null }, 'Pat Manager');
+    let release!: () => void;
+    const upload = new Promise<void>((resolve) => (release = resolve));
+    crm().injectFault({ method: 'POST', path: `/appointments/${appointmentId}/files`, times: 1, until: upload });
+    await deliverEvent(h, events.drawingUpdated(h.service.drawingView(h.service.updateDrawing(drawing.id).id)));
+    await waitFor(async () => (await syncLogEntries(h, { target: appointmentId, kind: 'push_drawings', status: 'running' })).length === 1 || null, 20_000);
+    await checkPass(h, 'changes');
+    expect(await driftsOf(h, { project_id: project.id, kind: 'sale_missing' })).toEqual([]);
+    release();
+    await settled(h, project.id, ['push_drawings']);
+
+    // The upload moved the appointment's stamp past the delete, by crm-sync: the sale crm-sync wrote is gone all the
+    // same, which is someone's removal, never crm-sync's own write to heal.
+    expect(crm().get(appointmentId)!.updated_by).not.toBe('Pat Manager');
+    await checkPass(h, 'changes');
+    await checkPass(h, 'changes');
+    const [missing] = await driftsOf(h, { project_id: project.id, kind: 'sale_missing' });
+    expect(missing).toMatchObject({ state: 'open', by_crm_sync: false, written_value: expect.stringMatching(/^total /) });
+    expect(crm().get(appointmentId)!.sale).toBeNull();
+  });
+
   it("Zoho: heals a Quote crm-sync's own write left behind, never a person's later edit of its rows", async () => {
     const fallback = zoho().revenue.addProduct('Services', 'SERVICES');
     const res = await h.admin('/api/automations/record-crm', {
