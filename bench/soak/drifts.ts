@@ -6,7 +6,7 @@
  * are recorded, against the simulators' last modifier), and that no person's edit was overwritten.
  */
 import { SOAK_PERSON } from './appointment-crm.js';
-import type { Check } from './invariants.js';
+import type { Check } from './check.js';
 import { WON_STAGE, admin, appointmentCrm, dealMapped, now, projects, query, service, sleep, started, zoho, type SoakProject } from './world.js';
 
 export type InjectedKind = 'amount' | 'stage' | 'quote_rows' | 'sale_missing';

@@ -1,5 +1,6 @@
 /** Settling, then the invariants the soak checks (docs/guarantees.md). */
 import { appointmentProblems } from './appointment-invariants.js';
+import type { Check } from './check.js';
 import { personOwns } from './drifts.js';
 import { FailedEntry, failures } from './traffic.js';
 import {
@@ -72,11 +73,6 @@ export interface Figures {
   projectsCreated: number;
   dealApprovals: number;
   quotes: number;
-}
-
-export interface Check {
-  name: string;
-  problems: string[];
 }
 
 export async function checkInvariants(): Promise<{ checks: Check[]; figures: Figures }> {

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import type { Fault } from '../../sim/common/sim-server.js';
 import { faultKind } from './chaos.js';
 import type { DriftFigures } from './drifts.js';
-import type { Check, Figures } from './invariants.js';
+import type { Check } from './check.js';
+import type { Figures } from './invariants.js';
 import { FailedEntry, failures } from './traffic.js';
 import { OUTAGE_BODY, RECOVERY_GOAL_MS, SEED, appointmentCrm, automated, projects, query, replicas, resumptions, stats, zoho } from './world.js';
 

@@ -66,7 +66,7 @@ export class AppointmentRevenueCheck {
     const changeOf = (s: Subject) => String(changed.get(s.target)?.updated_at ?? '');
     // In the listing's order (oldest change first; what crm-sync wrote to, unlisted, before): a pass stopped at the
     // budget resumes from the first change it did not read.
-    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, position.since ? targets : null)).sort((a, b) =>
+    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, position.since ? targets : null, true)).sort((a, b) =>
       changeOf(a) < changeOf(b) ? -1 : changeOf(a) > changeOf(b) ? 1 : 0,
     );
     let checked = 0;
@@ -91,7 +91,9 @@ export class AppointmentRevenueCheck {
 
   async full(budget: CallBudget, settle: (checks: RecordCheck[]) => Promise<void>): Promise<SourceOutcome> {
     const position = await this.positions.get('full:appointment');
-    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, null)).filter((s) => !position.afterKey || s.target > position.afterKey);
+    const subjects = subjectsOf(await this.syncLog.revenueFacts('appointment', KINDS, null, true)).filter(
+      (s) => !position.afterKey || s.target > position.afterKey,
+    );
     let checked = 0;
     let stopped = false;
     let after: string | null = null;

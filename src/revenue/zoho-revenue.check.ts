@@ -54,7 +54,7 @@ export class ZohoRevenueCheck {
   async changes(budget: CallBudget, startedAt: Date, settle: (checks: RecordCheck[]) => Promise<void>): Promise<SourceOutcome> {
     const position = await this.positions.get('changes:record');
     const touched = position.since ? new Set(await this.syncLog.targetsTouchedSince('record', KINDS, position.since)) : null;
-    const facts = await this.syncLog.revenueFacts('record', KINDS, null);
+    const facts = await this.syncLog.revenueFacts('record', KINDS, null, true);
     const dealSubjects = subjectsOf(facts, 'update_deal').filter((s) => s.target.startsWith('Deals/'));
     const quoteSubjects = await this.quoteSubjects(subjectsOf(facts, 'push_quote'));
     const me = await this.me();
@@ -101,7 +101,7 @@ export class ZohoRevenueCheck {
 
   async full(budget: CallBudget, settle: (checks: RecordCheck[]) => Promise<void>): Promise<SourceOutcome> {
     const position = await this.positions.get('full:record');
-    const facts = await this.syncLog.revenueFacts('record', KINDS, null);
+    const facts = await this.syncLog.revenueFacts('record', KINDS, null, true);
     const after = (key: string) => !position.afterKey || key > position.afterKey;
     const dealSubjects = subjectsOf(facts, 'update_deal').filter((s) => s.target.startsWith('Deals/') && after(s.target));
     const quoteSubjects = (await this.quoteSubjects(subjectsOf(facts, 'push_quote'))).filter((q) => after(`Quotes/${q.quoteId}`));

@@ -405,10 +405,11 @@ export class SyncLogRepository {
    * The revenue check's facts of one CRM: per record, its latest approval (the last recorded) whatever became of it (the appointment
    * CRM's approval chain starts with an entry keyed `appointment:approved:<proposal>`; Zoho's are the Deal's update
    * APPROVED and the approved drawing's Quote), and its latest succeeded write of each of `kinds`; only `targets`
-   * when given. A record with an entry of `kinds` queued or running is left out: its writes are not done, so what it
-   * holds is no drift yet (and auto-heal would only repeat them); its entry's finish brings it into the next pass.
+   * when given. `settledOnly` leaves out a record with an entry of `kinds` queued or running (what the check compares:
+   * its writes are not done, so what it holds is no drift yet, and auto-heal would only repeat them; the entry's finish
+   * brings it into the next changes pass).
    */
-  revenueFacts(crm: CrmName, kinds: string[], targets: string[] | null): Promise<RevenueFact[]> {
+  revenueFacts(crm: CrmName, kinds: string[], targets: string[] | null, settledOnly = false): Promise<RevenueFact[]> {
     return this.database.query<RevenueFact[]>(
       `SELECT DISTINCT ON (target, role, slot) id::text AS id, target, project_id AS "projectId", kind, status, payload,
               finished_at AS "finishedAt", created_at AS "createdAt", role,
@@ -427,10 +428,11 @@ export class SyncLogRepository {
              FROM sync_log
             WHERE crm = $1 AND kind = ANY($2::text[]) AND status = 'succeeded' AND target IS NOT NULL
               AND ($3::text[] IS NULL OR target = ANY($3::text[]))) f
-        WHERE f.target NOT IN (SELECT target FROM sync_log
+        WHERE NOT $4::boolean
+           OR f.target NOT IN (SELECT target FROM sync_log
                                 WHERE status IN ('queued', 'running') AND crm = $1 AND kind = ANY($2::text[]) AND target IS NOT NULL)
         ORDER BY f.target, f.role, f.slot, f.created_at DESC, f.id DESC`,
-      [crm, kinds, targets],
+      [crm, kinds, targets, settledOnly],
     );
   }
 
