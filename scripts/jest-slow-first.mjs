@@ -14,11 +14,13 @@ import { relative } from 'node:path';
 const KNOWN_SLOW = [
   'test/resilience/fast-recovery.e2e-spec.ts',
   'test/record-crm/record-crm.e2e-spec.ts',
+  'test/resilience/first-start.e2e-spec.ts',
   'test/operations/alerts.e2e-spec.ts',
-  'test/console/console-connections.e2e-spec.ts',
   'test/mappings/reconcile-passes.e2e-spec.ts',
-  'test/record-crm/revenue.e2e-spec.ts',
   'test/appointment-crm/appointment-crm-faults.e2e-spec.ts',
+  'test/webhooks/webhooks.e2e-spec.ts',
+  'test/console/console-automations.e2e-spec.ts',
+  'test/console/console-connections.e2e-spec.ts',
 ];
 
 export default class SlowFirstSequencer extends Sequencer {
