@@ -297,8 +297,7 @@ export class AppointmentActionsService {
    * One try of an upload, marked in Postgres until it is answered. One that fails unanswered (a time-out, a connection
    * lost mid-request) may still land: as long again as it went unanswered, as this run waits before its next try
    * (withRetries). One whose sender stopped first (its replica killed) would have landed twice the call time-out after
-   * it was sent: it lands only once its body arrived whole, and the CRM answers within the call time-out (the fence
-   * that runs of one entry kept before, `afterEarlierRuns`).
+   * it was sent: it lands only once its body arrived whole, and the CRM answers within the call time-out.
    */
   private async upload(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey, onFailure: () => void): Promise<AppointmentFile> {
     const sent = await this.fileReplaces.uploadSent(appointmentId, category, 2 * this.config.http.timeoutMs);
