@@ -33,3 +33,11 @@ export class PermanentActionError extends Error {
     this.name = 'PermanentActionError';
   }
 }
+
+/** A run that must run again, on purpose, not for a failed call (its reason says why): the entry is retried as after a transient failure. */
+export class RunAgainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunAgainError';
+  }
+}

@@ -16,7 +16,7 @@ import { QUEUES, type RunActionJob } from '../queues/queues.js';
 import { ActionRecorderService } from './action-recorder.service.js';
 import { ActionRegistryService, noHandlerFor } from './action-registry.service.js';
 import { CallTraceRepository } from '../sync-log/call-trace.repository.js';
-import { PermanentActionError, type ActionOutcome } from './action.types.js';
+import { PermanentActionError, RunAgainError, type ActionOutcome } from './action.types.js';
 import { failureAlertDetail } from './failure-alert.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
 import { SyncLogRepository } from '../sync-log/sync-log.repository.js';
@@ -173,7 +173,7 @@ function isPermanent(err: unknown): boolean {
 /** The reason an admin reads: our own errors are written for that; anything else is a bug, named as such. */
 function reasonOf(err: unknown): string {
   if (err instanceof OutboundError || err instanceof PermanentActionError || err instanceof PdfRejectedError) return err.message;
-  if (err instanceof DatabaseUnavailableError || err instanceof LockLostError) return err.message;
+  if (err instanceof DatabaseUnavailableError || err instanceof LockLostError || err instanceof RunAgainError) return err.message;
   const e = err as Error;
   return `unexpected error: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`;
 }

@@ -1,17 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { withAdvisoryLock } from '../database/advisory-lock.js';
 import { pdfFileName } from '../http/file-names.js';
 import type { PdfStream } from '../http/pdf-download.js';
+import { OutboundError } from '../http/outbound-error.js';
 import { withRetries } from '../http/retry.js';
 import { QUEUES } from '../queues/queues.js';
 import { ServiceApiClient } from '../service-api/service-api.client.js';
 import type { AppointmentNotePayload, LineItemsPayload } from '../domain/actions.js';
-import { PermanentActionError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
+import { PermanentActionError, RunAgainError, type ActionEntry, type ActionOutcome } from '../actions/action.types.js';
 import { RunsAction } from '../actions/runs-action.decorator.js';
 import { WriteFenceService } from '../actions/write-fence.service.js';
 import type { SyncLogEntry } from '../sync-log/sync-log.row.js';
-import { APPOINTMENT_CRM, type AppointmentCrm, type FileCategory } from './appointment-crm.js';
+import { APPOINTMENT_CRM, type AppointmentCrm, type AppointmentFile, type FileCategory, type IdempotencyKey, type UploadFile } from './appointment-crm.js';
 import { ConnectedProductsService } from './connected-products.service.js';
 import { AppointmentDrawingPushRepository } from './appointment-drawing-push.repository.js';
 import { FileReplaceRepository } from './file-replace.repository.js';
@@ -242,6 +244,14 @@ export class AppointmentActionsService {
    * the listing, so nobody deletes a newer replace's files: two interleaved replaces end with the newer one's files,
    * never with none. The lock (one replace at a time per appointment and category, across replicas) only spares the
    * CRM the overtaken uploads.
+   *
+   * An upload cannot be called back once sent, and one whose answer was lost (a time-out; its run's lock or replica
+   * lost meanwhile) may land late. Each upload is marked in Postgres while it goes unanswered, and every replace of
+   * the category, whichever entry or run it is, lists the files only once every such upload would have landed, so the
+   * latest one's listing holds it and deletes it. Without that, a replace beside a run that had lost its lock listed
+   * before that run's upload landed, and the file stayed beside the newer ones (the soak's seed 400502900). An
+   * overtaken replace cannot tell an upload of its own whose answer it lost from the newer one's files, so such a run
+   * fails as transient and runs again: as the latest then, it deletes what it left.
    */
   private async replaceFiles(
     entry: Pick<SyncLogEntry, 'id' | 'attempts' | 'retryBase'> & { payload: object },
@@ -252,11 +262,8 @@ export class AppointmentActionsService {
   ): Promise<{ uploaded: number; deleted: number; overtaken: boolean }> {
     return this.withLock(`appointment-files:${appointmentId}:${category}`, async () => {
       await this.crm.getAppointment(appointmentId); // an unknown appointment fails before any download
-      // An upload an earlier run of the entry sent may land late, after this run listed the files: it would stay. Wait
-      // until it would have landed; this run's listing then holds it, and deletes it. An upload cut off in its body
-      // leaves nothing to apply: only one whose body arrived whole lands late, answered within the call time-out.
-      await this.fence.afterEarlierRuns(entry, `upload-${category}`, this.config.http.timeoutMs);
       const uploaded = new Set<string>();
+      let failedUploads = 0;
       for (const [index, source] of sources.entries()) {
         // A stream can be sent once, so a transient failure retries the download and the upload together.
         const file = await withRetries(async () => {
@@ -265,20 +272,44 @@ export class AppointmentActionsService {
             // The position too: two drawings may have the same name, and each must be uploaded.
             const uploadKey = entryKey(entry, `run-${entry.attempts}:upload-${category}:${index + 1}`, source.fileName);
             const file = { stream: pdf.stream, fileName: source.fileName, size: pdf.size };
-            await this.fence.sending(entry, `upload-${category}`, `uploading ${source.fileName}`);
-            return await this.crm.uploadFile(appointmentId, category, file, uploadKey);
+            return await this.upload(appointmentId, category, file, uploadKey, () => (failedUploads += 1));
           } finally {
             pdf.stream.destroy();
           }
         }, this.config.http.retry);
         uploaded.add(file.id);
       }
+      await sleep(await this.fileReplaces.msUntilUploadsLanded(appointmentId, category));
       const others = (await this.crm.listFiles(appointmentId)).filter((f) => f.category === category && !uploaded.has(f.id)).map((f) => f.id);
       const overtaken = !(await this.fileReplaces.isLatest(appointmentId, category, run));
+      if (overtaken && failedUploads > 0) {
+        // Its own files are among the others, which a newer replace keeps: delete what it knows, the rest next run.
+        for (const fileId of uploaded) await this.crm.deleteFile(appointmentId, fileId, entryKey(entry, 'delete', fileId));
+        throw new RunAgainError(`${failedUploads} upload(s) of this ${category} replace failed and may have landed; a newer replace started meanwhile`);
+      }
       const stale = overtaken ? [...uploaded] : others;
       for (const fileId of stale) await this.crm.deleteFile(appointmentId, fileId, entryKey(entry, 'delete', fileId));
       return { uploaded: uploaded.size, deleted: overtaken ? 0 : stale.length, overtaken };
     });
+  }
+
+  /**
+   * One try of an upload, marked in Postgres until it is answered. One that fails unanswered (a time-out, a connection
+   * lost mid-request) may still land: as long again as it went unanswered, as this run waits before its next try
+   * (withRetries). One whose sender stopped first (its replica killed) would have landed twice the call time-out after
+   * it was sent: it lands only once its body arrived whole, and the CRM answers within the call time-out.
+   */
+  private async upload(appointmentId: string, category: FileCategory, file: UploadFile, key: IdempotencyKey, onFailure: () => void): Promise<AppointmentFile> {
+    const sent = await this.fileReplaces.uploadSent(appointmentId, category, 2 * this.config.http.timeoutMs);
+    try {
+      const uploaded = await this.crm.uploadFile(appointmentId, category, file, key);
+      await this.fileReplaces.uploadAnswered(sent);
+      return uploaded;
+    } catch (err) {
+      onFailure();
+      await (mayLandLate(err) ? this.fileReplaces.uploadUnanswered(sent) : this.fileReplaces.uploadAnswered(sent));
+      throw err;
+    }
   }
 
   private withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
@@ -302,6 +333,12 @@ function lineItemsAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: 
 function soldAction(entry: Pick<SyncLogEntry, 'projectId'>, appointmentId: string, amount?: string): Next {
   const payload = amount === undefined ? { status: SOLD } : { status: SOLD, amount };
   return { kind: 'set_status', crm: 'appointment', projectId: entry.projectId, target: appointmentId, payload };
+}
+
+/** An upload that failed without an answer (a time-out, the connection lost mid-request): the CRM may still apply it. */
+function mayLandLate(err: unknown): boolean {
+  if (!(err instanceof OutboundError)) return true;
+  return err.status === null && err.retryAfterMs !== undefined;
 }
 
 function targetOf(entry: Pick<SyncLogEntry, 'kind' | 'target'>): string {

@@ -30,6 +30,7 @@ import { QuoteCreateSent1763900000000 } from './1763900000000-quote-create-sent.
 import { SalesforceSessions1764150000000 } from './1764150000000-salesforce-sessions.js';
 import { AutomationReadFrom1764150001000 } from './1764150001000-automation-read-from.js';
 import { RevenueDrifts1764200000000 } from './1764200000000-revenue-drifts.js';
+import { AppointmentFileUploads1764700000000 } from './1764700000000-appointment-file-uploads.js';
 
 /** Every migration, in order; listed explicitly so no file globbing is needed under ESM. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   SalesforceSessions1764150000000,
   AutomationReadFrom1764150001000,
   RevenueDrifts1764200000000,
+  AppointmentFileUploads1764700000000,
 ];
