@@ -1,29 +1,10 @@
 import { RECORD_CRM_DEFAULTS } from '../../src/crm-settings/automation-settings.js';
-import type { LineItemsResult } from '../../src/service-api/service-api.types.js';
 import { events } from '../../sim/service/index.js';
 import { deliverEvent } from '../support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { mapRecord } from '../support/zoho-records.js';
-import { syncLogEntries, syncLogEntry } from '../support/tables.js';
-import type { Drift } from '../support/revenue-drift.js';
-
-const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
-
-/** Three plain line items, each its own row; the service's total their sum. */
-function lineItemsOf(totals: number[]): LineItemsResult {
-  const subtotal = totals.reduce((sum, t) => sum + t, 0);
-  return {
-    line_items: totals.map((total, i) => ({ name: `Item ${i}`, sku: `QUOTE-DRIFT-${i}`, unit: 'ea', quantity: 1, price: total, cost: 0, total })),
-    subtotal,
-    discount: 0,
-    discount_description: '',
-    markup: 0,
-    markup_description: '',
-    taxes: [],
-    total: subtotal,
-    drawing_version_id: '',
-  };
-}
+import { syncLogEntries } from '../support/tables.js';
+import { FINISHED, checkPass, driftsOf, finished, lineItemsOf } from '../support/revenue-drift.js';
 
 /**
  * The revenue check on a Zoho Quote crm-sync made from the approved drawing's line items: a person's edit of its rows
@@ -46,33 +27,10 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
 
   const zoho = () => h.zoho!;
 
-  async function finished(id: string) {
-    return waitFor(
-      async () => {
-        const entry = await syncLogEntry(h, { id });
-        return entry && FINISHED.includes(entry.status) ? entry : null;
-      },
-      20_000,
-      `entry ${id} to finish`,
-    );
-  }
-
-  async function checkPass(scope: 'changes' | 'full') {
-    const res = await h.admin('/api/revenue/check', { method: 'POST', json: { scope } });
-    expect(res.status).toBe(202);
-    return finished(((await res.json()) as { id: string }).id);
-  }
-
-  async function driftsOf(query: Record<string, string>): Promise<Drift[]> {
-    const res = await h.admin(`/api/revenue/drifts?${new URLSearchParams(query)}`);
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { items: Drift[] }).items;
-  }
-
   /** An approved drawing of a mapped Deal pushed as a Quote (push_quote succeeded), and the check's position past it. */
   async function approvedQuote(totals: number[]) {
     const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf(totals) });
+    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf(totals, 'QUOTE-DRIFT') });
     const dealId = zoho().addRecord('Deals', undefined, {
       Deal_Name: `Deal of ${project.name}`,
       Stage: 'Qualification',
@@ -96,8 +54,8 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
     );
     expect(`${pushed.status} ${pushed.error}`).toMatch(/^succeeded /);
     const [quote] = zoho().revenue.quotesOfDeal(dealId);
-    await checkPass('changes');
-    expect(await driftsOf({ project_id: project.id })).toEqual([]);
+    await checkPass(h, 'changes');
+    expect(await driftsOf(h, { project_id: project.id })).toEqual([]);
     return { project, drawing, proposal, dealId, quoteId: quote.id, pushed };
   }
 
@@ -113,9 +71,9 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
     zoho().revenue.editByHand('Quotes', q.quoteId, { Quoted_Items: rows });
     expect(Number(zoho().revenue.fieldsOf('Quotes', q.quoteId).Grand_Total)).toBe(274.75);
 
-    const entry = await checkPass('changes');
+    const entry = await checkPass(h, 'changes');
     expect(entry.detail).toMatch(/new drift/);
-    const drifts = await driftsOf({ project_id: q.project.id, crm: 'record' });
+    const drifts = await driftsOf(h, { project_id: q.project.id, crm: 'record' });
     const byKind = Object.fromEntries(drifts.map((d) => [d.kind, d]));
     expect(Object.keys(byKind).sort()).toEqual(['quote_rows', 'quote_total']);
     const common = {
@@ -143,21 +101,21 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
     const heal = await h.admin(`/api/revenue/drifts/${byKind.quote_rows.id}/heal`, { method: 'POST' });
     expect(heal.status).toBe(202);
     const { id: healId } = (await heal.json()) as { id: string };
-    expect(await finished(healId)).toMatchObject({ kind: 'push_quote', status: 'succeeded', actor: 'admin' });
+    expect(await finished(h, healId)).toMatchObject({ kind: 'push_quote', status: 'succeeded', actor: 'admin' });
     expect(zoho().revenue.quotesOfDeal(q.dealId)).toHaveLength(1);
     expect(netTotals(q.quoteId)).toEqual([100, 250.5, 49.5]);
     expect(Number(zoho().revenue.fieldsOf('Quotes', q.quoteId).Grand_Total)).toBe(400);
 
-    await checkPass('changes');
-    const after = Object.fromEntries((await driftsOf({ project_id: q.project.id })).map((d) => [d.kind, d.state]));
+    await checkPass(h, 'changes');
+    const after = Object.fromEntries((await driftsOf(h, { project_id: q.project.id })).map((d) => [d.kind, d.state]));
     expect(after).toEqual({ quote_rows: 'healed', quote_total: 'healed' });
   });
 
   it("a Grand_Total changed by a person's Adjustment is a quote_total drift alone; accepted, it raises nothing again", async () => {
     const q = await approvedQuote([80, 20]);
     zoho().revenue.editByHand('Quotes', q.quoteId, { Adjustment: -15, Grand_Total: 85 });
-    await checkPass('changes');
-    const drifts = await driftsOf({ project_id: q.project.id, crm: 'record' });
+    await checkPass(h, 'changes');
+    const drifts = await driftsOf(h, { project_id: q.project.id, crm: 'record' });
     expect(drifts.map((d) => d.kind)).toEqual(['quote_total']);
     expect(drifts[0]).toMatchObject({
       state: 'open',
@@ -173,9 +131,9 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
     expect(`${accepted.status} ${await accepted.text()}`).toMatch(/^200 .*"state":"accepted"/);
     // A later edit that leaves the figures be, then a changes pass and a full one: the accepted drift stays so, no new one.
     zoho().revenue.editByHand('Quotes', q.quoteId, { Description: 'touched' });
-    await checkPass('changes');
-    await checkPass('full');
-    const after = await driftsOf({ project_id: q.project.id });
+    await checkPass(h, 'changes');
+    await checkPass(h, 'full');
+    const after = await driftsOf(h, { project_id: q.project.id });
     expect(after.map((d) => [d.kind, d.state])).toEqual([['quote_total', 'accepted']]);
     expect(after[0].id).toBe(drifts[0].id);
     expect(Number(zoho().revenue.fieldsOf('Quotes', q.quoteId).Grand_Total)).toBe(85);
@@ -184,13 +142,13 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
   it("an accepted Grand_Total is raised again once the service's side changes: a change order whose push failed", async () => {
     const q = await approvedQuote([80, 20]);
     zoho().revenue.editByHand('Quotes', q.quoteId, { Adjustment: -15, Grand_Total: 85 });
-    await checkPass('changes');
-    const [drift] = await driftsOf({ project_id: q.project.id, kind: 'quote_total' });
+    await checkPass(h, 'changes');
+    const [drift] = await driftsOf(h, { project_id: q.project.id, kind: 'quote_total' });
     const accepted = await h.admin(`/api/revenue/drifts/${drift.id}/accept`, { method: 'POST' });
     expect(accepted.status).toBe(200);
 
     // A change order on a new version of the drawing (80 + 50); Zoho refuses its Quote update for good.
-    const revised = h.service.updateDrawing(q.drawing.id, { lineItems: lineItemsOf([80, 50]) });
+    const revised = h.service.updateDrawing(q.drawing.id, { lineItems: lineItemsOf([80, 50], 'QUOTE-DRIFT') });
     zoho().api.injectFault({
       method: 'PUT',
       path: `/crm/v8/Quotes/${q.quoteId}`,
@@ -210,8 +168,8 @@ describe("revenue check: a Zoho Quote's Grand_Total and rows", () => {
       20_000,
       "the change order's push_quote to fail",
     );
-    await checkPass('full');
-    const drifts = Object.fromEntries((await driftsOf({ project_id: q.project.id })).map((d) => [d.kind, d]));
+    await checkPass(h, 'full');
+    const drifts = Object.fromEntries((await driftsOf(h, { project_id: q.project.id })).map((d) => [d.kind, d]));
     // The Quote still holds crm-sync's last write (80 + 20) under Rita's Adjustment.
     expect(drifts.quote_total).toMatchObject({
       id: drift.id,

@@ -1,61 +1,10 @@
 import { RECORD_CRM_DEFAULTS } from '../../src/crm-settings/automation-settings.js';
-import type { LineItemsResult } from '../../src/service-api/service-api.types.js';
 import { events } from '../../sim/service/index.js';
 import { deliverEvent, mapAppointment, settled } from '../support/appointment-crm.js';
 import { startHarness, waitFor, type Harness } from '../support/harness.js';
 import { mapRecord } from '../support/zoho-records.js';
-import { syncLogEntries, syncLogEntry } from '../support/tables.js';
-import { passOutcome, type Drift } from '../support/revenue-drift.js';
-
-const FINISHED = ['succeeded', 'failed', 'skipped', 'waiting'];
-
-/** Plain line items, each its own row; the service's total their sum. */
-function lineItemsOf(totals: number[]): LineItemsResult {
-  const subtotal = totals.reduce((sum, t) => sum + t, 0);
-  return {
-    line_items: totals.map((total, i) => ({ name: `Item ${i}`, sku: `DRIFT-${i}`, unit: 'ea', quantity: 1, price: total, cost: 0, total })),
-    subtotal,
-    discount: 0,
-    discount_description: '',
-    markup: 0,
-    markup_description: '',
-    taxes: [],
-    total: subtotal,
-    drawing_version_id: '',
-  };
-}
-
-/** Starts a pass through the API (202 with its sync log id) and answers the entry once it has finished. */
-async function checkPass(h: Harness, scope: 'changes' | 'full') {
-  const res = await h.admin('/api/revenue/check', { method: 'POST', json: { scope } });
-  expect(res.status).toBe(202);
-  const { id } = (await res.json()) as { id: string };
-  return waitFor(
-    async () => {
-      const entry = await syncLogEntry(h, { id });
-      return entry && FINISHED.includes(entry.status) ? entry : null;
-    },
-    20_000,
-    `revenue check ${id} to finish`,
-  );
-}
-
-async function driftsOf(h: Harness, query: Record<string, string>): Promise<Drift[]> {
-  const res = await h.admin(`/api/revenue/drifts?${new URLSearchParams(query)}`);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { items: Drift[] }).items;
-}
-
-async function finished(h: Harness, id: string) {
-  return waitFor(
-    async () => {
-      const entry = await syncLogEntry(h, { id });
-      return entry && FINISHED.includes(entry.status) ? entry : null;
-    },
-    20_000,
-    `entry ${id} to finish`,
-  );
-}
+import { syncLogEntries } from '../support/tables.js';
+import { FINISHED, checkPass, driftsOf, finished, lineItemsOf, passOutcome, type Drift } from '../support/revenue-drift.js';
 
 /** Heals (202, and the push it records finished, succeeded) or accepts (200, accepted) a drift through the API. */
 async function decide(h: Harness, drift: Drift, decision: 'heal' | 'accept') {
@@ -376,6 +325,23 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
   const zoho = () => h.zoho!;
   const crm = () => h.appointmentCrm!;
 
+  /** An approved drawing of these line items pushed to a mapped appointment (PDF, sale, Sold), and a pass past it. */
+  async function approvedDrawing(totals: number[], appointmentId: string) {
+    const project = h.service.addProject();
+    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf(totals) });
+    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
+    await mapAppointment(h, project.id, appointmentId);
+    const proposal = h.service.addProposal({
+      project_id: project.id,
+      status: 'APPROVED',
+      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
+    });
+    await deliverEvent(h, events.proposalStatusChanged(proposal));
+    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
+    await checkPass(h, 'changes');
+    return { project, drawing, appointmentId, proposal };
+  }
+
   it("heals where crm-sync's own write was the last change, never a rep's later edit", async () => {
     const project = h.service.addProject();
     h.service.addDrawing(project.id);
@@ -412,19 +378,7 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
   });
 
   it("the appointment CRM: heals a sale crm-sync's own write left behind; a person's later edits of each kind wait for a decision", async () => {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf([300, 200]) });
-    const appointmentId = '9007199254740993777';
-    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
-    await mapAppointment(h, project.id, appointmentId);
-    const first = h.service.addProposal({
-      project_id: project.id,
-      status: 'APPROVED',
-      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
-    });
-    await deliverEvent(h, events.proposalStatusChanged(first));
-    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
-    await checkPass(h, 'changes');
+    const { project, drawing, appointmentId, proposal: first } = await approvedDrawing([300, 200], '9007199254740993777');
 
     // A change order on a new version of the drawing; the appointment CRM refuses its sale for good: the sale still
     // holds crm-sync's own last write, which auto-heal writes again.
@@ -472,19 +426,7 @@ describe('revenue check with REVENUE_AUTO_HEAL', () => {
   });
 
   it("the appointment CRM: a sale a person deleted stays deleted after crm-sync's later upload moved the appointment's stamp; a record whose push is running is compared once it ends", async () => {
-    const project = h.service.addProject();
-    const drawing = h.service.addDrawing(project.id, { lineItems: lineItemsOf([120, 80]) });
-    const appointmentId = '9007199254740993778';
-    crm().addAppointment(appointmentId, { web_url: crm().webUrlOf(appointmentId) });
-    await mapAppointment(h, project.id, appointmentId);
-    const approved = h.service.addProposal({
-      project_id: project.id,
-      status: 'APPROVED',
-      approved_option: { drawing_id: drawing.id, drawing_version_id: drawing.versionId },
-    });
-    await deliverEvent(h, events.proposalStatusChanged(approved));
-    await settled(h, project.id, ['push_proposal_pdf', 'push_line_items', 'set_status']);
-    await checkPass(h, 'changes');
+    const { project, drawing, appointmentId } = await approvedDrawing([120, 80], '9007199254740993778');
 
     // A person deletes the sale crm-sync wrote; then crm-sync uploads the drawing again, held in the CRM while a pass
     // runs: the appointment is not compared while its push is under way.
