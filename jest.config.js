@@ -1,8 +1,8 @@
 /**
  * Jest runs the TypeScript sources as native ES modules (Nest 12 ships ESM only), compiled by SWC with decorator
- * metadata. A few CommonJS dependencies require() packages that ship ESM only, which Jest cannot do on Node 20;
- * those packages are compiled to CommonJS for the test run (the built daemon needs none of this: Node 20.19+
- * does require(esm) natively).
+ * metadata. A few CommonJS dependencies require() packages that ship ESM only, which Jest's own module loader cannot
+ * do; those packages are compiled to CommonJS for the test run (the built daemon needs none of this: Node.js does
+ * require(esm) natively).
  *
  * Two lanes (Jest projects), run together by `npm test` or alone with `--selectProjects`:
  * - unit: `src/**\/*.spec.ts`, in-process only, no Postgres, Redis or build (`npm run test:unit`);
