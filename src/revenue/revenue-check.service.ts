@@ -141,11 +141,11 @@ export function healAction(drift: DriftRow, approval: SyncLogEntry, trigger: Syn
   // hold a person's value, accepted or waiting for a decision.
   switch (kind) {
     case 'update_deal':
-      if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is ${approval.kind}, not ${kind}`);
-      return { ...common, kind, payload: { ...(payload as unknown as UpdateDealPayload), only: [DEAL_FIELD[drift.kind as keyof typeof DEAL_FIELD]] } };
     case 'push_quote':
       if (approval.kind !== kind) throw new PermanentActionError(`drift ${drift.id}: entry ${approval.id} is ${approval.kind}, not ${kind}`);
-      return { ...common, kind, payload: payload as never };
+      return kind === 'push_quote'
+        ? { ...common, kind, payload: payload as never }
+        : { ...common, kind, payload: { ...(payload as unknown as UpdateDealPayload), only: [DEAL_FIELD[drift.kind as keyof typeof DEAL_FIELD]] } };
     case 'set_status':
       return { ...common, kind, payload: { status: 'Sold', ...(typeof payload.amount === 'string' ? { amount: payload.amount } : {}) } };
     case 'push_line_items':
